@@ -1,0 +1,538 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libsockdiag — dump, filter and destroy Linux sockets through NETLINK_SOCK_DIAG.
+ *
+ * The only public header. Netlink stays private: callers see handles, query
+ * structs and fully decoded socket records. Every fallible function returns 0
+ * (or a count) on success and a negative errno on failure; out-parameters are
+ * named ret_* and written only on success. The library never prints.
+ */
+#ifndef SOCKDIAG_H
+#define SOCKDIAG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Socket tables: one kind of socket the kernel can dump.                    */
+
+enum sdiag_table {
+	SDIAG_T_TCP,
+	SDIAG_T_UDP,
+	SDIAG_T_UDPLITE,
+	SDIAG_T_RAW,
+	SDIAG_T_MPTCP,
+	SDIAG_T_SCTP,
+	SDIAG_T_UNIX_STREAM,
+	SDIAG_T_UNIX_DGRAM,
+	SDIAG_T_UNIX_SEQPACKET,
+	SDIAG_T_NETLINK,
+	SDIAG_T_PACKET_RAW,
+	SDIAG_T_PACKET_DGRAM,
+	SDIAG_T_VSOCK_STREAM,
+	SDIAG_T_VSOCK_DGRAM,
+	SDIAG_T_VSOCK_SEQPACKET,
+	SDIAG_T_XDP,
+	SDIAG_T_TIPC,
+	SDIAG_T_SMC,
+	SDIAG_T_MAX
+};
+
+#define SDIAG_TABLE_BIT(t) (UINT32_C(1) << (t))
+#define SDIAG_TABLES_INET                                                                          \
+	(SDIAG_TABLE_BIT(SDIAG_T_TCP) | SDIAG_TABLE_BIT(SDIAG_T_UDP) |                             \
+	 SDIAG_TABLE_BIT(SDIAG_T_UDPLITE) | SDIAG_TABLE_BIT(SDIAG_T_RAW) |                         \
+	 SDIAG_TABLE_BIT(SDIAG_T_MPTCP) | SDIAG_TABLE_BIT(SDIAG_T_SCTP))
+#define SDIAG_TABLES_UNIX                                                                          \
+	(SDIAG_TABLE_BIT(SDIAG_T_UNIX_STREAM) | SDIAG_TABLE_BIT(SDIAG_T_UNIX_DGRAM) |              \
+	 SDIAG_TABLE_BIT(SDIAG_T_UNIX_SEQPACKET))
+#define SDIAG_TABLES_PACKET                                                                        \
+	(SDIAG_TABLE_BIT(SDIAG_T_PACKET_RAW) | SDIAG_TABLE_BIT(SDIAG_T_PACKET_DGRAM))
+#define SDIAG_TABLES_VSOCK                                                                         \
+	(SDIAG_TABLE_BIT(SDIAG_T_VSOCK_STREAM) | SDIAG_TABLE_BIT(SDIAG_T_VSOCK_DGRAM) |            \
+	 SDIAG_TABLE_BIT(SDIAG_T_VSOCK_SEQPACKET))
+#define SDIAG_TABLES_ALL ((UINT32_C(1) << SDIAG_T_MAX) - 1)
+
+/* ss's short name ("tcp", "u_str", "nl", "p_raw", ...); NULL if out of range. */
+const char *sdiag_table_netid(enum sdiag_table t);
+/* The JSON "proto" value ("tcp", "stream", "raw", ...); for netlink use sdiag_netlink_proto_name(). */
+const char *sdiag_table_proto(enum sdiag_table t);
+/* Look a table up by ss's -A name (tcp, udp, raw, mptcp, unix_stream, netlink, packet_raw, ...).
+ * Returns a table mask (groups such as "inet", "unix", "packet", "vsock", "all" give several
+ * bits) or 0 if the name is unknown. */
+uint32_t sdiag_table_mask_by_name(const char *name);
+
+/* ------------------------------------------------------------------------ */
+/* States: the kernel's TCP numbering, used for every family.                */
+
+enum sdiag_state {
+	SDIAG_SS_UNKNOWN = 0,
+	SDIAG_SS_ESTABLISHED = 1,
+	SDIAG_SS_SYN_SENT,
+	SDIAG_SS_SYN_RECV,
+	SDIAG_SS_FIN_WAIT1,
+	SDIAG_SS_FIN_WAIT2,
+	SDIAG_SS_TIME_WAIT,
+	SDIAG_SS_CLOSE,
+	SDIAG_SS_CLOSE_WAIT,
+	SDIAG_SS_LAST_ACK,
+	SDIAG_SS_LISTEN,
+	SDIAG_SS_CLOSING,
+	SDIAG_SS_NEW_SYN_RECV,
+	SDIAG_SS_BOUND_INACTIVE,
+	SDIAG_SS_MAX
+};
+
+#define SDIAG_STATE_BIT(s) (UINT32_C(1) << (s))
+#define SDIAG_STATES_ALL ((UINT32_C(1) << SDIAG_SS_MAX) - 1)
+/* ss's default: everything but LISTEN, CLOSE, TIME-WAIT and SYN-RECV. */
+#define SDIAG_STATES_CONNECTED                                                                     \
+	(SDIAG_STATES_ALL & ~(SDIAG_STATE_BIT(SDIAG_SS_LISTEN) | SDIAG_STATE_BIT(SDIAG_SS_CLOSE) | \
+			      SDIAG_STATE_BIT(SDIAG_SS_TIME_WAIT) |                                \
+			      SDIAG_STATE_BIT(SDIAG_SS_SYN_RECV)))
+/* ss -l */
+#define SDIAG_STATES_LISTENING (SDIAG_STATE_BIT(SDIAG_SS_LISTEN) | SDIAG_STATE_BIT(SDIAG_SS_CLOSE))
+
+/* ss's display name ("ESTAB", "LISTEN", "UNCONN", "TIME-WAIT", ...). */
+const char *sdiag_state_name(enum sdiag_state s);
+
+/* ------------------------------------------------------------------------ */
+/* Copies of kernel structs, laid out as in Linux 6.18. Older kernels send     */
+/* shorter payloads (the tail is zero), newer ones longer (the excess is cut). */
+
+struct sdiag_tcp_info {
+	uint8_t tcpi_state;
+	uint8_t tcpi_ca_state;
+	uint8_t tcpi_retransmits;
+	uint8_t tcpi_probes;
+	uint8_t tcpi_backoff;
+	uint8_t tcpi_options;
+	uint8_t tcpi_snd_wscale : 4, tcpi_rcv_wscale : 4;
+	uint8_t tcpi_delivery_rate_app_limited : 1, tcpi_fastopen_client_fail : 2;
+	uint32_t tcpi_rto;
+	uint32_t tcpi_ato;
+	uint32_t tcpi_snd_mss;
+	uint32_t tcpi_rcv_mss;
+	uint32_t tcpi_unacked;
+	uint32_t tcpi_sacked;
+	uint32_t tcpi_lost;
+	uint32_t tcpi_retrans;
+	uint32_t tcpi_fackets;
+	uint32_t tcpi_last_data_sent;
+	uint32_t tcpi_last_ack_sent;
+	uint32_t tcpi_last_data_recv;
+	uint32_t tcpi_last_ack_recv;
+	uint32_t tcpi_pmtu;
+	uint32_t tcpi_rcv_ssthresh;
+	uint32_t tcpi_rtt;
+	uint32_t tcpi_rttvar;
+	uint32_t tcpi_snd_ssthresh;
+	uint32_t tcpi_snd_cwnd;
+	uint32_t tcpi_advmss;
+	uint32_t tcpi_reordering;
+	uint32_t tcpi_rcv_rtt;
+	uint32_t tcpi_rcv_space;
+	uint32_t tcpi_total_retrans;
+	uint64_t tcpi_pacing_rate;
+	uint64_t tcpi_max_pacing_rate;
+	uint64_t tcpi_bytes_acked;
+	uint64_t tcpi_bytes_received;
+	uint32_t tcpi_segs_out;
+	uint32_t tcpi_segs_in;
+	uint32_t tcpi_notsent_bytes;
+	uint32_t tcpi_min_rtt;
+	uint32_t tcpi_data_segs_in;
+	uint32_t tcpi_data_segs_out;
+	uint64_t tcpi_delivery_rate;
+	uint64_t tcpi_busy_time;
+	uint64_t tcpi_rwnd_limited;
+	uint64_t tcpi_sndbuf_limited;
+	uint32_t tcpi_delivered;
+	uint32_t tcpi_delivered_ce;
+	uint64_t tcpi_bytes_sent;
+	uint64_t tcpi_bytes_retrans;
+	uint32_t tcpi_dsack_dups;
+	uint32_t tcpi_reord_seen;
+	uint32_t tcpi_rcv_ooopack;
+	uint32_t tcpi_snd_wnd;
+	uint32_t tcpi_rcv_wnd;
+	uint32_t tcpi_rehash;
+	uint16_t tcpi_total_rto;
+	uint16_t tcpi_total_rto_recoveries;
+	uint32_t tcpi_total_rto_time;
+	uint32_t tcpi_received_ce;
+	uint32_t tcpi_delivered_e1_bytes;
+	uint32_t tcpi_delivered_e0_bytes;
+	uint32_t tcpi_delivered_ce_bytes;
+	uint32_t tcpi_received_e1_bytes;
+	uint32_t tcpi_received_e0_bytes;
+	uint32_t tcpi_received_ce_bytes;
+	uint16_t tcpi_accecn_fail_mode;
+	uint16_t tcpi_accecn_opt_seen;
+};
+
+struct sdiag_mptcp_info {
+	uint8_t mptcpi_subflows;
+	uint8_t mptcpi_add_addr_signal;
+	uint8_t mptcpi_add_addr_accepted;
+	uint8_t mptcpi_subflows_max;
+	uint8_t mptcpi_add_addr_signal_max;
+	uint8_t mptcpi_add_addr_accepted_max;
+	uint32_t mptcpi_flags;
+	uint32_t mptcpi_token;
+	uint64_t mptcpi_write_seq;
+	uint64_t mptcpi_snd_una;
+	uint64_t mptcpi_rcv_nxt;
+	uint8_t mptcpi_local_addr_used;
+	uint8_t mptcpi_local_addr_max;
+	uint8_t mptcpi_csum_enabled;
+	uint32_t mptcpi_retransmits;
+	uint64_t mptcpi_bytes_retrans;
+	uint64_t mptcpi_bytes_sent;
+	uint64_t mptcpi_bytes_received;
+	uint64_t mptcpi_bytes_acked;
+	uint8_t mptcpi_subflows_total;
+	uint8_t mptcpi_endp_laminar_max;
+	uint8_t reserved[2];
+	uint32_t mptcpi_last_data_sent;
+	uint32_t mptcpi_last_data_recv;
+	uint32_t mptcpi_last_ack_recv;
+};
+
+/* Congestion-control info (INET_DIAG_VEGASINFO / DCTCPINFO / BBRINFO). */
+struct sdiag_vegas_info {
+	uint32_t enabled, rttcnt, rtt, minrtt;
+};
+struct sdiag_dctcp_info {
+	uint16_t enabled, ce_state;
+	uint32_t alpha, ab_ecn, ab_tot;
+};
+struct sdiag_bbr_info {
+	uint32_t bw_lo, bw_hi, min_rtt, pacing_gain, cwnd_gain;
+};
+
+/* INET_DIAG_MEMINFO */
+struct sdiag_meminfo {
+	uint32_t rmem, wmem, fmem, tmem;
+};
+
+/* SK_MEMINFO_* (INET_DIAG_SKMEMINFO, UNIX/NETLINK/PACKET_DIAG_MEMINFO) */
+enum {
+	SDIAG_SKMEM_RMEM_ALLOC,
+	SDIAG_SKMEM_RCVBUF,
+	SDIAG_SKMEM_WMEM_ALLOC,
+	SDIAG_SKMEM_SNDBUF,
+	SDIAG_SKMEM_FWD_ALLOC,
+	SDIAG_SKMEM_WMEM_QUEUED,
+	SDIAG_SKMEM_OPTMEM,
+	SDIAG_SKMEM_BACKLOG,
+	SDIAG_SKMEM_DROPS,
+	SDIAG_SKMEM_VARS
+};
+
+/* INET_DIAG_SOCKOPT bits, in the kernel's bitfield order. */
+enum {
+	SDIAG_SOCKOPT_RECVERR = 1 << 0,
+	SDIAG_SOCKOPT_IS_ICSK = 1 << 1,
+	SDIAG_SOCKOPT_FREEBIND = 1 << 2,
+	SDIAG_SOCKOPT_HDRINCL = 1 << 3,
+	SDIAG_SOCKOPT_MC_LOOP = 1 << 4,
+	SDIAG_SOCKOPT_TRANSPARENT = 1 << 5,
+	SDIAG_SOCKOPT_MC_ALL = 1 << 6,
+	SDIAG_SOCKOPT_NODEFRAG = 1 << 7,
+	SDIAG_SOCKOPT_BIND_ADDRESS_NO_PORT = 1 << 8,
+	SDIAG_SOCKOPT_RECVERR_RFC4884 = 1 << 9,
+	SDIAG_SOCKOPT_DEFER_CONNECT = 1 << 10,
+};
+
+struct sdiag_packet_info {
+	uint32_t index, version, reserve, copy_thresh, tstamp, flags;
+};
+struct sdiag_packet_mclist {
+	uint32_t index, count;
+	uint16_t type, alen;
+	uint8_t addr[32];
+};
+struct sdiag_packet_ring {
+	uint32_t block_size, block_nr, frame_size, frame_nr, retire_tmo, sizeof_priv, features;
+};
+
+/* ------------------------------------------------------------------------ */
+/* The socket record.                                                         */
+
+/* "has" bits: set when the kernel sent the field (absent is not zero). */
+enum sdiag_has {
+	SDIAG_HAS_UID = 1ULL << 0,
+	SDIAG_HAS_INODE = 1ULL << 1,
+	SDIAG_HAS_COOKIE = 1ULL << 2,
+	SDIAG_HAS_QUEUES = 1ULL << 3,
+	SDIAG_HAS_SHUTDOWN = 1ULL << 4,
+	SDIAG_HAS_MARK = 1ULL << 5,
+	SDIAG_HAS_CGROUP = 1ULL << 6,
+	SDIAG_HAS_TOS = 1ULL << 7,
+	SDIAG_HAS_TCLASS = 1ULL << 8,
+	SDIAG_HAS_CLASS_ID = 1ULL << 9,
+	SDIAG_HAS_V6ONLY = 1ULL << 10,
+	SDIAG_HAS_SOCKOPT = 1ULL << 11,
+	SDIAG_HAS_MEMINFO = 1ULL << 12,
+	SDIAG_HAS_SKMEMINFO = 1ULL << 13,
+	SDIAG_HAS_TCP_INFO = 1ULL << 14,
+	SDIAG_HAS_MPTCP_INFO = 1ULL << 15,
+	SDIAG_HAS_CONG = 1ULL << 16,
+	SDIAG_HAS_VEGAS = 1ULL << 17,
+	SDIAG_HAS_DCTCP = 1ULL << 18,
+	SDIAG_HAS_BBR = 1ULL << 19,
+	SDIAG_HAS_ULP = 1ULL << 20,
+	SDIAG_HAS_TIMER = 1ULL << 21,
+	SDIAG_HAS_RAW_PROTO = 1ULL << 22,
+	SDIAG_HAS_NAME = 1ULL << 23,	/* unix name */
+	SDIAG_HAS_PEER = 1ULL << 24,	/* unix peer inode */
+	SDIAG_HAS_VFS = 1ULL << 25,	/* unix vfs ino/dev */
+	SDIAG_HAS_ICONS = 1ULL << 26,	/* unix pending connections */
+	SDIAG_HAS_GROUPS = 1ULL << 27,	/* netlink group bitmap */
+	SDIAG_HAS_NL_FLAGS = 1ULL << 28,
+	SDIAG_HAS_PKT_INFO = 1ULL << 29,
+	SDIAG_HAS_MCLIST = 1ULL << 30,
+	SDIAG_HAS_RX_RING = 1ULL << 31,
+	SDIAG_HAS_TX_RING = 1ULL << 32,
+	SDIAG_HAS_FANOUT = 1ULL << 33,
+	SDIAG_HAS_FILTER = 1ULL << 34,	/* packet classic BPF program */
+	SDIAG_HAS_XDP_INFO = 1ULL << 35,
+	SDIAG_HAS_XDP_RINGS = 1ULL << 36,
+	SDIAG_HAS_XDP_UMEM = 1ULL << 37,
+	SDIAG_HAS_XDP_STATS = 1ULL << 38,
+	SDIAG_HAS_SMC_INFO = 1ULL << 39,
+	SDIAG_HAS_TIPC_INFO = 1ULL << 40,
+};
+
+struct sdiag_inet {
+	uint8_t src[16];	/* network order; IPv4 uses the first 4 bytes */
+	uint8_t dst[16];
+	uint16_t sport;		/* host order */
+	uint16_t dport;
+	uint32_t ifindex;	/* bound device, 0 = none */
+	uint8_t timer;		/* 0 off, 1 on, 2 keepalive, 3 timewait, 4 persist, 5 delack */
+	uint8_t retrans;
+	uint8_t tos;
+	uint8_t tclass;
+	uint32_t expires_ms;
+	uint32_t mark;
+	uint32_t class_id;
+	uint64_t cgroup_id;
+	uint16_t sockopt;	/* SDIAG_SOCKOPT_* */
+	uint8_t v6only;
+	uint8_t raw_protocol;	/* real protocol of a raw socket */
+	char cong[16];
+	char ulp[16];
+	struct sdiag_meminfo meminfo;
+	struct sdiag_vegas_info vegas;
+	struct sdiag_dctcp_info dctcp;
+	struct sdiag_bbr_info bbr;
+	struct sdiag_tcp_info tcp_info;
+	struct sdiag_mptcp_info mptcp_info;
+	/* MPTCP subflow ULP info, raw attribute payload (borrowed), or NULL. */
+	const void *ulp_mptcp;
+	size_t ulp_mptcp_len;
+};
+
+struct sdiag_unix {
+	/* sun_path bytes, not NUL-terminated; abstract names start with '\0'.
+	 * Borrowed: valid only during the callback (the collector copies it). */
+	const uint8_t *name;
+	size_t name_len;
+	uint32_t peer;		/* peer inode */
+	uint32_t vfs_ino;
+	uint32_t vfs_dev;	/* kernel encoding: major << 20 | minor */
+	const uint32_t *icons;	/* inodes of queued clients (borrowed) */
+	size_t n_icons;
+};
+
+struct sdiag_netlink {
+	uint32_t portid;
+	uint32_t dst_portid;
+	uint32_t dst_group;
+	uint32_t flags;		/* NDIAG_FLAG_*: 1 cb running, 2 pktinfo, 4 broadcast error,
+				 * 8 no enobufs, 0x10 listen all nsid, 0x20 cap ack */
+	/* Group bitmap, bit g-1 of word (g-1)/32 set when subscribed to group g.
+	 * Borrowed; any length. */
+	const uint32_t *groups;
+	size_t n_group_words;
+};
+
+struct sdiag_packet {
+	uint16_t ethertype;	/* bound protocol, host order (0x0003 = ETH_P_ALL) */
+	uint32_t fanout;	/* id | type << 16 */
+	struct sdiag_packet_info info;
+	struct sdiag_packet_ring rx_ring, tx_ring;
+	const struct sdiag_packet_mclist *mclist; /* borrowed */
+	size_t n_mclist;
+	const void *filter;	/* struct sock_filter[] (borrowed) */
+	size_t n_filter;
+};
+
+struct sdiag_vsock {
+	uint32_t src_cid, src_port, dst_cid, dst_port;
+};
+
+struct sdiag_xdp {
+	uint32_t ifindex, queue_id;
+	uint32_t rx_entries, tx_entries, fill_entries, completion_entries;
+	uint32_t umem_id, umem_num_pages, umem_chunk_size, umem_headroom, umem_ifindex,
+		umem_queue_id, umem_flags, umem_refs;
+	uint64_t umem_size;
+	uint64_t rx_dropped, rx_invalid, rx_full, fill_empty, tx_invalid, tx_empty;
+};
+
+struct sdiag_smc {
+	uint8_t mode;		/* 0 SMC-R, 1 fallback to TCP, 2 SMC-D */
+	uint32_t fallback_reason, peer_diagnosis;
+};
+
+struct sdiag_tipc {
+	uint32_t ref, addr, conn_type, conn_instance, conn_node, conn_port;
+	bool has_conn;
+};
+
+struct sdiag_sock {
+	enum sdiag_table table;
+	uint8_t family;		/* AF_INET, AF_INET6, AF_UNIX, AF_NETLINK, ... */
+	uint8_t type;		/* SOCK_STREAM, SOCK_DGRAM, SOCK_RAW, SOCK_SEQPACKET */
+	uint8_t state;		/* enum sdiag_state */
+	uint8_t shutdown;	/* bit 0: receive side shut, bit 1: send side shut */
+	uint16_t protocol;	/* IPPROTO_* (MPTCP = 262), NETLINK_* for netlink */
+	uint64_t has;		/* enum sdiag_has */
+	uint64_t cookie;
+	uint64_t inode;
+	uint32_t uid;
+	uint32_t rqueue;
+	uint32_t wqueue;
+	uint32_t skmem[SDIAG_SKMEM_VARS];
+	union {
+		struct sdiag_inet inet;
+		struct sdiag_unix un;
+		struct sdiag_netlink nl;
+		struct sdiag_packet pkt;
+		struct sdiag_vsock vsock;
+		struct sdiag_xdp xdp;
+		struct sdiag_tipc tipc;
+	};
+	struct sdiag_smc smc;	/* SMC also fills inet for its internal TCP socket */
+};
+
+/* Name of a netlink protocol ("route", "sock_diag", "generic", ...), or NULL if unknown. */
+const char *sdiag_netlink_proto_name(unsigned proto);
+/* Name of an rtnetlink multicast group (RTNLGRP_*, lower case, "link", "ipv4_ifaddr", ...). */
+const char *sdiag_rtnl_group_name(unsigned group);
+
+/* Deep copy of a record: borrowed arrays are copied into the same allocation.
+ * Returns NULL on allocation failure. Free with free(). */
+struct sdiag_sock *sdiag_sock_dup(const struct sdiag_sock *s);
+
+/* ------------------------------------------------------------------------ */
+/* Filters: ss's expression language (see sockdiag(8), FILTER).               */
+
+struct sdiag_filter;
+
+/* Where and why parsing failed: the byte range of the offending token in the
+ * expression and what was expected there. */
+struct sdiag_filter_error {
+	size_t offset;
+	size_t len;
+	char msg[160];
+};
+
+/* Parse an expression. Host names, service names and devices are resolved now.
+ * Returns 0, -EINVAL for a malformed expression (err says where and why),
+ * -ENOMEM. */
+int sdiag_filter_parse(struct sdiag_filter **ret, const char *expr,
+		       struct sdiag_filter_error *err);
+/* The userspace matcher: the authority on what matches, for every family. */
+bool sdiag_filter_match(const struct sdiag_filter *f, const struct sdiag_sock *s);
+/* The state mask the filter's state/exclude clauses allow (SDIAG_STATES_ALL if none). */
+uint32_t sdiag_filter_states(const struct sdiag_filter *f);
+/* Accepts NULL. */
+void sdiag_filter_free(struct sdiag_filter *f);
+
+/* ------------------------------------------------------------------------ */
+/* Handles and dumps.                                                        */
+
+struct sdiag_handle;
+
+/* Open a handle on the caller's current network namespace. */
+int sdiag_open(struct sdiag_handle **ret);
+/* Open a handle on the network namespace behind nsfd (an nsfs file descriptor:
+ * /run/netns/NAME, /proc/PID/ns/net). Needs CAP_SYS_ADMIN over that namespace. */
+int sdiag_open_netns(struct sdiag_handle **ret, int nsfd);
+/* Accepts NULL. */
+void sdiag_close(struct sdiag_handle *h);
+
+/* What to request: detail flags. */
+enum sdiag_show {
+	SDIAG_SHOW_INFO = 1 << 0,	/* tcp_info, mptcp_info, congestion control (ss -i) */
+	SDIAG_SHOW_MEM = 1 << 1,	/* meminfo and skmeminfo (ss -m) */
+	SDIAG_SHOW_EXT = 1 << 2,	/* uid, unix vfs/icons, packet details (ss -e) */
+	SDIAG_SHOW_TOS = 1 << 3,	/* tos, tclass, class id (ss --tos) */
+	SDIAG_SHOW_ALL = 0xff,
+};
+
+/* Which address families to dump for the inet tables. */
+enum sdiag_af {
+	SDIAG_AF_INET = 1 << 0,
+	SDIAG_AF_INET6 = 1 << 1,
+	SDIAG_AF_ALL = SDIAG_AF_INET | SDIAG_AF_INET6,
+};
+
+struct sdiag_query {
+	uint32_t tables;	/* SDIAG_TABLE_BIT() mask; 0 = none */
+	uint32_t states;	/* SDIAG_STATE_BIT() mask; 0 = all */
+	uint32_t afs;		/* enum sdiag_af mask for inet tables; 0 = both */
+	uint32_t show;		/* enum sdiag_show */
+	/* Optional: only records matching it are passed on; the inet part is
+	 * compiled to kernel bytecode unless no_kernel_filter is set. */
+	const struct sdiag_filter *filter;
+	bool no_kernel_filter;
+};
+
+/* Called for each socket. The record is borrowed: valid only during the call.
+ * Return 0 to go on, a negative errno to stop the dump (sdiag_dump returns it). */
+typedef int (*sdiag_sock_cb)(const struct sdiag_sock *s, void *userdata);
+
+/* Called when one table (and for inet, one address family) cannot be dumped:
+ * err is -EAFNOSUPPORT when the kernel has no diag support for the family,
+ * -EPROTONOSUPPORT when it has none for the inet protocol, or another
+ * negative errno. Return 0 to go on with the other tables, negative to stop. */
+typedef int (*sdiag_error_cb)(enum sdiag_table t, int family, int err, void *userdata);
+
+/*
+ * Dump the sockets q selects, decoding each and calling cb. Duplicates that
+ * dumps produce (socket churn between chunks, netlink_diag's double report)
+ * are removed by cookie. When a table cannot be dumped, err_cb decides; with
+ * err_cb NULL the dump stops and returns that error.
+ * Returns 0, or a negative errno (including one returned by a callback).
+ */
+int sdiag_dump(struct sdiag_handle *h, const struct sdiag_query *q, sdiag_sock_cb cb,
+	       sdiag_error_cb err_cb, void *userdata);
+
+/* A caller-owned array of records (each a sdiag_sock_dup copy). */
+struct sdiag_sock_list {
+	struct sdiag_sock **socks;
+	size_t n;
+};
+
+/* Collect every socket sdiag_dump would report. Tables the kernel cannot
+ * dump are skipped as with err_cb returning 0. */
+int sdiag_collect(struct sdiag_handle *h, const struct sdiag_query *q,
+		  struct sdiag_sock_list *ret);
+/* Accepts NULL and an empty list. */
+void sdiag_sock_list_free(struct sdiag_sock_list *l);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SOCKDIAG_H */

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Private interfaces between the library's layers:
+ *
+ *   transport.c   netlink socket, send/recv, seq/portid checks, DONE/ERROR  (sd_nl_*)
+ *   inet.c unix.c netlink.c packet.c vsock.c xdp.c tipc.c smc.c
+ *                 one decoder per family: request builder + reply decoder  (sd_<fam>_*)
+ *   record.c      names, deep copy, lists
+ *   dump.c        which kernel dumps a query needs, dedupe, filter, callbacks
+ *
+ * Only transport.c and the family files touch struct nlmsghdr.
+ */
+#ifndef SDIAG_INTERNAL_H
+#define SDIAG_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sockdiag.h"
+
+#define SD_EXPORT __attribute__((visibility("default")))
+
+struct nlmsghdr;
+
+/* ---- transport ------------------------------------------------------------ */
+
+struct sd_nl;
+
+/* Called for each data message of a dump. Return 0 to go on, negative to abort
+ * (the dump is then drained so the socket stays usable). */
+typedef int (*sd_msg_cb)(const struct nlmsghdr *nlh, void *data);
+
+int sd_nl_open(struct sd_nl **ret);
+void sd_nl_close(struct sd_nl *nl);
+/* A scratch buffer of at least 4 KiB to build one request in. */
+void *sd_nl_reqbuf(struct sd_nl *nl, size_t *ret_size);
+/*
+ * Send the request in nl's request buffer (as built by a family's request
+ * builder, with nlmsg_len set) as a dump, and call cb for every reply message
+ * until NLMSG_DONE. Returns 0, the negative errno the kernel reported (in
+ * NLMSG_ERROR or in DONE's payload), or cb's negative return.
+ */
+int sd_nl_dump(struct sd_nl *nl, sd_msg_cb cb, void *data);
+
+/* ---- per-family decoders ------------------------------------------------------ */
+
+/* Everything a request builder needs to know. */
+struct sd_req {
+	uint8_t family;		/* AF_INET, AF_INET6, AF_UNIX, ... */
+	uint16_t protocol;	/* inet: IPPROTO_*; 0 otherwise */
+	uint32_t states;	/* SDIAG_STATE_BIT mask, never 0 */
+	uint32_t show;		/* enum sdiag_show */
+	uint32_t tables;	/* tables wanted (e.g. which unix types) */
+	const void *bytecode;	/* inet only: INET_DIAG_REQ_BYTECODE payload, or NULL */
+	size_t bytecode_len;
+};
+
+/*
+ * A request builder writes a complete message (struct nlmsghdr with type
+ * SOCK_DIAG_BY_FAMILY and flags NLM_F_REQUEST|NLM_F_DUMP, payload, attributes)
+ * into buf and returns it. The transport fills in seq and portid.
+ *
+ * A decoder fills *s (zeroed by the caller) from one reply message.
+ * Returns 1 when *s is a record, 0 when the message is to be skipped
+ * (not of the kind asked for), or a negative errno (-EBADMSG when malformed).
+ * Borrowed pointers in *s point into nlh.
+ */
+struct nlmsghdr *sd_inet_request(void *buf, const struct sd_req *r);
+int sd_inet_decode(const struct nlmsghdr *nlh, struct sdiag_sock *s);
+
+struct nlmsghdr *sd_unix_request(void *buf, const struct sd_req *r);
+int sd_unix_decode(const struct nlmsghdr *nlh, struct sdiag_sock *s);
+
+struct nlmsghdr *sd_netlink_request(void *buf, const struct sd_req *r);
+int sd_netlink_decode(const struct nlmsghdr *nlh, struct sdiag_sock *s);
+
+struct nlmsghdr *sd_packet_request(void *buf, const struct sd_req *r);
+int sd_packet_decode(const struct nlmsghdr *nlh, struct sdiag_sock *s);
+
+struct nlmsghdr *sd_vsock_request(void *buf, const struct sd_req *r);
+int sd_vsock_decode(const struct nlmsghdr *nlh, struct sdiag_sock *s);
+
+struct nlmsghdr *sd_xdp_request(void *buf, const struct sd_req *r);
+int sd_xdp_decode(const struct nlmsghdr *nlh, struct sdiag_sock *s);
+
+struct nlmsghdr *sd_tipc_request(void *buf, const struct sd_req *r);
+int sd_tipc_decode(const struct nlmsghdr *nlh, struct sdiag_sock *s);
+
+struct nlmsghdr *sd_smc_request(void *buf, const struct sd_req *r);
+int sd_smc_decode(const struct nlmsghdr *nlh, struct sdiag_sock *s);
+
+/* Copy min(len, size) bytes of an attribute payload into a local struct,
+ * zero-filling the rest (uapi structs grow between kernels). */
+void sd_copy_struct(void *dst, size_t size, const void *src, size_t len);
+
+/* ---- filter hooks (filter.c; see sockdiag.h) --------------------------------- */
+
+/* Compile the inet-applicable part of f to INET_DIAG_REQ_BYTECODE for one
+ * address family. Returns the length written into *ret (caller frees), 0 when
+ * nothing can be pushed down (no kernel filter), or a negative errno. */
+int sd_filter_bytecode(const struct sdiag_filter *f, uint8_t family, void **ret);
+/* True when no socket of table t can ever match f (so the dump is skipped). */
+bool sd_filter_excludes_table(const struct sdiag_filter *f, enum sdiag_table t);
+
+#endif
