@@ -422,6 +422,10 @@ struct sdiag_sock {
 		struct sdiag_tipc tipc;
 	};
 	struct sdiag_smc smc;	/* SMC also fills inet for its internal TCP socket */
+	/* Owning processes, when the query carried a process map (borrowed from
+	 * the map: valid until sdiag_procmap_free, also in sdiag_sock_dup copies). */
+	const struct sdiag_proc *procs;
+	size_t n_procs;
 };
 
 /* Name of a netlink protocol ("route", "sock_diag", "generic", ...), or NULL if unknown. */
@@ -496,6 +500,8 @@ struct sdiag_query {
 	 * compiled to kernel bytecode unless no_kernel_filter is set. */
 	const struct sdiag_filter *filter;
 	bool no_kernel_filter;
+	/* Optional: attach each socket's owners (rec->procs) before filtering. */
+	const struct sdiag_procmap *procmap;
 };
 
 /* Called for each socket. The record is borrowed: valid only during the call.
@@ -530,6 +536,150 @@ int sdiag_collect(struct sdiag_handle *h, const struct sdiag_query *q,
 		  struct sdiag_sock_list *ret);
 /* Accepts NULL and an empty list. */
 void sdiag_sock_list_free(struct sdiag_sock_list *l);
+
+/* ------------------------------------------------------------------------ */
+/* Watch: socket-destroy events (TCP and UDP, IPv4 and IPv6; the only kinds    */
+/* the kernel announces).                                                      */
+
+enum sdiag_watch_group {
+	SDIAG_WATCH_TCP4 = 1 << 0,	/* SKNLGRP_INET_TCP_DESTROY */
+	SDIAG_WATCH_UDP4 = 1 << 1,	/* SKNLGRP_INET_UDP_DESTROY */
+	SDIAG_WATCH_TCP6 = 1 << 2,	/* SKNLGRP_INET6_TCP_DESTROY */
+	SDIAG_WATCH_UDP6 = 1 << 3,	/* SKNLGRP_INET6_UDP_DESTROY */
+	SDIAG_WATCH_ALL = 0xf,
+};
+
+struct sdiag_watch;
+
+/* Subscribe to the groups in the namespace nsfd (-1: the caller's). The
+ * returned watch's descriptor (sdiag_watch_fd) is non-blocking: poll it. */
+int sdiag_watch_open(struct sdiag_watch **ret, unsigned groups, int nsfd);
+int sdiag_watch_fd(const struct sdiag_watch *w);
+/* Read every pending event, decode it (state is the final one, normally
+ * CLOSE; uid and inode are 0) and pass those f matches (f may be NULL) to cb.
+ * *ret_lost (may be NULL) gets the number of events the kernel dropped since
+ * the previous call because the receive queue overflowed. Returns the number
+ * of events passed to cb, or a negative errno (or cb's negative return). */
+int sdiag_watch_read(struct sdiag_watch *w, const struct sdiag_filter *f, sdiag_sock_cb cb,
+		     void *userdata, uint64_t *ret_lost);
+/* Accepts NULL. */
+void sdiag_watch_close(struct sdiag_watch *w);
+
+/* ------------------------------------------------------------------------ */
+/* Processes: which processes hold each socket.                                */
+
+struct sdiag_proc {
+	int32_t pid;
+	int32_t fd;
+	uint32_t uid;		/* the process's effective uid (owner of /proc/PID) */
+	char comm[16];
+};
+
+struct sdiag_procmap;
+
+/* Scan proc_root (NULL = "/proc") once: every process's socket descriptors,
+ * indexed by socket inode. Linear in the number of open files. Processes that
+ * exit during the scan are skipped. Returns 0 or a negative errno. */
+int sdiag_procmap_scan(struct sdiag_procmap **ret, const char *proc_root);
+/* The owners of a socket inode, sorted by pid then fd; *ret points into the
+ * map (valid until it is freed). Returns their number (0: none known). */
+size_t sdiag_procmap_lookup(const struct sdiag_procmap *m, uint64_t inode,
+			    const struct sdiag_proc **ret);
+/* Accepts NULL. */
+void sdiag_procmap_free(struct sdiag_procmap *m);
+
+/* ------------------------------------------------------------------------ */
+/* Network namespaces.                                                         */
+
+struct sdiag_netns {
+	char label[64];		/* the /run/netns name, or "pid:N" (lowest pid inside) */
+	char path[320];		/* an nsfs path to open it by */
+	uint64_t inode;		/* namespace inode: its identity */
+};
+
+/* Open a namespace given as NAME (/run/netns/NAME), a PATH (containing '/'),
+ * or pid:PID. *ret_fd is an O_CLOEXEC nsfs descriptor for sdiag_open_netns. */
+int sdiag_netns_open(const char *spec, int *ret_fd);
+/* Every distinct network namespace of the host: named ones first, then those
+ * of running processes, deduplicated by inode. Free *ret with free(). */
+int sdiag_netns_list(struct sdiag_netns **ret, size_t *ret_n);
+
+/* ------------------------------------------------------------------------ */
+/* Destroy: close sockets through SOCK_DESTROY (see sockdiag(8), KILL).       */
+
+enum sdiag_destroy_result {
+	SDIAG_DESTROYED,	/* the kernel destroyed it */
+	SDIAG_GONE,		/* it no longer exists: closed, or its addresses now
+				 * belong to a new socket (another cookie) */
+	SDIAG_UNSUPPORTED,	/* the kernel cannot destroy this kind of socket */
+	SDIAG_DENIED,		/* EPERM: no CAP_NET_ADMIN over its network namespace */
+	SDIAG_ERROR,		/* anything else; the errno says what */
+};
+
+/* "destroyed", "gone", "unsupported", "denied", "error"; NULL if out of range. */
+const char *sdiag_destroy_result_name(enum sdiag_destroy_result r);
+/* Whether the kernel can destroy a socket of this kind at all: inet TCP (but
+ * bound-inactive sockets, reported as CLOSE), UDP, UDP-Lite and raw. Unix,
+ * netlink, packet, vsock, XDP, TIPC, SMC, SCTP and MPTCP sockets: false. */
+bool sdiag_destroyable(const struct sdiag_sock *s);
+
+/* Called once per record handed to a destroyer, in the order they were added.
+ * err is 0 or the negative errno behind res (-ENOENT for gone, -EOPNOTSUPP
+ * for a kind never sent to the kernel, ...). The record is borrowed. Return 0
+ * to go on, negative to stop (later records of the batch are still acted upon
+ * but not reported). */
+typedef int (*sdiag_destroy_cb)(const struct sdiag_sock *s, enum sdiag_destroy_result res,
+				int err, void *userdata);
+
+/*
+ * A destroyer names each socket exactly as dumped (family, protocol, the whole
+ * id with ifindex and cookie), packs the requests into batches sent on a
+ * netlink socket of its own (never the handle's, so it can destroy while the
+ * handle dumps), in the handle's network namespace, and reports each result.
+ * It holds at most one batch of records: memory stays flat.
+ */
+struct sdiag_destroyer;
+
+/* Returns 0; -EPERM when the caller lacks CAP_NET_ADMIN over the handle's
+ * network namespace (nothing could be destroyed); -EOPNOTSUPP when the
+ * kernel was built without CONFIG_INET_DIAG_DESTROY; another negative errno. */
+int sdiag_destroyer_new(struct sdiag_destroyer **ret, struct sdiag_handle *h,
+			sdiag_destroy_cb cb, void *userdata);
+/* Records per batch (default 1024, capped by the socket buffers); flushes
+ * first. Returns the size in effect, or a negative errno. */
+int sdiag_destroyer_set_batch(struct sdiag_destroyer *d, unsigned n);
+/* Queue a record (copied); sends the batch when it is full. Returns 0 or a
+ * negative errno (a callback's included). */
+int sdiag_destroyer_add(struct sdiag_destroyer *d, const struct sdiag_sock *s);
+/* Send what is queued and report every result. Returns 0 or a negative errno. */
+int sdiag_destroyer_flush(struct sdiag_destroyer *d);
+/* Records queued but not flushed are dropped unsent. Accepts NULL. */
+void sdiag_destroyer_free(struct sdiag_destroyer *d);
+
+/* Destroy n records; results[i] (and errs[i], if not NULL) for socks[i].
+ * Returns 0 or a negative errno as sdiag_destroyer_new. */
+int sdiag_destroy(struct sdiag_handle *h, const struct sdiag_sock *const *socks, size_t n,
+		  enum sdiag_destroy_result *ret_results, int *ret_errs);
+
+struct sdiag_kill_opts {
+	unsigned batch;		/* records per batch; 0 = default */
+	unsigned max_passes;	/* dumps at most; 0 = default (4) */
+	/* MPTCP sockets cannot be destroyed; also destroy the TCP subflows
+	 * of every matched MPTCP connection (found by its token). */
+	bool mptcp_subflows;
+};
+
+/*
+ * Dump what q selects and destroy it while dumping, reporting each socket once
+ * through cb. A dump resumes each chunk by position, so destroying during it
+ * can hide live sockets from the rest of it: while a pass destroyed anything,
+ * the kill dumps again and acts on the sockets not yet reported (by cookie);
+ * sockets created meanwhile that match are destroyed too. err_cb is as for
+ * sdiag_dump. Returns 0 or a negative errno as sdiag_destroyer_new.
+ */
+int sdiag_kill(struct sdiag_handle *h, const struct sdiag_query *q,
+	       const struct sdiag_kill_opts *o, sdiag_destroy_cb cb, sdiag_error_cb err_cb,
+	       void *userdata);
 
 #ifdef __cplusplus
 }

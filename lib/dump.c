@@ -12,8 +12,6 @@
  * multicast walk), so the netlink table keeps every cookie (few sockets).
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -54,30 +52,28 @@ SD_EXPORT int sdiag_open(struct sdiag_handle **ret)
 	return 0;
 }
 
+static int open_cb(void *arg)
+{
+	return sdiag_open(arg);
+}
+
 SD_EXPORT int sdiag_open_netns(struct sdiag_handle **ret, int nsfd)
 {
-	int self, r, r2;
+	struct sdiag_handle *h = NULL;
+	int r;
 
-	/* A diag socket sees the namespace it was created in, whatever the
-	 * thread does later: enter, create, come back. */
-	self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (self < 0)
-		return -errno;
-	if (setns(nsfd, CLONE_NEWNET) < 0) {
-		r = -errno;
-		close(self);
+	r = sd_in_netns(nsfd, open_cb, &h);
+	if (r < 0) {
+		sdiag_close(h); /* opened, but we could not come back */
 		return r;
 	}
-	r = sdiag_open(ret);
-	r2 = setns(self, CLONE_NEWNET) < 0 ? -errno : 0;
-	close(self);
-	if (r2 < 0) {
-		/* Stranded in the other namespace: refuse to go on there. */
-		if (r == 0)
-			sdiag_close(*ret);
-		return r2;
-	}
-	return r;
+	*ret = h;
+	return 0;
+}
+
+int sd_handle_fd(const struct sdiag_handle *h)
+{
+	return sd_nl_fd(h->nl);
 }
 
 SD_EXPORT void sdiag_close(struct sdiag_handle *h)
@@ -210,6 +206,7 @@ static int msg_cb(const struct nlmsghdr *nlh, void *data)
 	int r;
 
 	memset(s, 0, sizeof(*s));
+	s->protocol = run->unit->protocol;	/* the decoder's table hint (internal.h) */
 	r = run->unit->decode(nlh, s);
 	if (r <= 0)
 		return r;
@@ -224,6 +221,8 @@ static int msg_cb(const struct nlmsghdr *nlh, void *data)
 		if (r != 0)
 			return r < 0 ? r : 0;
 	}
+	if (run->q->procmap)
+		s->n_procs = sdiag_procmap_lookup(run->q->procmap, s->inode, &s->procs);
 	if (run->q->filter && !sdiag_filter_match(run->q->filter, s))
 		return 0;
 	r = run->cb(s, run->userdata);

@@ -22,6 +22,7 @@
 #define SD_EXPORT __attribute__((visibility("default")))
 
 struct nlmsghdr;
+struct nlattr;
 
 /* ---- transport ------------------------------------------------------------ */
 
@@ -35,6 +36,10 @@ int sd_nl_open(struct sd_nl **ret);
 void sd_nl_close(struct sd_nl *nl);
 /* A scratch buffer of at least 4 KiB to build one request in. */
 void *sd_nl_reqbuf(struct sd_nl *nl, size_t *ret_size);
+/* The socket's descriptor (destroy.c asks it for its namespace). */
+int sd_nl_fd(const struct sd_nl *nl);
+/* The handle's diag socket descriptor (dump.c). */
+int sd_handle_fd(const struct sdiag_handle *h);
 /*
  * Send the request in nl's request buffer (as built by a family's request
  * builder, with nlmsg_len set) as a dump, and call cb for every reply message
@@ -62,12 +67,29 @@ struct sd_req {
  * into buf and returns it. The transport fills in seq and portid.
  *
  * A decoder fills *s (zeroed by the caller) from one reply message.
+ * Before the call the caller sets s->protocol to the sd_req.protocol of the
+ * request the reply answers (0 for families without one): inet replies do not
+ * say which protocol table they come from. The decoder sets s->table (and its
+ * final s->protocol) itself. sd_inet_decode() without that hint (0) takes the
+ * protocol from INET_DIAG_PROTOCOL (destroy broadcasts carry it) or, for
+ * TCPDIAG_GETSOCK replies, TCP; otherwise it returns -EINVAL.
  * Returns 1 when *s is a record, 0 when the message is to be skipped
  * (not of the kind asked for), or a negative errno (-EBADMSG when malformed).
  * Borrowed pointers in *s point into nlh.
+ * A request builder returns NULL when the request cannot fit (inet: bytecode
+ * longer than the 4 KiB buffer allows).
  */
 struct nlmsghdr *sd_inet_request(void *buf, const struct sd_req *r);
 int sd_inet_decode(const struct nlmsghdr *nlh, struct sdiag_sock *s);
+/* Decode a struct inet_diag_sockid (48 B, any alignment) into s->inet's
+ * ports, addresses and ifindex and s->cookie (inet.c; SMC uses it too). */
+void sd_inet_sockid_decode(const void *id, struct sdiag_sock *s);
+/* Policy-driven attribute walk (inet.c): tb[type] = last attribute of each
+ * type < n whose policy[type] is non-zero (payload at least policy[type]
+ * bytes; UINT16_MAX = any length), others skipped. -EBADMSG when an
+ * attribute is shorter than its policy or cut off at the end. */
+int sd_attr_table(const void *payload, size_t len, const uint16_t *policy, size_t n,
+		  const struct nlattr **tb);
 
 struct nlmsghdr *sd_unix_request(void *buf, const struct sd_req *r);
 int sd_unix_decode(const struct nlmsghdr *nlh, struct sdiag_sock *s);
@@ -93,6 +115,13 @@ int sd_smc_decode(const struct nlmsghdr *nlh, struct sdiag_sock *s);
 /* Copy min(len, size) bytes of an attribute payload into a local struct,
  * zero-filling the rest (uapi structs grow between kernels). */
 void sd_copy_struct(void *dst, size_t size, const void *src, size_t len);
+
+/* ---- namespaces (netns.c) ------------------------------------------------------ */
+
+/* Run fn(arg) with the calling thread in the network namespace nsfd, then
+ * return to the original one. Returns fn's result, or a negative errno if the
+ * namespace could not be entered or left (the caller then undoes fn's work). */
+int sd_in_netns(int nsfd, int (*fn)(void *arg), void *arg);
 
 /* ---- filter hooks (filter.c; see sockdiag.h) --------------------------------- */
 

@@ -73,6 +73,11 @@ void sd_nl_close(struct sd_nl *nl)
 	free(nl);
 }
 
+int sd_nl_fd(const struct sd_nl *nl)
+{
+	return mnl_socket_get_fd(nl->sock);
+}
+
 void *sd_nl_reqbuf(struct sd_nl *nl, size_t *ret_size)
 {
 	if (ret_size)

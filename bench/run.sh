@@ -1,0 +1,234 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# bench/run.sh — sockdiag list benchmark (issues 2 and 3). See bench/README.md.
+#
+#   bench/run.sh [-r RUNS] [-s "SCENARIOS"] [-o REPORT.md] [N...]   (default N: 10000 50000 200000)
+#
+# For each N it enters a NEW private network namespace (unshare -n), builds N
+# established loopback TCP pairs there (bench/mkpairs), and times each scenario
+# RUNS times (interleaved round-robin, after one untimed warm-up), recording wall
+# time and peak RSS (bench/measure: fork/exec/wait4). It prints a markdown report
+# (also written to -o FILE). Nothing touches the host's network namespace.
+#
+# Environment: BUILD (default build-bench), SOCKDIAG (default $BUILD/cli/sockdiag),
+# SS (default ss), CC (default cc).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-$ROOT/build-bench}
+SOCKDIAG=${SOCKDIAG:-$BUILD/cli/sockdiag}
+SS=${SS:-ss}
+FILTER='sport = :5000'
+DEFAULT_SCENARIOS="floor lib list ndjson ss list_f ss_f"
+
+# scenario NAME -> CMD array (and DESC)
+scenario() {
+	case $1 in
+	floor)  CMD=("$TOOLS/rawdump" -q);               DESC='raw dump floor (count only)' ;;
+	lib)    CMD=("$TOOLS/libdump" -q);               DESC='libsockdiag dump+decode, no output (bench/libdump)' ;;
+	lib_f)  CMD=("$TOOLS/libdump" -q -f "$FILTER");  DESC="libdump -f '$FILTER'" ;;
+	list)   CMD=("$SOCKDIAG" list -tan);             DESC='`sockdiag list -tan`' ;;
+	ndjson) CMD=("$SOCKDIAG" list -tan --ndjson);    DESC='`sockdiag list -tan --ndjson`' ;;
+	json)   CMD=("$SOCKDIAG" list -tan --json);      DESC='`sockdiag list -tan --json`' ;;
+	ss)     CMD=("$SS" -tan);                        DESC='`ss -tan`' ;;
+	list_f) CMD=("$SOCKDIAG" list -tan "$FILTER");   DESC="\`sockdiag list -tan '$FILTER'\`" ;;
+	list_fu) CMD=("$SOCKDIAG" list -tan --no-kernel-filter "$FILTER")
+		DESC="\`sockdiag list -tan --no-kernel-filter '$FILTER'\`" ;;
+	ss_f)   CMD=("$SS" -tan "$FILTER");              DESC="\`ss -tan '$FILTER'\`" ;;
+	list_p) CMD=("$SOCKDIAG" list -tanp);            DESC='`sockdiag list -tanp`' ;;
+	ss_p)   CMD=("$SS" -tanp);                       DESC='`ss -tanp`' ;;
+	*) echo "run.sh: unknown scenario $1" >&2; exit 2 ;;
+	esac
+}
+
+# ---- inner: runs inside the private namespace, one N ------------------------
+inner() {
+	local n=$1 out=$2 runs=$3 scenarios=$4 pid line t0 t1 s r
+	ip link set lo up
+	t0=$(date +%s.%N)
+	exec {rfd}< <(exec "$TOOLS/mkpairs" "$n")
+	pid=$!
+	if ! read -r -t 600 -u "$rfd" line || [[ $line != "ready $n" ]]; then
+		echo "run.sh: mkpairs $n failed" >&2
+		kill "$pid" 2>/dev/null || true
+		exit 1
+	fi
+	t1=$(date +%s.%N)
+	echo "build_s $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b-a}')" >"$out/meta-$n"
+	echo "sockets $("$TOOLS/rawdump" | awk '{print $6}')" >>"$out/meta-$n"
+	echo "load_before $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/meta-$n"
+	: >"$out/samples-$n"
+	# Warm-up, and the output line count of each scenario (sanity check).
+	for s in $scenarios; do
+		scenario "$s"
+		"$TOOLS/measure" -o "$out/out-$n-$s" -- "${CMD[@]}" >/dev/null
+		echo "lines_$s $(wc -l <"$out/out-$n-$s")" >>"$out/meta-$n"
+		rm -f "$out/out-$n-$s"
+	done
+	for ((r = 1; r <= runs; r++)); do
+		for s in $scenarios; do
+			scenario "$s"
+			echo "$s $("$TOOLS/measure" -- "${CMD[@]}")" >>"$out/samples-$n"
+		done
+	done
+	echo "load_after $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/meta-$n"
+	kill "$pid"
+	wait "$pid" 2>/dev/null || true
+}
+
+# samples file -> "scen min med rss_max rss_med worst_status" per scenario
+stats() {
+	awk '{ w[$1] = w[$1] " " $2; m[$1] = m[$1] " " $3; if ($4 != 0) bad[$1] = $4; seen[$1] = 1 }
+	function med(str,   a, k, i, j, t) {
+		k = split(str, a, " ")
+		for (i = 2; i <= k; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] + 0 > t + 0; j--) a[j + 1] = a[j]; a[j + 1] = t }
+		MIN = a[1]; MAX = a[k]
+		return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
+	}
+	END { for (s in seen) { wm = med(w[s]); wmin = MIN; rm = med(m[s]); rmax = MAX
+		printf "%s %.4f %.4f %d %d %d\n", s, wmin, wm, rmax, rm, bad[s] + 0 } }' "$1"
+}
+
+get() { awk -v s="$2" -v c="$3" '$1 == s { print $c }' "$1"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b + 0 == 0) print "–"; else printf "%.2f", a / b }'; }
+check() { # value op limit -> met / MISSED
+	awk -v v="$1" -v l="$3" -v op="$2" 'BEGIN { if (v == "–" || v == "") { print "n/a"; exit }
+		ok = (op == "<=") ? v + 0 <= l + 0 : v + 0 >= l + 0; print ok ? "**met**" : "**MISSED**" }'
+}
+
+report_n() {
+	local n=$1 out=$2 scenarios=$3 s st
+	st="$out/stats-$n"
+	stats "$out/samples-$n" >"$st"
+	local fmin fmed smin smed lmin lmed
+	fmin=$(get "$st" floor 2); fmed=$(get "$st" floor 3)
+	smin=$(get "$st" ss 2); smed=$(get "$st" ss 3)
+	lmin=$(get "$st" list 2); lmed=$(get "$st" list 3)
+	echo "### N = $n pairs ($(get "$out/meta-$n" sockets 2) TCP sockets)"
+	echo
+	echo "Pairs built in $(get "$out/meta-$n" build_s 2) s; load average before $(cut -d' ' -f2- <(grep load_before "$out/meta-$n")), after $(cut -d' ' -f2- <(grep load_after "$out/meta-$n"))."
+	echo
+	echo "| scenario | command | min s | median s | ×floor (min / med) | ×ss -tan (min / med) | peak RSS KiB (max / med) | output lines | exit |"
+	echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
+	for s in $scenarios; do
+		scenario "$s"
+		local mn md
+		mn=$(get "$st" "$s" 2); md=$(get "$st" "$s" 3)
+		printf '| %s | %s | %s | %s | %s / %s | %s / %s | %s / %s | %s | %s |\n' "$s" "$DESC" "$mn" "$md" \
+			"$(ratio "$mn" "$fmin")" "$(ratio "$md" "$fmed")" "$(ratio "$mn" "$smin")" "$(ratio "$md" "$smed")" \
+			"$(get "$st" "$s" 4)" "$(get "$st" "$s" 5)" "$(get "$out/meta-$n" "lines_$s" 2)" \
+			"$(get "$st" "$s" 6)"
+	done
+	echo
+	# Targets (issues 2 and 3; stated at N=200k, shown for every N).
+	local ndmin ndmed lfmin lfmed sfmin sfmed
+	ndmin=$(get "$st" ndjson 2); ndmed=$(get "$st" ndjson 3)
+	lfmin=$(get "$st" list_f 2); lfmed=$(get "$st" list_f 3)
+	sfmin=$(get "$st" ss_f 2); sfmed=$(get "$st" ss_f 3)
+	echo "| target | limit | by min | by median | met (by median) |"
+	echo "|---|---:|---:|---:|---|"
+	t_row() { printf '| %s | %s %s | %s | %s | %s |\n' "$1" "$2" "$3" "$4" "$5" "$(check "$5" "$2" "$3")"; }
+	t_row 'list -tan / floor' '<=' 1.3 "$(ratio "$lmin" "$fmin")" "$(ratio "$lmed" "$fmed")"
+	t_row 'list -tan --ndjson / floor' '<=' 1.6 "$(ratio "$ndmin" "$fmin")" "$(ratio "$ndmed" "$fmed")"
+	t_row 'list filtered / ss filtered' '<=' 1.0 "$(ratio "$lfmin" "$sfmin")" "$(ratio "$lfmed" "$sfmed")"
+	t_row 'list filtered / list unfiltered' '<=' 0.7 "$(ratio "$lfmin" "$lmin")" "$(ratio "$lfmed" "$lmed")"
+	t_row 'list -tan peak RSS MiB' '<=' 16 "$(awk -v k="$(get "$st" list 4)" 'BEGIN{if(k!="")printf "%.1f",k/1024}')" \
+		"$(awk -v k="$(get "$st" list 4)" 'BEGIN{if(k!="")printf "%.1f",k/1024}')"
+	t_row 'list --ndjson peak RSS MiB' '<=' 16 "$(awk -v k="$(get "$st" ndjson 4)" 'BEGIN{if(k!="")printf "%.1f",k/1024}')" \
+		"$(awk -v k="$(get "$st" ndjson 4)" 'BEGIN{if(k!="")printf "%.1f",k/1024}')"
+	echo
+}
+
+report_rss() {
+	local out=$1 scenarios=$2 n s
+	shift 2
+	echo "### Peak RSS (KiB, max over runs) by N"
+	echo
+	printf '| scenario |'; for n in "$@"; do printf ' N=%s |' "$n"; done; echo
+	printf '|---|'; for n in "$@"; do printf -- '---:|'; done; echo
+	for s in $scenarios; do
+		printf '| %s |' "$s"
+		for n in "$@"; do printf ' %s |' "$(get "$out/stats-$n" "$s" 4)"; done
+		echo
+	done
+	echo
+}
+
+build_tools() {
+	local f
+	mkdir -p "$TOOLS"
+	for f in mkpairs rawdump measure; do
+		"${CC:-cc}" -std=gnu11 -D_GNU_SOURCE -O2 -Wall -Wextra -o "$TOOLS/$f" "$ROOT/bench/$f.c"
+	done
+	# libdump links the library exactly as the CLI does (the static archive).
+	if [[ -f $BUILD/lib/libsockdiag_internal.a ]]; then
+		"${CC:-cc}" -std=gnu11 -D_GNU_SOURCE -O2 -Wall -Wextra -I"$ROOT/include" -o "$TOOLS/libdump" \
+			"$ROOT/bench/libdump.c" "$BUILD/lib/libsockdiag_internal.a" -lmnl
+	fi
+}
+
+header() {
+	local rev bt
+	rev=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
+	git -C "$ROOT" diff --quiet HEAD 2>/dev/null || rev="$rev + uncommitted changes"
+	bt=$(python3 -c 'import json,sys
+for o in json.load(open(sys.argv[1])):
+    if o["name"] == "buildtype": print(o["value"])' "$BUILD/meson-info/intro-buildoptions.json" 2>/dev/null || true)
+	echo "## Run of $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo
+	echo "- Machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs," \
+		"$(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"
+	echo "- Kernel: $(uname -r); ss: $("$SS" -V 2>&1 | head -1)"
+	echo "- sockdiag: $SOCKDIAG (git $rev, buildtype ${bt:-unknown})"
+	echo "- $RUNS timed runs per scenario and N, interleaved round-robin after one untimed warm-up;" \
+		"wall = fork to wait4, peak RSS = wait4 ru_maxrss; stdout to /dev/null."
+	echo "- Filter scenarios use \`$FILTER\` (mkpairs puts 2% of pairs on port 5000: ~1% of sockets match)."
+	echo "- Load average at start: $(cut -d' ' -f1-3 /proc/loadavg) (the machine is shared; see notes)."
+	echo
+}
+
+main() {
+	local runs=7 scenarios=$DEFAULT_SCENARIOS report="" opt n ns
+	while getopts "r:s:o:" opt; do
+		case $opt in
+		r) runs=$OPTARG ;;
+		s) scenarios=$OPTARG ;;
+		o) report=$OPTARG ;;
+		*) echo "usage: bench/run.sh [-r RUNS] [-s SCENARIOS] [-o REPORT.md] [N...]" >&2; exit 2 ;;
+		esac
+	done
+	shift $((OPTIND - 1))
+	ns=("$@")
+	[[ ${#ns[@]} -gt 0 ]] || ns=(10000 50000 200000)
+	[[ $(id -u) == 0 ]] || { echo "run.sh: needs root (unshare -n)" >&2; exit 1; }
+	if [[ ! -x $SOCKDIAG ]]; then
+		echo "run.sh: $SOCKDIAG not built; measuring only scenarios without sockdiag" >&2
+		scenarios=$(tr ' ' '\n' <<<"$scenarios" | grep -E '^(floor|ss|ss_f|ss_p)$' | tr '\n' ' ')
+	fi
+	if [[ ! -f $BUILD/lib/libsockdiag_internal.a ]]; then
+		echo "run.sh: $BUILD/lib/libsockdiag_internal.a not built: no libdump scenarios" >&2
+		scenarios=$(tr ' ' '\n' <<<"$scenarios" | grep -vE '^lib' | tr '\n' ' ')
+	fi
+	OUT=$(mktemp -d /tmp/sockdiag-bench.XXXXXX)
+	TOOLS=$OUT/tools
+	export TOOLS SOCKDIAG SS RUNS=$runs
+	build_tools
+	{
+		header
+		for n in "${ns[@]}"; do
+			unshare -n -- "$0" --inner "$n" "$OUT" "$runs" "$scenarios"
+			report_n "$n" "$OUT" "$scenarios"
+			sleep 3 # let the previous namespace's teardown finish
+		done
+		report_rss "$OUT" "$scenarios" "${ns[@]}"
+		echo "Raw samples: $OUT/samples-N (scenario wall_s maxrss_kib exit)."
+	} | tee ${report:+"$report"}
+}
+
+if [[ ${1:-} == --inner ]]; then
+	shift
+	inner "$@"
+else
+	main "$@"
+fi

@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Output buffer and hand-rolled formatting (see fmt.h). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
+
+#include "fmt.h"
+
+int obuf_init(struct obuf *b, size_t cap, int fd)
+{
+	memset(b, 0, sizeof(*b));
+	b->fd = fd;
+	b->p = malloc(cap);
+	if (!b->p)
+		return -ENOMEM;
+	b->cap = cap;
+	return 0;
+}
+
+void obuf_fini(struct obuf *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+	b->fd = -1;
+}
+
+int obuf_reserve(struct obuf *b, size_t n)
+{
+	size_t ncap;
+	char *np;
+
+	if (b->len + n <= b->cap)
+		return 0;
+	if (b->err)
+		return b->err;
+	ncap = b->cap ? b->cap : 256;
+	while (ncap < b->len + n)
+		ncap *= 2;
+	np = realloc(b->p, ncap);
+	if (!np) {
+		b->err = -ENOMEM;
+		return -ENOMEM;
+	}
+	b->p = np;
+	b->cap = ncap;
+	return 0;
+}
+
+int obuf_flush(struct obuf *b)
+{
+	size_t off = 0;
+
+	if (b->err) {
+		b->len = 0;
+		return b->err;
+	}
+	while (off < b->len) {
+		ssize_t w = write(b->fd, b->p + off, b->len - off);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			b->err = -errno;
+			break;
+		}
+		off += (size_t)w;
+	}
+	b->len = 0;
+	return b->err;
+}
+
+void obuf_spaces(struct obuf *b, size_t n)
+{
+	if (obuf_reserve(b, n) < 0)
+		return;
+	memset(b->p + b->len, ' ', n);
+	b->len += n;
+}
+
+static const char digits2[201] = "0001020304050607080910111213141516171819"
+				 "2021222324252627282930313233343536373839"
+				 "4041424344454647484950515253545556575859"
+				 "6061626364656667686970717273747576777879"
+				 "8081828384858687888990919293949596979899";
+
+size_t fmt_u64(char *buf, uint64_t v)
+{
+	char tmp[20];
+	size_t i = sizeof(tmp), n;
+
+	while (v >= 100) {
+		unsigned d = (unsigned)(v % 100) * 2;
+
+		v /= 100;
+		tmp[--i] = digits2[d + 1];
+		tmp[--i] = digits2[d];
+	}
+	if (v >= 10) {
+		tmp[--i] = digits2[v * 2 + 1];
+		tmp[--i] = digits2[v * 2];
+	} else {
+		tmp[--i] = (char)('0' + v);
+	}
+	n = sizeof(tmp) - i;
+	memcpy(buf, tmp + i, n);
+	return n;
+}
+
+void obuf_u64(struct obuf *b, uint64_t v)
+{
+	if (obuf_reserve(b, 20) < 0)
+		return;
+	b->len += fmt_u64(b->p + b->len, v);
+}
+
+void obuf_i64(struct obuf *b, int64_t v)
+{
+	if (v < 0) {
+		obuf_putc(b, '-');
+		obuf_u64(b, (uint64_t)0 - (uint64_t)v);
+		return;
+	}
+	obuf_u64(b, (uint64_t)v);
+}
+
+void obuf_hex(struct obuf *b, uint64_t v)
+{
+	static const char hx[] = "0123456789abcdef";
+	char tmp[16];
+	size_t i = sizeof(tmp);
+
+	do {
+		tmp[--i] = hx[v & 15];
+		v >>= 4;
+	} while (v);
+	obuf_put(b, tmp + i, sizeof(tmp) - i);
+}
+
+void obuf_hexbytes(struct obuf *b, const void *s, size_t n)
+{
+	static const char hx[] = "0123456789abcdef";
+	const uint8_t *p = s;
+
+	if (obuf_reserve(b, 2 * n) < 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		b->p[b->len++] = hx[p[i] >> 4];
+		b->p[b->len++] = hx[p[i] & 15];
+	}
+}
+
+void obuf_printf(struct obuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (obuf_reserve(b, 128) < 0)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= b->cap - b->len) {
+		if (obuf_reserve(b, (size_t)n + 1) < 0)
+			return;
+		va_start(ap, fmt);
+		vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+		va_end(ap);
+	}
+	b->len += (size_t)n;
+}
+
+size_t fmt_ipv4(char *buf, const uint8_t a[4])
+{
+	size_t n = 0;
+
+	for (int i = 0; i < 4; i++) {
+		unsigned v = a[i];
+
+		if (i)
+			buf[n++] = '.';
+		if (v >= 100) {
+			buf[n++] = (char)('0' + v / 100);
+			buf[n++] = digits2[(v % 100) * 2];
+			buf[n++] = digits2[(v % 100) * 2 + 1];
+		} else if (v >= 10) {
+			buf[n++] = digits2[v * 2];
+			buf[n++] = digits2[v * 2 + 1];
+		} else {
+			buf[n++] = (char)('0' + v);
+		}
+	}
+	return n;
+}
+
+size_t fmt_addr(char *buf, int family, const uint8_t *a)
+{
+	if (family == AF_INET) {
+		size_t n = fmt_ipv4(buf, a);
+
+		buf[n] = '\0';
+		return n;
+	}
+	if (!inet_ntop(AF_INET6, a, buf, 46)) {
+		buf[0] = '?';
+		buf[1] = '\0';
+		return 1;
+	}
+	return strlen(buf);
+}
+
+/* Length of the valid UTF-8 sequence at p (at most n bytes), 0 if invalid;
+ * *cp gets the code point. Rejects overlong forms, surrogates and > U+10FFFF. */
+static size_t utf8_seq(const uint8_t *p, size_t n, uint32_t *cp)
+{
+	uint32_t c = p[0], min;
+	size_t len;
+
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c >= 0xc2 && c <= 0xdf) {
+		len = 2;
+		c &= 0x1f;
+		min = 0x80;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		len = 3;
+		c &= 0x0f;
+		min = 0x800;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4;
+		c &= 0x07;
+		min = 0x10000;
+	} else {
+		return 0;
+	}
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		c = (c << 6) | (p[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return len;
+}
+
+static bool is_control(uint32_t cp)
+{
+	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f);
+}
+
+bool obuf_json_str(struct obuf *b, const void *s, size_t n)
+{
+	static const char hx[] = "0123456789abcdef";
+	const uint8_t *p = s;
+	bool clean = true;
+	size_t i = 0;
+
+	/* Worst case: every byte becomes a 6-byte escape. */
+	if (obuf_reserve(b, 6 * n + 2) < 0)
+		return false;
+	b->p[b->len++] = '"';
+	while (i < n) {
+		uint8_t c = p[i];
+		uint32_t cp;
+		size_t len;
+		char *o;
+
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+			b->p[b->len++] = (char)c;
+			i++;
+			continue;
+		}
+		len = utf8_seq(p + i, n - i, &cp);
+		o = b->p + b->len;
+		if (!len) {
+			/* Not UTF-8: U+FFFD, the bytes live on in the hex form. */
+			memcpy(o, "\xef\xbf\xbd", 3);
+			b->len += 3;
+			clean = false;
+			i++;
+			continue;
+		}
+		if (cp == '"' || cp == '\\') {
+			o[0] = '\\';
+			o[1] = (char)cp;
+			b->len += 2;
+		} else if (is_control(cp)) {
+			const char *short_esc = NULL;
+
+			switch (cp) {
+			case '\n': short_esc = "\\n"; break;
+			case '\t': short_esc = "\\t"; break;
+			case '\r': short_esc = "\\r"; break;
+			case '\b': short_esc = "\\b"; break;
+			case '\f': short_esc = "\\f"; break;
+			}
+			if (short_esc) {
+				memcpy(o, short_esc, 2);
+				b->len += 2;
+			} else {
+				memcpy(o, "\\u00", 4);
+				o[4] = hx[(cp >> 4) & 15];
+				o[5] = hx[cp & 15];
+				b->len += 6;
+			}
+			clean = false;
+		} else {
+			memcpy(o, p + i, len);
+			b->len += len;
+		}
+		i += len;
+	}
+	b->p[b->len++] = '"';
+	return clean;
+}
+
+bool obuf_text_bytes(struct obuf *b, const void *s, size_t n)
+{
+	static const char hx[] = "0123456789abcdef";
+	const uint8_t *p = s;
+	bool clean = true;
+	size_t i = 0;
+
+	if (obuf_reserve(b, 4 * n) < 0)
+		return false;
+	while (i < n) {
+		uint32_t cp;
+		size_t len = utf8_seq(p + i, n - i, &cp);
+
+		if (len && !is_control(cp)) {
+			memcpy(b->p + b->len, p + i, len);
+			b->len += len;
+			i += len;
+			continue;
+		}
+		b->p[b->len++] = '\\';
+		b->p[b->len++] = 'x';
+		b->p[b->len++] = hx[p[i] >> 4];
+		b->p[b->len++] = hx[p[i] & 15];
+		clean = false;
+		i++;
+	}
+	return clean;
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Fast formatting for the renderers: an output buffer written with write(2)
+ * in large blocks, and hand-rolled number, address and string formatting so
+ * the per-socket hot path never goes through printf.
+ */
+#ifndef SOCKDIAG_CLI_FMT_H
+#define SOCKDIAG_CLI_FMT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* A growable byte buffer; when fd >= 0 it can be flushed to fd. */
+struct obuf {
+	char *p;
+	size_t len;
+	size_t cap;
+	int fd;
+	int err;	/* first write/alloc error (negative errno), sticky */
+};
+
+int obuf_init(struct obuf *b, size_t cap, int fd);
+void obuf_fini(struct obuf *b);
+/* Make room for n more bytes. Returns 0 or -ENOMEM (also recorded in b->err). */
+int obuf_reserve(struct obuf *b, size_t n);
+/* Write everything buffered to b->fd (restarting on EINTR and short writes). */
+int obuf_flush(struct obuf *b);
+
+static inline void obuf_put(struct obuf *b, const void *s, size_t n)
+{
+	if (b->len + n > b->cap && obuf_reserve(b, n) < 0)
+		return;
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+}
+
+static inline void obuf_puts(struct obuf *b, const char *s)
+{
+	obuf_put(b, s, strlen(s));
+}
+
+static inline void obuf_putc(struct obuf *b, char c)
+{
+	if (b->len + 1 > b->cap && obuf_reserve(b, 1) < 0)
+		return;
+	b->p[b->len++] = c;
+}
+
+void obuf_spaces(struct obuf *b, size_t n);
+void obuf_u64(struct obuf *b, uint64_t v);
+void obuf_i64(struct obuf *b, int64_t v);
+void obuf_hex(struct obuf *b, uint64_t v);	/* lowercase, no prefix */
+/* printf-style, for the rare cold paths (detail text). */
+void obuf_printf(struct obuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Decimal digits of v into buf (no NUL); returns the length (at most 20). */
+size_t fmt_u64(char *buf, uint64_t v);
+/* Dotted quad of 4 network-order bytes into buf (no NUL, at most 15 bytes). */
+size_t fmt_ipv4(char *buf, const uint8_t a[4]);
+/* An address of family AF_INET or AF_INET6 (RFC 5952 text); NUL-terminated,
+ * buf at least 46 bytes. Returns the length. */
+size_t fmt_addr(char *buf, int family, const uint8_t *a);
+
+/*
+ * A JSON string literal (with quotes) of n arbitrary bytes: valid UTF-8 is
+ * kept, quotes, backslashes and control characters are escaped, and each byte
+ * that is not part of valid UTF-8 becomes U+FFFD. Returns true when the bytes
+ * were "clean": valid UTF-8 without control characters, so the string alone
+ * gives the bytes back.
+ */
+bool obuf_json_str(struct obuf *b, const void *s, size_t n);
+/* The same for a NUL-terminated string. */
+static inline void obuf_json_cstr(struct obuf *b, const char *s)
+{
+	obuf_json_str(b, s, strlen(s));
+}
+/* Human (table) form of arbitrary bytes: printable UTF-8 as is, everything
+ * else as \xNN. Returns true when nothing needed escaping. */
+bool obuf_text_bytes(struct obuf *b, const void *s, size_t n);
+/* Lowercase hex of n bytes. */
+void obuf_hexbytes(struct obuf *b, const void *s, size_t n);
+
+#endif

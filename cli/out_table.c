@@ -1,0 +1,562 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The aligned table, with ss's columns and alignment rules.
+ *
+ * Rows are rendered into an arena, field by field, and kept until a block is
+ * full (4096 rows or 1 MiB of text). Then the block's column widths are
+ * merged into the running widths (which only grow, so a column never shifts
+ * left between blocks), the rows are padded into the output buffer and
+ * written in large chunks. Memory is bounded by the block size.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+
+#include "out_internal.h"
+
+#ifndef AF_VSOCK
+#define AF_VSOCK 40
+#endif
+#ifndef AF_XDP
+#define AF_XDP 44
+#endif
+#ifndef AF_SMC
+#define AF_SMC 43
+#endif
+
+#define BLOCK_ROWS 4096
+#define BLOCK_BYTES (1u << 20)
+#define WRITE_CHUNK (256u << 10)
+
+enum col {
+	C_TIME,
+	C_NETNS,
+	C_RESULT,
+	C_NETID,
+	C_STATE,
+	C_RECVQ,
+	C_SENDQ,
+	C_LADDR,
+	C_LPORT,
+	C_PADDR,
+	C_PPORT,
+	C_PROCESS,
+	C_EXT,
+	C_MAX
+};
+
+static const struct {
+	const char *header;
+	bool right;		/* right-aligned */
+	const char *delim;	/* printed before the column unless it is the first */
+} cols[C_MAX] = {
+	[C_TIME] = { "Time", false, " " },
+	[C_NETNS] = { "Netns", false, " " },
+	[C_RESULT] = { "Result", false, " " },
+	[C_NETID] = { "Netid", false, " " },
+	[C_STATE] = { "State", false, " " },
+	[C_RECVQ] = { "Recv-Q", false, " " },
+	[C_SENDQ] = { "Send-Q", false, " " },
+	[C_LADDR] = { "Local Address:", true, " " },
+	[C_LPORT] = { "Port", false, "" },
+	[C_PADDR] = { "Peer Address:", true, " " },
+	[C_PPORT] = { "Port", false, "" },
+	[C_PROCESS] = { "Process", false, " " },
+	[C_EXT] = { "", false, "" },
+};
+
+struct table {
+	const struct out_opts *opts;
+	struct names *names;
+	struct obuf *ob;	/* the output */
+	struct obuf arena;	/* fields of the buffered rows */
+	uint32_t *offs;		/* per row: C_MAX + 1 field boundaries in arena */
+	size_t nrows;
+	bool visible[C_MAX];
+	size_t width[C_MAX];	/* running widths, monotone */
+	bool spread_done;	/* tty: spare width distributed once */
+};
+
+static bool one_bit(uint32_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+int table_new(struct table **ret, const struct out_opts *opts, struct names *names,
+	      struct obuf *ob)
+{
+	struct table *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	t->opts = opts;
+	t->names = names;
+	t->ob = ob;
+	t->offs = malloc(BLOCK_ROWS * (C_MAX + 1) * sizeof(*t->offs));
+	if (!t->offs || obuf_init(&t->arena, BLOCK_BYTES + 64 * 1024, -1) < 0) {
+		table_free(t);
+		return -ENOMEM;
+	}
+	for (int c = 0; c < C_MAX; c++)
+		t->visible[c] = true;
+	t->visible[C_TIME] = opts->columns & OUT_COL_TIME;
+	t->visible[C_NETNS] = opts->columns & OUT_COL_NETNS;
+	t->visible[C_RESULT] = opts->columns & OUT_COL_RESULT;
+	t->visible[C_PROCESS] = opts->columns & OUT_COL_PROCESS;
+	t->visible[C_NETID] = !one_bit(opts->tables);
+	t->visible[C_STATE] = !one_bit(opts->states);
+	t->visible[C_RECVQ] = t->visible[C_SENDQ] = !opts->no_queues;
+
+	if (!opts->no_header) {
+		uint32_t *o = t->offs;
+
+		for (int c = 0; c < C_MAX; c++) {
+			o[c] = (uint32_t)t->arena.len;
+			if (t->visible[c])
+				obuf_puts(&t->arena, cols[c].header);
+		}
+		o[C_MAX] = (uint32_t)t->arena.len;
+		t->nrows = 1;
+	}
+	*ret = t;
+	return 0;
+}
+
+void table_free(struct table *t)
+{
+	if (!t)
+		return;
+	obuf_fini(&t->arena);
+	free(t->offs);
+	free(t);
+}
+
+/* ---- fields ------------------------------------------------------------------ */
+
+static inline void put_port(struct table *t, const struct sdiag_sock *s, uint16_t port)
+{
+	struct obuf *a = &t->arena;
+	const char *name = NULL;
+
+	if (port == 0) {
+		obuf_putc(a, '*');
+		return;
+	}
+	if (!t->opts->numeric) {
+		switch (s->table) {
+		case SDIAG_T_RAW:
+			name = names_ipproto(t->names, port);
+			break;
+		case SDIAG_T_UDP:
+		case SDIAG_T_UDPLITE:
+			name = names_service(t->names, port, "udp");
+			break;
+		case SDIAG_T_SCTP:
+			name = names_service(t->names, port, "sctp");
+			break;
+		default:
+			name = names_service(t->names, port, "tcp");
+			break;
+		}
+	}
+	if (name)
+		obuf_puts(a, name);
+	else
+		obuf_u64(a, port);
+}
+
+static bool is_v6_any(const uint8_t *a)
+{
+	static const uint8_t zero[16];
+
+	return !memcmp(a, zero, 16);
+}
+
+/* Address part of an inet endpoint as ss prints it, followed by ':'. */
+static inline void put_inet_addr(struct table *t, const struct sdiag_sock *s, int family,
+				 const uint8_t *addr, unsigned ifindex)
+{
+	struct obuf *a = &t->arena;
+	const char *host = NULL, *ifname;
+
+	if (obuf_reserve(a, 64) < 0)
+		return;
+	if (t->opts->resolve)
+		host = names_host(t->names, family, addr);
+	if (host) {
+		obuf_puts(a, host);
+	} else if (family == AF_INET) {
+		a->len += fmt_ipv4(a->p + a->len, addr);
+	} else if (is_v6_any(addr) && !((s->has & SDIAG_HAS_V6ONLY) && s->inet.v6only)) {
+		obuf_putc(a, '*');
+	} else {
+		a->p[a->len++] = '[';
+		a->len += fmt_addr(a->p + a->len, AF_INET6, addr);
+		a->p[a->len++] = ']';
+	}
+	if (ifindex) {
+		ifname = names_ifname(t->names, ifindex);
+		obuf_putc(a, '%');
+		if (ifname)
+			obuf_puts(a, ifname);
+		else
+			obuf_u64(a, ifindex);
+	}
+	obuf_putc(a, ':');
+}
+
+/* SMC records carry the addresses of their internal TCP socket without a
+ * family: treat all-zero tails as IPv4. */
+static int smc_family(const struct sdiag_sock *s)
+{
+	static const uint8_t zero[12];
+
+	return memcmp(s->inet.src + 4, zero, 12) || memcmp(s->inet.dst + 4, zero, 12) ?
+		       AF_INET6 : AF_INET;
+}
+
+static void put_cid(struct obuf *a, uint32_t v)
+{
+	if (v == UINT32_MAX)
+		obuf_putc(a, '*');
+	else
+		obuf_u64(a, v);
+}
+
+static void put_unix_name(struct obuf *a, const struct sdiag_sock *s)
+{
+	const uint8_t *p = s->un.name;
+	size_t n = s->un.name_len;
+
+	if (!(s->has & SDIAG_HAS_NAME) || !p || !n) {
+		obuf_putc(a, '*');
+		return;
+	}
+	if (p[0] == '\0') {
+		/* Abstract: every NUL shows as '@', as ss does. */
+		size_t i = 0;
+
+		while (i < n) {
+			size_t j = i;
+
+			while (j < n && p[j] != '\0')
+				j++;
+			obuf_text_bytes(a, p + i, j - i);
+			if (j < n)
+				obuf_putc(a, '@');
+			i = j + 1;
+		}
+		return;
+	}
+	obuf_text_bytes(a, p, strnlen((const char *)p, n));
+}
+
+/* Both endpoints: the four columns Local Address:, Port, Peer Address:, Port. */
+static void put_endpoints(struct table *t, const struct sdiag_sock *s, uint32_t *o)
+{
+	struct obuf *a = &t->arena;
+	char buf[64];
+	const char *str;
+	int fam;
+
+	switch (s->family) {
+	case AF_INET:
+	case AF_INET6:
+	case AF_SMC:
+		fam = s->family == AF_SMC ? smc_family(s) : s->family;
+		put_inet_addr(t, s, fam, s->inet.src, s->inet.ifindex);
+		o[C_LADDR + 1] = (uint32_t)a->len;
+		put_port(t, s, s->inet.sport);
+		o[C_LPORT + 1] = (uint32_t)a->len;
+		put_inet_addr(t, s, fam, s->inet.dst, 0);
+		o[C_PADDR + 1] = (uint32_t)a->len;
+		put_port(t, s, s->inet.dport);
+		break;
+	case AF_UNIX:
+		put_unix_name(a, s);
+		obuf_putc(a, ' ');
+		o[C_LADDR + 1] = (uint32_t)a->len;
+		obuf_u64(a, s->inode);
+		o[C_LPORT + 1] = (uint32_t)a->len;
+		obuf_puts(a, "* ");
+		o[C_PADDR + 1] = (uint32_t)a->len;
+		obuf_u64(a, s->un.peer);
+		break;
+	case AF_NETLINK:
+		str = t->opts->numeric ? NULL : names_nl_proto_ss(s->protocol);
+		if (str)
+			obuf_puts(a, str);
+		else
+			obuf_u64(a, s->protocol);
+		obuf_putc(a, ':');
+		o[C_LADDR + 1] = (uint32_t)a->len;
+		str = t->opts->numeric ? NULL : names_nl_owner(t->names, (int32_t)s->nl.portid, buf);
+		if (str)
+			obuf_puts(a, str);
+		else
+			obuf_i64(a, (int32_t)s->nl.portid);
+		o[C_LPORT + 1] = (uint32_t)a->len;
+		if (s->state == SDIAG_SS_ESTABLISHED) {
+			obuf_u64(a, s->nl.dst_group);
+			obuf_putc(a, ':');
+			o[C_PADDR + 1] = (uint32_t)a->len;
+			obuf_i64(a, (int32_t)s->nl.dst_portid);
+		} else {
+			obuf_putc(a, '*');
+			o[C_PADDR + 1] = (uint32_t)a->len;
+		}
+		break;
+	case AF_PACKET:
+		str = s->pkt.ethertype == 3 ? "*" : names_ethertype(s->pkt.ethertype);
+		if (str)
+			obuf_puts(a, str);
+		else
+			obuf_printf(a, "0x%04x", s->pkt.ethertype);
+		obuf_putc(a, ':');
+		o[C_LADDR + 1] = (uint32_t)a->len;
+		if (!s->pkt.info.index) {
+			obuf_putc(a, '*');
+		} else if ((str = names_ifname(t->names, s->pkt.info.index))) {
+			obuf_puts(a, str);
+		} else {
+			obuf_u64(a, s->pkt.info.index);
+		}
+		o[C_LPORT + 1] = (uint32_t)a->len;
+		obuf_putc(a, '*');
+		o[C_PADDR + 1] = (uint32_t)a->len;
+		break;
+	case AF_VSOCK:
+		put_cid(a, s->vsock.src_cid);
+		obuf_putc(a, ':');
+		o[C_LADDR + 1] = (uint32_t)a->len;
+		put_cid(a, s->vsock.src_port);
+		o[C_LPORT + 1] = (uint32_t)a->len;
+		put_cid(a, s->vsock.dst_cid);
+		obuf_putc(a, ':');
+		o[C_PADDR + 1] = (uint32_t)a->len;
+		put_cid(a, s->vsock.dst_port);
+		break;
+	case AF_XDP:
+		if (s->xdp.ifindex) {
+			str = names_ifname(t->names, s->xdp.ifindex);
+			if (str)
+				obuf_puts(a, str);
+			else
+				obuf_u64(a, s->xdp.ifindex);
+			obuf_putc(a, ':');
+			o[C_LADDR + 1] = (uint32_t)a->len;
+			obuf_putc(a, 'q');
+			obuf_u64(a, s->xdp.queue_id);
+		} else {
+			obuf_putc(a, '*');
+			o[C_LADDR + 1] = (uint32_t)a->len;
+		}
+		o[C_LPORT + 1] = (uint32_t)a->len;
+		obuf_putc(a, '*');
+		o[C_PADDR + 1] = (uint32_t)a->len;
+		break;
+	case AF_TIPC:
+		obuf_u64(a, s->tipc.addr);
+		obuf_putc(a, ':');
+		o[C_LADDR + 1] = (uint32_t)a->len;
+		obuf_u64(a, s->tipc.ref);
+		o[C_LPORT + 1] = (uint32_t)a->len;
+		if (s->tipc.has_conn) {
+			obuf_u64(a, s->tipc.conn_node);
+			obuf_putc(a, ':');
+			o[C_PADDR + 1] = (uint32_t)a->len;
+			obuf_u64(a, s->tipc.conn_port);
+		} else {
+			obuf_putc(a, '-');
+			o[C_PADDR + 1] = (uint32_t)a->len;
+		}
+		break;
+	default:
+		obuf_putc(a, '?');
+		o[C_LADDR + 1] = o[C_LPORT + 1] = (uint32_t)a->len;
+		obuf_putc(a, '?');
+		o[C_PADDR + 1] = (uint32_t)a->len;
+		break;
+	}
+	o[C_PPORT + 1] = (uint32_t)a->len;
+}
+
+static void put_time(struct obuf *a, const struct timespec *ts)
+{
+	struct tm tm;
+	char buf[32];
+	size_t n;
+
+	if (!localtime_r(&ts->tv_sec, &tm))
+		return;
+	n = strftime(buf, sizeof(buf), "%H:%M:%S", &tm);
+	obuf_put(a, buf, n);
+	obuf_printf(a, ".%06ld", ts->tv_nsec / 1000);
+}
+
+static void put_procs(struct obuf *a, const struct sdiag_sock *s)
+{
+	if (!s->n_procs)
+		return;
+	obuf_puts(a, "users:(");
+	for (size_t i = 0; i < s->n_procs; i++) {
+		const struct sdiag_proc *p = &s->procs[i];
+
+		if (i)
+			obuf_putc(a, ',');
+		obuf_puts(a, "(\"");
+		obuf_text_bytes(a, p->comm, strnlen(p->comm, sizeof(p->comm)));
+		obuf_puts(a, "\",pid=");
+		obuf_i64(a, p->pid);
+		obuf_puts(a, ",fd=");
+		obuf_i64(a, p->fd);
+		obuf_putc(a, ')');
+	}
+	obuf_putc(a, ')');
+}
+
+int table_sock(struct table *t, const struct sdiag_sock *s, const struct out_extra *x)
+{
+	struct obuf *a = &t->arena;
+	uint32_t *o;
+	const char *str;
+
+	if (t->nrows == BLOCK_ROWS || a->len >= BLOCK_BYTES) {
+		int r = table_flush(t);
+
+		if (r < 0)
+			return r;
+	}
+	o = t->offs + t->nrows * (C_MAX + 1);
+	o[0] = (uint32_t)a->len;
+	if (t->visible[C_TIME] && x && x->time)
+		put_time(a, x->time);
+	o[C_NETNS] = (uint32_t)a->len;
+	if (t->visible[C_NETNS] && x && x->netns)
+		obuf_puts(a, x->netns);
+	o[C_RESULT] = (uint32_t)a->len;
+	if (t->visible[C_RESULT] && x && x->result)
+		obuf_puts(a, x->result);
+	o[C_NETID] = (uint32_t)a->len;
+	if (t->visible[C_NETID] && (str = sdiag_table_netid(s->table)))
+		obuf_puts(a, str);
+	o[C_STATE] = (uint32_t)a->len;
+	if (t->visible[C_STATE])
+		obuf_puts(a, sdiag_state_name(s->state));
+	o[C_RECVQ] = (uint32_t)a->len;
+	if (t->visible[C_RECVQ])
+		obuf_u64(a, s->rqueue);
+	o[C_SENDQ] = (uint32_t)a->len;
+	if (t->visible[C_SENDQ])
+		obuf_u64(a, s->wqueue);
+	o[C_LADDR] = (uint32_t)a->len;
+	put_endpoints(t, s, o);
+	if (t->visible[C_PROCESS])
+		put_procs(a, s);
+	o[C_EXT] = (uint32_t)a->len;
+	detail_text(a, t->opts, t->names, s);
+	if (x && x->result_detail) {
+		obuf_puts(a, " (");
+		obuf_puts(a, x->result_detail);
+		obuf_putc(a, ')');
+	}
+	o[C_MAX] = (uint32_t)a->len;
+	t->nrows++;
+	return a->err;
+}
+
+/* ---- rendering ---------------------------------------------------------------- */
+
+/* On a terminal, spread spare width over the columns once, as ss does. */
+static void spread(struct table *t)
+{
+	struct winsize ws;
+	size_t total = 0, n = 0, pad;
+	bool first = true;
+
+	t->spread_done = true;
+	if (!isatty(t->ob->fd) || ioctl(t->ob->fd, TIOCGWINSZ, &ws) < 0 || !ws.ws_col)
+		return;
+	for (int c = 0; c < C_EXT; c++) {
+		if (!t->visible[c])
+			continue;
+		total += t->width[c] + (first ? 0 : strlen(cols[c].delim));
+		first = false;
+		n++;
+	}
+	if (!n || total >= ws.ws_col)
+		return;
+	pad = ws.ws_col - total;
+	for (int c = 0; c < C_EXT; c++) {
+		if (!t->visible[c])
+			continue;
+		t->width[c] += pad / n + (pad % n ? 1 : 0);
+		if (pad % n)
+			pad--;
+	}
+}
+
+static void render_row(struct table *t, const uint32_t *o)
+{
+	struct obuf *b = t->ob;
+	int last = -1;
+	bool first = true;
+
+	/* The last column with text: no trailing padding after it. */
+	for (int c = C_EXT; c >= 0; c--)
+		if (t->visible[c] && o[c + 1] > o[c]) {
+			last = c;
+			break;
+		}
+	for (int c = 0; c < C_EXT; c++) {
+		size_t len = o[c + 1] - o[c], pad;
+
+		if (!t->visible[c])
+			continue;
+		if (c > last)
+			break;
+		if (!first)
+			obuf_puts(b, cols[c].delim);
+		first = false;
+		pad = t->width[c] > len ? t->width[c] - len : 0;
+		if (cols[c].right)
+			obuf_spaces(b, pad);
+		obuf_put(b, t->arena.p + o[c], len);
+		if (!cols[c].right && c < last)
+			obuf_spaces(b, pad);
+	}
+	obuf_put(b, t->arena.p + o[C_EXT], o[C_MAX] - o[C_EXT]);
+	obuf_putc(b, '\n');
+}
+
+int table_flush(struct table *t)
+{
+	int r;
+
+	if (!t->nrows)
+		return t->arena.err;
+	for (size_t i = 0; i < t->nrows; i++) {
+		const uint32_t *o = t->offs + i * (C_MAX + 1);
+
+		for (int c = 0; c < C_EXT; c++)
+			if (o[c + 1] - o[c] > t->width[c])
+				t->width[c] = o[c + 1] - o[c];
+	}
+	if (!t->spread_done)
+		spread(t);
+	for (size_t i = 0; i < t->nrows; i++) {
+		render_row(t, t->offs + i * (C_MAX + 1));
+		if (t->ob->len >= WRITE_CHUNK && (r = obuf_flush(t->ob)) < 0)
+			return r;
+	}
+	r = t->arena.err;
+	t->nrows = 0;
+	t->arena.len = 0;
+	if (r < 0)
+		return r;
+	return obuf_flush(t->ob);
+}

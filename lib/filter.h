@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The filter as data: a tree of predicates joined by and/or/not, built by the
+ * parser (filter.c, filter_value.c), evaluated by the matcher (filter_match.c)
+ * and compiled to inet_diag bytecode (filter_bc.c). Everything a predicate
+ * needs (addresses, ifindexes, cgroup ids, unix peer inodes) is resolved at
+ * parse time, so matching is a pure function of the tree and the record.
+ */
+#ifndef SDIAG_FILTER_H
+#define SDIAG_FILTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "internal.h"
+
+enum sd_fkind {
+	SD_F_AND,
+	SD_F_OR,
+	SD_F_NOT,
+	SD_F_STATE,	/* u.states */
+	SD_F_HOST,	/* inet src/dst: u.host */
+	SD_F_NUM,	/* numeric comparison: u.num (ports, uid, inode, cookie) */
+	SD_F_DEV,	/* u.num.value = ifindex, cmp EQ or NE */
+	SD_F_MARK,	/* u.mark */
+	SD_F_CGROUP,	/* u.num.value = cgroup v2 id, cmp EQ or NE */
+	SD_F_AUTOBOUND,	/* u.range: the ephemeral port range read at parse time */
+	SD_F_TABLES,	/* proto NAME: u.tables */
+	SD_F_NLPROTO,	/* u.num.value = netlink protocol */
+	SD_F_NLGROUP,	/* u.num.value = group number */
+	SD_F_UNIX_NAME,	/* src/path GLOB on unix sockets: u.str */
+	SD_F_UNIX_PEER,	/* dst GLOB on unix sockets: u.inodes (peers' inodes) */
+	SD_F_NETLINK,	/* netlink:PROTO:PORTID host: u.nl */
+	SD_F_PACKET,	/* link:PROTO:IFINDEX host: u.pkt */
+	SD_F_VSOCK,	/* vsock:CID:PORT host: u.vs */
+};
+
+/* Which side of the socket a predicate looks at. */
+enum sd_fdir { SD_DIR_SRC, SD_DIR_DST };
+
+/* Comparison operators; NE is a comparison too (false when the socket has no
+ * such field), unlike `not X = v`. */
+enum sd_fcmp { SD_EQ, SD_NE, SD_LT, SD_LE, SD_GT, SD_GE };
+
+/* Numeric fields for SD_F_NUM. */
+enum sd_ffield { SD_FLD_PORT, SD_FLD_UID, SD_FLD_INODE, SD_FLD_COOKIE };
+
+struct sd_fhost {
+	uint8_t family;		/* AF_UNSPEC (any address), AF_INET, AF_INET6 */
+	uint8_t plen;
+	int32_t port;		/* -1 = any */
+	uint8_t addr[16];
+};
+
+struct sd_fnode {
+	uint8_t kind;		/* enum sd_fkind */
+	uint8_t dir;		/* enum sd_fdir */
+	uint8_t cmp;		/* enum sd_fcmp */
+	uint8_t field;		/* enum sd_ffield */
+	struct sd_fnode *a, *b;	/* operands of AND/OR (a, b) and NOT (a) */
+	union {
+		uint32_t states;
+		uint32_t tables;
+		struct sd_fhost host;
+		struct {
+			uint64_t value;
+		} num;
+		struct {
+			uint32_t mark, mask;
+		} mark;
+		struct {
+			uint16_t lo, hi;
+		} range;
+		char *str;
+		struct {
+			uint32_t *v;	/* sorted */
+			size_t n;
+		} inodes;
+		struct {
+			int32_t proto;	/* -1 any */
+			int64_t portid;	/* -1 any */
+		} nl;
+		struct {
+			int32_t proto;	/* ethertype, -1 any */
+			int64_t ifindex; /* -1 any */
+		} pkt;
+		struct {
+			int64_t cid, port; /* -1 any */
+		} vs;
+	} u;
+};
+
+struct sdiag_filter {
+	struct sd_fnode *root;	/* NULL: the empty filter, matches everything */
+	bool net_admin;		/* CAP_NET_ADMIN at parse time: MARK_COND may be sent */
+};
+
+/* filter.c */
+struct sd_fnode *sd_fnode_new(enum sd_fkind kind);
+void sd_fnode_free(struct sd_fnode *n);
+
+/* filter_value.c: CAP_NET_ADMIN in the effective set (the kernel sends marks
+ * and accepts MARK_COND only then). */
+bool sd_filter_have_net_admin(void);
+
+/* filter_match.c */
+bool sd_fnode_match(const struct sd_fnode *n, const struct sdiag_sock *s);
+/* A unix socket's name as text: the path, or '@' and the abstract name
+ * (NULs shown as '@', as ss does). False when unnamed. */
+bool sd_unix_name(const struct sdiag_sock *s, char *buf, size_t size);
+/* fnmatch() without flags: '*' matches '/' too, as in ss. */
+bool sd_glob_match(const char *glob, const char *name);
+
+/* filter_bc.c: the kernel's inet_diag_bc_audit, re-implemented for tests and
+ * the fuzzer. Returns 0 or the errno the kernel would give (-EINVAL, -EPERM
+ * for MARK_COND without net_admin). */
+int sd_bc_audit(const void *bc, size_t len, bool net_admin);
+/* Run a program on an inet record the way inet_diag_bc_run does (userlocks
+ * unknown: AUTO is treated as true). Returns true when accepted. */
+bool sd_bc_run(const void *bc, size_t len, const struct sdiag_sock *s);
+
+#endif

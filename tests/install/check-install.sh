@@ -1,0 +1,100 @@
+#!/bin/bash
+# check-install.sh BUILDDIR CC SANITIZE
+#
+# Install the build into a temporary DESTDIR and check the result the way a
+# packager or a library user would see it: the binary in sbin, the versioned
+# shared library exporting only sdiag_* symbols, the header, the pkg-config
+# file, the man pages; then compile and run a small program against the
+# installed library through pkg-config. The program only reads (it dumps the
+# netlink sockets of a private network namespace).
+set -euo pipefail
+
+builddir=$1
+cc=$2
+san=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+dest=$tmp/root
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+meson install -C "$builddir" --no-rebuild --quiet --destdir "$dest" >/dev/null
+
+prefix=$(meson introspect "$builddir" --buildoptions |
+	python3 -c 'import json,sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"]=="prefix"))')
+libdir=$(meson introspect "$builddir" --buildoptions |
+	python3 -c 'import json,sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"]=="libdir"))')
+case $libdir in /*) ;; *) libdir=$prefix/$libdir ;; esac
+root=$dest$prefix
+lib=$dest$libdir
+
+for f in "$root/sbin/sockdiag" "$root/include/sockdiag.h" "$lib/libsockdiag.so" \
+	"$lib/libsockdiag.so.0" "$lib/pkgconfig/libsockdiag.pc" \
+	"$root/share/man/man8/sockdiag.8" "$root/share/man/man3/libsockdiag.3"; do
+	[ -e "$f" ] || fail "not installed: ${f#$dest}"
+done
+[ -x "$root/sbin/sockdiag" ] || fail "sbin/sockdiag is not executable"
+[ -L "$lib/libsockdiag.so" ] || fail "libsockdiag.so is not the development symlink"
+echo "ok: files under $prefix (libdir $libdir)"
+
+# Only the public API is exported, every symbol under the version node.
+syms=$(nm -D --defined-only "$lib/libsockdiag.so.0" | awk '$2 ~ /^[TDBRVW]$/ {print $3}')
+[ -n "$syms" ] || fail "no exported symbols"
+bad=$(echo "$syms" | grep -v -E '^(sdiag_[a-z0-9_]+@@LIBSOCKDIAG_[0-9.]+|LIBSOCKDIAG_[0-9.]+)$' || true)
+[ -z "$bad" ] || fail "unexpected exports: $(echo $bad)"
+header_fns=$(grep -oE '\bsdiag_[a-z0-9_]+\(' "$root/include/sockdiag.h" | tr -d '(' | sort -u)
+for fn in $header_fns; do
+	echo "$syms" | grep -q "^$fn@@" || fail "declared in sockdiag.h but not exported: $fn"
+done
+echo "ok: $(echo "$syms" | grep -c '^sdiag_') exported symbols, all sdiag_*, all versioned"
+
+# pkg-config as a user of the DESTDIR tree sees it.
+export PKG_CONFIG_PATH=$lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$dest
+pkg-config --exists libsockdiag || fail "pkg-config does not find libsockdiag"
+flags=$(pkg-config --cflags --libs libsockdiag)
+echo "$flags" | grep -q -- "-I$root/include" || fail "pkg-config --cflags: $flags"
+echo "$flags" | grep -q -- "-lsockdiag" || fail "pkg-config --libs: $flags"
+echo "ok: pkg-config --cflags --libs libsockdiag: $flags"
+
+cat >"$tmp/user.c" <<'C'
+#include <stdio.h>
+#include <string.h>
+#include <sockdiag.h>
+
+int main(void)
+{
+	struct sdiag_query q = { .tables = SDIAG_TABLE_BIT(SDIAG_T_NETLINK) };
+	struct sdiag_sock_list l;
+	struct sdiag_handle *h;
+	size_t n_diag = 0;
+	int r;
+
+	if (strcmp(sdiag_table_netid(SDIAG_T_TCP), "tcp") != 0)
+		return 10;
+	r = sdiag_open(&h);
+	if (r < 0)
+		return 11;
+	r = sdiag_collect(h, &q, &l);
+	if (r < 0)
+		return 12;
+	/* The handle's own NETLINK_SOCK_DIAG socket is in the dump. */
+	for (size_t i = 0; i < l.n; i++)
+		if (l.socks[i]->protocol == 4)
+			n_diag++;
+	printf("%zu netlink sockets, %zu sock_diag\n", l.n, n_diag);
+	sdiag_sock_list_free(&l);
+	sdiag_close(h);
+	return n_diag >= 1 ? 0 : 13;
+}
+C
+sanflags=()
+[ "$san" = none ] || sanflags=(-fsanitize="$san")
+# shellcheck disable=SC2086
+"$cc" -std=gnu11 -Wall -Werror "${sanflags[@]}" "$tmp/user.c" -o "$tmp/user" $flags ||
+	fail "a program using the installed library does not compile"
+readelf -d "$tmp/user" | grep -q 'NEEDED.*libsockdiag.so.0' || fail "user not linked to libsockdiag.so.0"
+# A private namespace when we may make one; a read-only dump of this one otherwise.
+ns=()
+unshare -n true 2>/dev/null && ns=(unshare -n)
+out=$(LD_LIBRARY_PATH=$lib "${ns[@]}" "$tmp/user") || fail "user program failed (exit $?)"
+echo "ok: user program built with pkg-config runs: $out"
