@@ -1,0 +1,602 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sockdiag guard: the event loop. rtnetlink events and signals in one poll
+ * loop; each address removal or link loss becomes a guard_event, the pure
+ * policy (guard_policy.c) picks the stranded sockets, and they are destroyed
+ * in one batch. After ENOBUFS on the rtnetlink socket events were lost, so the
+ * table is rebuilt from full dumps and the difference acted upon.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/signalfd.h>
+#include <libmnl/libmnl.h>
+#include <linux/rtnetlink.h>
+#ifdef HAVE_LIBCAP_NG
+#include <cap-ng.h>
+#endif
+
+#include "guard.h"
+#include "guard_rtnl.h"
+
+#define DEFAULT_CONFIG "/etc/sockdiag/guard.conf"
+
+struct guard {
+	struct guard_config cfg;
+	const char *config_path;
+	bool config_explicit;
+	bool dry_run;		/* from the command line; the file can also ask */
+	struct guard_table table;
+	struct grtnl rtnl;
+	struct sdiag_handle *h;
+	int sigfd;
+};
+
+__attribute__((format(printf, 1, 2))) static void logline(const char *fmt, ...)
+{
+	char ts[32], msg[512];
+	struct timespec now;
+	struct tm tm;
+	va_list ap;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	gmtime_r(&now.tv_sec, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s.%03ldZ sockdiag-guard: %s\n", ts, now.tv_nsec / 1000000, msg);
+}
+
+static double ms_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+static void fmt_addr(const struct guard_addr *a, char *buf, size_t len)
+{
+	char ip[INET6_ADDRSTRLEN] = "?";
+
+	inet_ntop(a->family, a->addr, ip, sizeof(ip));
+	snprintf(buf, len, "%s/%u", ip, a->prefixlen);
+}
+
+static const char *link_name(const struct guard_table *t, int ifindex, char buf[16])
+{
+	const struct guard_link *l = guard_table_link(t, ifindex);
+
+	if (l && l->name[0])
+		return l->name;
+	snprintf(buf, 16, "if%d", ifindex);
+	return buf;
+}
+
+/* ---- acting on one event --------------------------------------------------------------- */
+
+struct action {
+	const struct guard *g;
+	const struct guard_event *e;
+	struct sdiag_sock **victims;
+	size_t n, cap;
+	size_t kept[GUARD_DESTROY + 1];
+	int err;
+};
+
+static int decide_cb(const struct sdiag_sock *s, void *data)
+{
+	struct action *a = data;
+	enum guard_verdict v = guard_decide(&a->g->cfg, &a->g->table, a->e, s);
+
+	a->kept[v]++;
+	if (v != GUARD_DESTROY)
+		return 0;
+	if (a->n == a->cap) {
+		size_t ncap = a->cap ? a->cap * 2 : 64;
+		struct sdiag_sock **nv = realloc(a->victims, ncap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		a->victims = nv;
+		a->cap = ncap;
+	}
+	a->victims[a->n] = sdiag_sock_dup(s);
+	if (!a->victims[a->n])
+		return -ENOMEM;
+	a->n++;
+	return 0;
+}
+
+static int quiet_err_cb(enum sdiag_table t, int family, int err, void *data)
+{
+	(void)t;
+	(void)family;
+	(void)data;
+	/* UDP-Lite may be missing from a kernel: nothing to strand there. */
+	return err == -EPROTONOSUPPORT || err == -EAFNOSUPPORT ? 0 : err;
+}
+
+/* Narrow the dump in the kernel: the policy still decides every socket. */
+static struct sdiag_filter *event_filter(const struct guard_event *e)
+{
+	struct sdiag_filter_error ferr;
+	struct sdiag_filter *f = NULL;
+	char expr[4096] = "", ip[INET6_ADDRSTRLEN];
+	size_t off = 0;
+
+	if (e->kind == GUARD_LINK_DOWN)
+		off += (size_t)snprintf(expr + off, sizeof(expr) - off, "dev %d", e->ifindex);
+	for (size_t i = 0; i < e->n_addrs && off < sizeof(expr) - 128; i++) {
+		const struct guard_addr *a = &e->addrs[i];
+
+		inet_ntop(a->family, a->addr, ip, sizeof(ip));
+		off += (size_t)snprintf(expr + off, sizeof(expr) - off, "%ssrc %s%s%s",
+					off ? " or " : "", a->family == AF_INET6 ? "[" : "", ip,
+					a->family == AF_INET6 ? "]" : "");
+		if (a->family == AF_INET)
+			off += (size_t)snprintf(expr + off, sizeof(expr) - off,
+						" or src [::ffff:%s]", ip);
+	}
+	if (!off || sdiag_filter_parse(&f, expr, &ferr) < 0)
+		return NULL; /* no pushdown: the dump returns everything */
+	return f;
+}
+
+static void log_action(const struct guard *g, const char *what, const struct action *a,
+		       const size_t res[5], double ms)
+{
+	char kept[256] = "";
+	size_t off = 0, nkept = 0;
+
+	for (int v = 0; v < GUARD_DESTROY; v++) {
+		if (v == GUARD_KEEP_UNRELATED || !a->kept[v])
+			continue;
+		nkept += a->kept[v];
+		off += (size_t)snprintf(kept + off, sizeof(kept) - off, "%s%s %zu", off ? ", " : "",
+					guard_verdict_name((enum guard_verdict)v), a->kept[v]);
+	}
+	if (g->dry_run || g->cfg.dry_run)
+		logline("%s: would destroy %zu socket%s (kept %zu%s%s%s) in %.2f ms", what, a->n,
+			a->n == 1 ? "" : "s", nkept, off ? ": " : "", kept, "", ms);
+	else
+		logline("%s: destroyed %zu socket%s (already gone %zu, failed %zu; kept %zu%s%s) "
+			"in %.2f ms",
+			what, res[SDIAG_DESTROYED], res[SDIAG_DESTROYED] == 1 ? "" : "s",
+			res[SDIAG_GONE], a->n - res[SDIAG_DESTROYED] - res[SDIAG_GONE], nkept,
+			off ? ": " : "", kept, ms);
+}
+
+static int act(struct guard *g, const struct guard_event *e, const char *what)
+{
+	struct sdiag_filter *f = event_filter(e);
+	struct sdiag_query q = {
+		.tables = GUARD_TABLES,
+		.states = SDIAG_STATES_ALL,
+		.afs = SDIAG_AF_ALL,
+		.filter = f,
+	};
+	struct action a = { .g = g, .e = e };
+	enum sdiag_destroy_result *results = NULL;
+	size_t res[5] = { 0 };
+	struct timespec t0;
+	int r;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	r = sdiag_dump(g->h, &q, decide_cb, quiet_err_cb, &a);
+	if (r < 0) {
+		logline("%s: cannot dump sockets: %s", what, strerror(-r));
+		goto out;
+	}
+	if (a.n && !g->dry_run && !g->cfg.dry_run) {
+		results = calloc(a.n, sizeof(*results));
+		if (!results) {
+			r = -ENOMEM;
+			goto out;
+		}
+		r = sdiag_destroy(g->h, (const struct sdiag_sock *const *)a.victims, a.n, results,
+				  NULL);
+		if (r < 0) {
+			logline("%s: cannot destroy: %s", what, strerror(-r));
+			goto out;
+		}
+		for (size_t i = 0; i < a.n; i++)
+			if ((unsigned)results[i] < 5)
+				res[results[i]]++;
+	}
+	if (a.n || a.kept[GUARD_KEEP_STATE] || a.kept[GUARD_KEEP_LOOPBACK] ||
+	    a.kept[GUARD_KEEP_UID] || a.kept[GUARD_KEEP_CGROUP] || a.kept[GUARD_KEEP_MARK] ||
+	    a.kept[GUARD_KEEP_DST] || a.kept[GUARD_KEEP_STILL_ASSIGNED])
+		log_action(g, what, &a, res, ms_since(&t0));
+	else
+		logline("%s: no sockets affected (%.2f ms)", what, ms_since(&t0));
+out:
+	for (size_t i = 0; i < a.n; i++)
+		free(a.victims[i]);
+	free(a.victims);
+	free(results);
+	sdiag_filter_free(f);
+	return r;
+}
+
+static int addr_removed(struct guard *g, const struct guard_addr *ad)
+{
+	struct guard_event e = { .kind = GUARD_ADDR_REMOVED, .ifindex = ad->ifindex,
+				 .addrs = ad, .n_addrs = 1 };
+	char what[128], as[64], ln[16];
+
+	fmt_addr(ad, as, sizeof(as));
+	snprintf(what, sizeof(what), "address %s removed from %s", as,
+		 link_name(&g->table, ad->ifindex, ln));
+	return act(g, &e, what);
+}
+
+/* The link's addresses, copied out of table t. */
+static size_t link_addrs(const struct guard_table *t, int ifindex, struct guard_addr **ret)
+{
+	size_t n = 0;
+
+	*ret = calloc(t->n_addrs + 1, sizeof(**ret));
+	if (!*ret)
+		return 0;
+	for (size_t i = 0; i < t->n_addrs; i++)
+		if (t->addrs[i].ifindex == ifindex)
+			(*ret)[n++] = t->addrs[i];
+	return n;
+}
+
+static int link_down(struct guard *g, const struct guard_table *before, int ifindex,
+		     const char *why)
+{
+	struct guard_event e = { .kind = GUARD_LINK_DOWN, .ifindex = ifindex };
+	struct guard_addr *addrs = NULL;
+	char what[128], ln[16];
+	int r;
+
+	e.n_addrs = link_addrs(before, ifindex, &addrs);
+	e.addrs = addrs;
+	snprintf(what, sizeof(what), "link %s %s", link_name(before, ifindex, ln), why);
+	r = act(g, &e, what);
+	free(addrs);
+	return r;
+}
+
+/* ---- events and resync ----------------------------------------------------------------- */
+
+static int on_message(struct guard *g, const struct nlmsghdr *nlh)
+{
+	struct guard_addr ad;
+	struct guard_link l;
+	const struct guard_link *old;
+	bool was_up;
+	int r = 0;
+
+	switch (nlh->nlmsg_type) {
+	case RTM_NEWADDR:
+		if (grtnl_parse_addr(nlh, &ad) == 0)
+			r = guard_table_add_addr(&g->table, &ad);
+		break;
+	case RTM_DELADDR:
+		if (grtnl_parse_addr(nlh, &ad) == 0) {
+			guard_table_del_addr(&g->table, &ad);
+			r = addr_removed(g, &ad);
+		}
+		break;
+	case RTM_NEWLINK:
+		if (grtnl_parse_link(nlh, &l) < 0)
+			break;
+		old = guard_table_link(&g->table, l.ifindex);
+		was_up = old && old->up;
+		r = guard_table_set_link(&g->table, &l);
+		if (r == 0 && was_up && !l.up)
+			r = link_down(g, &g->table, l.ifindex, "went down");
+		break;
+	case RTM_DELLINK:
+		if (grtnl_parse_link(nlh, &l) < 0)
+			break;
+		r = link_down(g, &g->table, l.ifindex, "removed");
+		guard_table_del_link(&g->table, l.ifindex);
+		for (size_t i = g->table.n_addrs; i-- > 0;)
+			if (g->table.addrs[i].ifindex == l.ifindex)
+				guard_table_del_addr(&g->table, &g->table.addrs[i]);
+		break;
+	}
+	return r;
+}
+
+static bool table_has(const struct guard_table *t, const struct guard_addr *a)
+{
+	for (size_t i = 0; i < t->n_addrs; i++)
+		if (t->addrs[i].ifindex == a->ifindex && t->addrs[i].family == a->family &&
+		    !memcmp(t->addrs[i].addr, a->addr, a->family == AF_INET ? 4 : 16))
+			return true;
+	return false;
+}
+
+/* Rebuild the table from dumps and act on what disappeared meanwhile. */
+static int resync(struct guard *g, bool initial)
+{
+	struct guard_table old = g->table, now;
+	int r;
+
+	r = grtnl_dump(&g->rtnl, &now);
+	if (r < 0) {
+		logline("resync: cannot dump links and addresses: %s", strerror(-r));
+		return r;
+	}
+	g->table = now;
+	if (initial) {
+		logline("watching %zu links, %zu addresses", now.n_links, now.n_addrs);
+		guard_table_fini(&old);
+		return 0;
+	}
+	logline("resync after lost rtnetlink events: %zu links, %zu addresses", now.n_links,
+		now.n_addrs);
+	for (size_t i = 0; i < old.n_links && r == 0; i++) {
+		const struct guard_link *n = guard_table_link(&now, old.links[i].ifindex);
+
+		if (old.links[i].up && (!n || !n->up))
+			r = link_down(g, &old, old.links[i].ifindex, n ? "went down" : "removed");
+	}
+	for (size_t i = 0; i < old.n_addrs && r == 0; i++)
+		if (!table_has(&now, &old.addrs[i]))
+			r = addr_removed(g, &old.addrs[i]);
+	guard_table_fini(&old);
+	return r;
+}
+
+static int read_events(struct guard *g)
+{
+	uint8_t buf[64 * 1024] __attribute__((aligned(8)));
+
+	for (;;) {
+		ssize_t n = grtnl_read_events(&g->rtnl, buf, sizeof(buf));
+		const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
+		size_t len;
+
+		if (n == -EAGAIN || n == -EINTR)
+			return n == -EAGAIN ? 0 : read_events(g);
+		if (n == -ENOBUFS) {
+			int r = resync(g, false);
+
+			if (r < 0)
+				return r;
+			continue;
+		}
+		if (n < 0)
+			return (int)n;
+		for (len = (size_t)n; mnl_nlmsg_ok(nlh, (int)len);
+		     nlh = mnl_nlmsg_next(nlh, (int *)&len)) {
+			int r = on_message(g, nlh);
+
+			if (r == -ENOMEM)
+				return r;
+		}
+	}
+}
+
+/* ---- set-up ----------------------------------------------------------------------------- */
+
+static int load_config(struct guard *g, bool reload)
+{
+	struct guard_config c;
+	char err[512];
+	int r;
+
+	if (access(g->config_path, F_OK) < 0 && !g->config_explicit) {
+		guard_config_init(&g->cfg);
+		return 0; /* no file: defaults */
+	}
+	r = guard_config_load(&c, g->config_path, err, sizeof(err));
+	if (r < 0) {
+		if (reload)
+			logline("reload: %s: %s; keeping the previous configuration",
+				g->config_path, err);
+		else
+			fprintf(stderr, "sockdiag guard: %s: %s\n", g->config_path, err);
+		return r;
+	}
+	if (reload) {
+		guard_config_fini(&g->cfg);
+		logline("reloaded %s", g->config_path);
+	}
+	g->cfg = c;
+	return 0;
+}
+
+static int drop_capabilities(void)
+{
+#ifdef HAVE_LIBCAP_NG
+	/* Everything but CAP_NET_ADMIN (SOCK_DESTROY) goes: the namespace is
+	 * entered and every socket opened before this. */
+	capng_clear(CAPNG_SELECT_BOTH);
+	if (capng_update(CAPNG_ADD, CAPNG_EFFECTIVE | CAPNG_PERMITTED, CAP_NET_ADMIN) < 0 ||
+	    capng_apply(CAPNG_SELECT_BOTH) < 0)
+		return -EPERM;
+#endif
+	return 0;
+}
+
+static int enter_netns(const char *spec)
+{
+	int fd, r;
+
+	r = sdiag_netns_open(spec, &fd);
+	if (r < 0) {
+		fprintf(stderr, "sockdiag guard: network namespace %s: %s\n", spec, strerror(-r));
+		return r;
+	}
+	r = setns(fd, CLONE_NEWNET) < 0 ? -errno : 0;
+	close(fd);
+	if (r < 0)
+		fprintf(stderr, "sockdiag guard: cannot enter network namespace %s: %s\n", spec,
+			strerror(-r));
+	return r;
+}
+
+static int open_signals(void)
+{
+	sigset_t mask;
+	int fd;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+		return -errno;
+	fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	return fd < 0 ? -errno : fd;
+}
+
+/* Returns 1 to stop, 0 to go on, <0 on error. */
+static int on_signal(struct guard *g)
+{
+	struct signalfd_siginfo si;
+
+	while (read(g->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGHUP) {
+			(void)load_config(g, true);
+			continue;
+		}
+		logline("signal %u: exiting", si.ssi_signo);
+		return 1;
+	}
+	return 0;
+}
+
+static int loop(struct guard *g)
+{
+	struct pollfd p[2] = {
+		{ .fd = grtnl_event_fd(&g->rtnl), .events = POLLIN },
+		{ .fd = g->sigfd, .events = POLLIN },
+	};
+	int r;
+
+	for (;;) {
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (p[1].revents & POLLIN) {
+			r = on_signal(g);
+			if (r)
+				return r < 0 ? r : 0;
+		}
+		if (p[0].revents & (POLLIN | POLLERR)) {
+			r = read_events(g);
+			if (r < 0)
+				return r;
+		}
+	}
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: sockdiag guard [-c FILE] [-N NETNS] [--dry-run] [--check-config]\n");
+}
+
+static int parse_args(struct guard *g, int argc, char **argv, const char **netns, bool *check)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "netns", required_argument, NULL, 'N' },
+		{ "dry-run", no_argument, NULL, 'd' },
+		{ "check-config", no_argument, NULL, 'k' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":c:N:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			g->config_path = optarg;
+			g->config_explicit = true;
+			break;
+		case 'N':
+			*netns = optarg;
+			break;
+		case 'd':
+			g->dry_run = true;
+			break;
+		case 'k':
+			*check = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		case ':':
+			fprintf(stderr, "sockdiag guard: option %s needs an argument\n",
+				argv[optind - 1]);
+			return -EINVAL;
+		default:
+			fprintf(stderr, "sockdiag guard: unknown option '%s'\n", argv[optind - 1]);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "sockdiag guard: unexpected argument '%s'\n", argv[optind]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int cmd_guard(int argc, char **argv)
+{
+	struct guard g = { .config_path = DEFAULT_CONFIG, .sigfd = -1 };
+	const char *netns = NULL;
+	bool check = false;
+	int r, status = 1;
+
+	r = parse_args(&g, argc, argv, &netns, &check);
+	if (r)
+		return r > 0 ? 0 : 2;
+	if (load_config(&g, false) < 0)
+		return 2;
+	if (check) {
+		printf("%s: ok\n", g.config_path);
+		guard_config_fini(&g.cfg);
+		return 0;
+	}
+	if (netns && enter_netns(netns) < 0)
+		goto out;
+	g.sigfd = open_signals();
+	if (g.sigfd < 0 || (r = grtnl_open(&g.rtnl)) < 0 || (r = sdiag_open(&g.h)) < 0) {
+		fprintf(stderr, "sockdiag guard: cannot open netlink sockets: %s\n",
+			strerror(g.sigfd < 0 ? -g.sigfd : -r));
+		goto out;
+	}
+	r = drop_capabilities();
+	if (r < 0) {
+		fprintf(stderr, "sockdiag guard: cannot drop capabilities\n");
+		goto out;
+	}
+	if (resync(&g, true) < 0)
+		goto out;
+	logline("started%s%s%s", netns ? " in network namespace " : "", netns ? netns : "",
+		g.dry_run || g.cfg.dry_run ? " (dry run: nothing is destroyed)" : "");
+	status = loop(&g) < 0 ? 1 : 0;
+out:
+	sdiag_close(g.h);
+	grtnl_close(&g.rtnl);
+	if (g.sigfd >= 0)
+		close(g.sigfd);
+	guard_table_fini(&g.table);
+	guard_config_fini(&g.cfg);
+	return status;
+}

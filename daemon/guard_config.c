@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The guard's configuration file: "key = value" lines, '#' comments, keys
+ * that take lists may repeat (values add up). See sockdiag-guard.conf(5).
+ * Everything is validated at load; the first error is reported with its line
+ * number and nothing of the file is used.
+ */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include "guard.h"
+
+void guard_config_init(struct guard_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->tcp_states = SDIAG_STATE_BIT(SDIAG_SS_ESTABLISHED) | SDIAG_STATE_BIT(SDIAG_SS_SYN_SENT) |
+			SDIAG_STATE_BIT(SDIAG_SS_SYN_RECV);
+	c->udp_connected = true;
+	c->exempt_loopback = true;
+}
+
+void guard_config_fini(struct guard_config *c)
+{
+	free(c->exempt_uids);
+	free(c->exempt_cgroups);
+	free(c->exempt_marks);
+	free(c->exempt_dsts);
+	memset(c, 0, sizeof(*c));
+}
+
+struct parse {
+	struct guard_config *c;
+	const char *cgroup_root;
+	char *err;
+	size_t errlen;
+	unsigned line;
+};
+
+__attribute__((format(printf, 2, 3))) static int fail(struct parse *p, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(p->err, p->errlen, "line %u: %s", p->line, msg);
+	return -EINVAL;
+}
+
+static void *grow(void *v, size_t n, size_t size)
+{
+	/* Lists are short: grow one element at a time. */
+	return realloc(v, (n + 1) * size);
+}
+
+static int parse_bool(struct parse *p, const char *key, const char *v, bool *out)
+{
+	if (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "on") || !strcmp(v, "1"))
+		*out = true;
+	else if (!strcmp(v, "no") || !strcmp(v, "false") || !strcmp(v, "off") || !strcmp(v, "0"))
+		*out = false;
+	else
+		return fail(p, "%s: expected yes or no, got '%s'", key, v);
+	return 0;
+}
+
+static int parse_u32(const char *s, uint32_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!*s || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end || v > UINT32_MAX)
+		return -EINVAL;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int add_states(struct parse *p, const char *v)
+{
+	static const struct {
+		const char *name;
+		enum sdiag_state s;
+	} names[] = {
+		{ "established", SDIAG_SS_ESTABLISHED }, { "syn-sent", SDIAG_SS_SYN_SENT },
+		{ "syn-recv", SDIAG_SS_SYN_RECV },	 { "fin-wait-1", SDIAG_SS_FIN_WAIT1 },
+		{ "fin-wait-2", SDIAG_SS_FIN_WAIT2 },	 { "close-wait", SDIAG_SS_CLOSE_WAIT },
+		{ "last-ack", SDIAG_SS_LAST_ACK },	 { "closing", SDIAG_SS_CLOSING },
+		{ "time-wait", SDIAG_SS_TIME_WAIT },	 { "listening", SDIAG_SS_LISTEN },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(v, names[i].name)) {
+			p->c->tcp_states |= SDIAG_STATE_BIT(names[i].s);
+			return 0;
+		}
+	return fail(p, "tcp-states: unknown state '%s'", v);
+}
+
+static int add_uid(struct parse *p, const char *v)
+{
+	struct guard_config *c = p->c;
+	struct guard_range r;
+	char lo[32], *dash;
+
+	snprintf(lo, sizeof(lo), "%s", v);
+	dash = strchr(lo, '-');
+	if (dash)
+		*dash = '\0';
+	if (parse_u32(lo, &r.lo) < 0 || (dash ? parse_u32(dash + 1, &r.hi) : (r.hi = r.lo, 0)) < 0)
+		return fail(p, "exempt-uid: '%s' is not a uid or uid range (A-B)", v);
+	if (r.hi < r.lo)
+		return fail(p, "exempt-uid: empty range '%s'", v);
+	c->exempt_uids = grow(c->exempt_uids, c->n_exempt_uids, sizeof(r));
+	if (!c->exempt_uids)
+		return -ENOMEM;
+	c->exempt_uids[c->n_exempt_uids++] = r;
+	return 0;
+}
+
+static int add_cgroup(struct parse *p, const char *v)
+{
+	struct guard_config *c = p->c;
+	char path[4096];
+	struct stat st;
+
+	/* cgroup v2 ids are the inode numbers of the cgroup directories. */
+	if (v[0] != '/')
+		return fail(p, "exempt-cgroup: '%s' is not an absolute cgroup path", v);
+	snprintf(path, sizeof(path), "%s%s", p->cgroup_root, v);
+	if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+		return fail(p, "exempt-cgroup: no cgroup '%s' (%s)", v, path);
+	c->exempt_cgroups = grow(c->exempt_cgroups, c->n_exempt_cgroups, sizeof(uint64_t));
+	if (!c->exempt_cgroups)
+		return -ENOMEM;
+	c->exempt_cgroups[c->n_exempt_cgroups++] = st.st_ino;
+	return 0;
+}
+
+static int add_mark(struct parse *p, const char *v)
+{
+	struct guard_config *c = p->c;
+	uint32_t mark, mask = UINT32_MAX;
+	char buf[64], *slash;
+
+	snprintf(buf, sizeof(buf), "%s", v);
+	slash = strchr(buf, '/');
+	if (slash)
+		*slash = '\0';
+	if (parse_u32(buf, &mark) < 0 || (slash && parse_u32(slash + 1, &mask) < 0))
+		return fail(p, "exempt-mark: '%s' is not MARK or MARK/MASK", v);
+	c->exempt_marks = grow(c->exempt_marks, c->n_exempt_marks, sizeof(*c->exempt_marks));
+	if (!c->exempt_marks)
+		return -ENOMEM;
+	c->exempt_marks[c->n_exempt_marks].mark = mark & mask;
+	c->exempt_marks[c->n_exempt_marks].mask = mask;
+	c->n_exempt_marks++;
+	return 0;
+}
+
+static int add_dst(struct parse *p, const char *v)
+{
+	struct guard_config *c = p->c;
+	struct guard_prefix pf = { 0 };
+	char buf[128], *slash;
+	uint32_t len;
+	unsigned max;
+
+	snprintf(buf, sizeof(buf), "%s", v);
+	slash = strchr(buf, '/');
+	if (slash)
+		*slash = '\0';
+	if (inet_pton(AF_INET, buf, pf.addr) == 1)
+		pf.family = AF_INET;
+	else if (inet_pton(AF_INET6, buf, pf.addr) == 1)
+		pf.family = AF_INET6;
+	else
+		return fail(p, "exempt-dst: '%s' is not an IPv4 or IPv6 address", buf);
+	max = pf.family == AF_INET ? 32 : 128;
+	len = max;
+	if (slash && (parse_u32(slash + 1, &len) < 0 || len > max))
+		return fail(p, "exempt-dst: bad prefix length in '%s' (0-%u)", v, max);
+	pf.len = (uint8_t)len;
+	c->exempt_dsts = grow(c->exempt_dsts, c->n_exempt_dsts, sizeof(pf));
+	if (!c->exempt_dsts)
+		return -ENOMEM;
+	c->exempt_dsts[c->n_exempt_dsts++] = pf;
+	return 0;
+}
+
+/* Apply one "key = value" line; list keys take several space-separated values. */
+static int apply(struct parse *p, const char *key, char *value)
+{
+	int (*add)(struct parse *, const char *) = NULL;
+	char *save = NULL, *tok;
+	int r;
+
+	if (!strcmp(key, "udp-connected"))
+		return parse_bool(p, key, value, &p->c->udp_connected);
+	if (!strcmp(key, "exempt-loopback"))
+		return parse_bool(p, key, value, &p->c->exempt_loopback);
+	if (!strcmp(key, "dry-run"))
+		return parse_bool(p, key, value, &p->c->dry_run);
+	if (!strcmp(key, "tcp-states")) {
+		p->c->tcp_states = 0; /* the file says which, not "these too" */
+		add = add_states;
+	} else if (!strcmp(key, "exempt-uid")) {
+		add = add_uid;
+	} else if (!strcmp(key, "exempt-cgroup")) {
+		add = add_cgroup;
+	} else if (!strcmp(key, "exempt-mark")) {
+		add = add_mark;
+	} else if (!strcmp(key, "exempt-dst")) {
+		add = add_dst;
+	} else {
+		return fail(p, "unknown key '%s'", key);
+	}
+	for (tok = strtok_r(value, " \t,", &save); tok; tok = strtok_r(NULL, " \t,", &save)) {
+		r = add(p, tok);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+int guard_config_parse(struct guard_config *c, const char *text, const char *cgroup_root,
+		       char *err, size_t errlen)
+{
+	struct parse p = { .c = c, .cgroup_root = cgroup_root ? cgroup_root : "/sys/fs/cgroup",
+			   .err = err, .errlen = errlen };
+	char *copy = strdup(text), *line, *next;
+	int r = 0;
+
+	guard_config_init(c);
+	if (!copy)
+		return -ENOMEM;
+	for (line = copy; line && r == 0; line = next) {
+		char *hash, *eq, *key, *value;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		p.line++;
+		hash = strchr(line, '#');
+		if (hash)
+			*hash = '\0';
+		line = trim(line);
+		if (!*line)
+			continue;
+		eq = strchr(line, '=');
+		if (!eq) {
+			r = fail(&p, "expected 'key = value', got '%s'", line);
+			break;
+		}
+		*eq = '\0';
+		key = trim(line);
+		value = trim(eq + 1);
+		if (!*value) {
+			r = fail(&p, "%s: missing value", key);
+			break;
+		}
+		r = apply(&p, key, value);
+	}
+	free(copy);
+	if (r == 0 && !c->tcp_states && !c->udp_connected) {
+		p.line = 0;
+		snprintf(err, errlen, "configuration destroys nothing: no tcp-states and "
+				      "udp-connected = no");
+		r = -EINVAL;
+	}
+	if (r < 0) {
+		guard_config_fini(c);
+		guard_config_init(c);
+	}
+	return r;
+}
+
+int guard_config_load(struct guard_config *c, const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "re");
+	char *text = NULL;
+	size_t len = 0;
+	int r;
+
+	if (!f) {
+		r = -errno;
+		snprintf(err, errlen, "cannot open %s: %s", path, strerror(-r));
+		return r;
+	}
+	{
+		FILE *m = open_memstream(&text, &len);
+		char buf[4096];
+		size_t n;
+
+		if (!m) {
+			fclose(f);
+			return -ENOMEM;
+		}
+		while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+			fwrite(buf, 1, n, m);
+		fclose(m);
+	}
+	fclose(f);
+	r = guard_config_parse(c, text ? text : "", NULL, err, errlen);
+	free(text);
+	return r;
+}

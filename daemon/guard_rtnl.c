@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The guard's view of rtnetlink: full dumps of links and addresses into a
+ * table, and events decoded into table updates. Two sockets: one subscribed
+ * to link and address events, one for dumps (a dump's replies must not mix
+ * with events, and a resync must not wait behind queued events).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/socket.h>
+#include <net/if.h>
+#ifndef IFF_LOWER_UP
+#define IFF_LOWER_UP 0x10000
+#endif
+#include <libmnl/libmnl.h>
+#include <linux/if_addr.h>
+#include <linux/if_link.h>
+#include <linux/rtnetlink.h>
+
+#include "guard.h"
+#include "guard_rtnl.h"
+
+int grtnl_open(struct grtnl *g)
+{
+	int size = 4 * 1024 * 1024, one = 1;
+
+	memset(g, 0, sizeof(*g));
+	g->events = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	g->dumps = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
+	if (!g->events || !g->dumps)
+		goto fail;
+	(void)setsockopt(mnl_socket_get_fd(g->events), SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	(void)mnl_socket_setsockopt(g->dumps, NETLINK_GET_STRICT_CHK, &one, sizeof(one));
+	if (mnl_socket_bind(g->events,
+			    RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR,
+			    MNL_SOCKET_AUTOPID) < 0 ||
+	    mnl_socket_bind(g->dumps, 0, MNL_SOCKET_AUTOPID) < 0)
+		goto fail;
+	g->seq = (uint32_t)time(NULL);
+	return 0;
+fail:
+	{
+		int r = -errno;
+
+		grtnl_close(g);
+		return r ? r : -EIO;
+	}
+}
+
+void grtnl_close(struct grtnl *g)
+{
+	if (g->events)
+		mnl_socket_close(g->events);
+	if (g->dumps)
+		mnl_socket_close(g->dumps);
+	g->events = g->dumps = NULL;
+}
+
+int grtnl_event_fd(const struct grtnl *g)
+{
+	return mnl_socket_get_fd(g->events);
+}
+
+static int addr_attr_cb(const struct nlattr *a, void *data)
+{
+	const struct nlattr **tb = data;
+	int type = mnl_attr_get_type(a);
+
+	if (type <= IFA_MAX)
+		tb[type] = a;
+	return MNL_CB_OK;
+}
+
+/* RTM_NEWADDR/RTM_DELADDR → guard_addr; -EBADMSG if malformed, 0 if ok. */
+int grtnl_parse_addr(const struct nlmsghdr *nlh, struct guard_addr *ret)
+{
+	const struct nlattr *tb[IFA_MAX + 1] = { 0 };
+	const struct ifaddrmsg *ifa;
+	const struct nlattr *a;
+	size_t alen;
+
+	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*ifa))
+		return -EBADMSG;
+	ifa = mnl_nlmsg_get_payload(nlh);
+	if (ifa->ifa_family != AF_INET && ifa->ifa_family != AF_INET6)
+		return -EAFNOSUPPORT;
+	if (mnl_attr_parse(nlh, sizeof(*ifa), addr_attr_cb, tb) != MNL_CB_OK)
+		return -EBADMSG;
+	/* IFA_LOCAL is the local address on point-to-point links; IFA_ADDRESS
+	 * the peer there, and the local address everywhere else. */
+	a = tb[IFA_LOCAL] ? tb[IFA_LOCAL] : tb[IFA_ADDRESS];
+	alen = ifa->ifa_family == AF_INET ? 4 : 16;
+	if (!a || mnl_attr_get_payload_len(a) != alen)
+		return -EBADMSG;
+	memset(ret, 0, sizeof(*ret));
+	ret->ifindex = (int)ifa->ifa_index;
+	ret->family = ifa->ifa_family;
+	ret->prefixlen = ifa->ifa_prefixlen;
+	memcpy(ret->addr, mnl_attr_get_payload(a), alen);
+	return 0;
+}
+
+static int link_attr_cb(const struct nlattr *a, void *data)
+{
+	const struct nlattr **tb = data;
+	int type = mnl_attr_get_type(a);
+
+	if (type <= IFLA_MAX)
+		tb[type] = a;
+	return MNL_CB_OK;
+}
+
+int grtnl_parse_link(const struct nlmsghdr *nlh, struct guard_link *ret)
+{
+	const struct nlattr *tb[IFLA_MAX + 1] = { 0 };
+	const struct ifinfomsg *ifi;
+
+	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*ifi))
+		return -EBADMSG;
+	ifi = mnl_nlmsg_get_payload(nlh);
+	if (mnl_attr_parse(nlh, sizeof(*ifi), link_attr_cb, tb) != MNL_CB_OK)
+		return -EBADMSG;
+	memset(ret, 0, sizeof(*ret));
+	ret->ifindex = ifi->ifi_index;
+	ret->up = (ifi->ifi_flags & IFF_UP) && (ifi->ifi_flags & IFF_LOWER_UP);
+	ret->loopback = ifi->ifi_flags & IFF_LOOPBACK;
+	if (tb[IFLA_IFNAME])
+		snprintf(ret->name, sizeof(ret->name), "%s", mnl_attr_get_str(tb[IFLA_IFNAME]));
+	return 0;
+}
+
+static int dump_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct guard_table *t = data;
+	struct guard_addr a;
+	struct guard_link l;
+
+	switch (nlh->nlmsg_type) {
+	case RTM_NEWLINK:
+		if (grtnl_parse_link(nlh, &l) == 0)
+			return guard_table_set_link(t, &l) < 0 ? MNL_CB_ERROR : MNL_CB_OK;
+		break;
+	case RTM_NEWADDR:
+		if (grtnl_parse_addr(nlh, &a) == 0)
+			return guard_table_add_addr(t, &a) < 0 ? MNL_CB_ERROR : MNL_CB_OK;
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+static int dump_one(struct grtnl *g, uint16_t type, uint8_t family, struct guard_table *t)
+{
+	uint8_t buf[MNL_SOCKET_BUFFER_SIZE > 32768 ? MNL_SOCKET_BUFFER_SIZE : 32768];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	uint32_t seq = ++g->seq, portid = mnl_socket_get_portid(g->dumps);
+	int r;
+
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	nlh->nlmsg_seq = seq;
+	if (type == RTM_GETLINK) {
+		struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+
+		ifi->ifi_family = AF_UNSPEC;
+	} else {
+		struct ifaddrmsg *ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
+
+		ifa->ifa_family = family;
+	}
+	if (mnl_socket_sendto(g->dumps, nlh, nlh->nlmsg_len) < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n = mnl_socket_recvfrom(g->dumps, buf, sizeof(buf));
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		r = mnl_cb_run(buf, (size_t)n, seq, portid, dump_cb, t);
+		if (r == MNL_CB_STOP)
+			return 0;
+		if (r == MNL_CB_ERROR)
+			return errno ? -errno : -EIO;
+	}
+}
+
+int grtnl_dump(struct grtnl *g, struct guard_table *ret)
+{
+	struct guard_table t = { 0 };
+	int r;
+
+	r = dump_one(g, RTM_GETLINK, AF_UNSPEC, &t);
+	if (r == 0)
+		r = dump_one(g, RTM_GETADDR, AF_INET, &t);
+	if (r == 0)
+		r = dump_one(g, RTM_GETADDR, AF_INET6, &t);
+	if (r < 0) {
+		guard_table_fini(&t);
+		return r;
+	}
+	*ret = t;
+	return 0;
+}
+
+ssize_t grtnl_read_events(struct grtnl *g, void *buf, size_t size)
+{
+	ssize_t n = mnl_socket_recvfrom(g->events, buf, size);
+
+	return n < 0 ? -errno : n;
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef SOCKDIAG_GUARD_RTNL_H
+#define SOCKDIAG_GUARD_RTNL_H
+
+#include <sys/types.h>
+
+#include "guard.h"
+
+struct mnl_socket;
+struct nlmsghdr;
+
+struct grtnl {
+	struct mnl_socket *events;	/* link + address groups, non-blocking */
+	struct mnl_socket *dumps;
+	uint32_t seq;
+};
+
+int grtnl_open(struct grtnl *g);
+void grtnl_close(struct grtnl *g);
+int grtnl_event_fd(const struct grtnl *g);
+/* Full dump of links and addresses into a new table (*ret, caller frees). */
+int grtnl_dump(struct grtnl *g, struct guard_table *ret);
+/* One datagram of events; -EAGAIN when none, -ENOBUFS when events were lost. */
+ssize_t grtnl_read_events(struct grtnl *g, void *buf, size_t size);
+int grtnl_parse_addr(const struct nlmsghdr *nlh, struct guard_addr *ret);
+int grtnl_parse_link(const struct nlmsghdr *nlh, struct guard_link *ret);
+
+#endif

@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The guard's pure parts: configuration parsing and the destroy policy. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <cmocka.h>
+
+#include "guard.h"
+
+/* ---- configuration ----------------------------------------------------------------- */
+
+static void config_defaults(void **state)
+{
+	struct guard_config c;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(guard_config_parse(&c, "# nothing\n\n", "/", err, sizeof(err)), 0);
+	assert_int_equal(c.tcp_states, SDIAG_STATE_BIT(SDIAG_SS_ESTABLISHED) |
+					       SDIAG_STATE_BIT(SDIAG_SS_SYN_SENT) |
+					       SDIAG_STATE_BIT(SDIAG_SS_SYN_RECV));
+	assert_true(c.udp_connected);
+	assert_true(c.exempt_loopback);
+	assert_false(c.dry_run);
+	guard_config_fini(&c);
+}
+
+static void config_full(void **state)
+{
+	const char *text = "tcp-states = established fin-wait-1  # comment\n"
+			   "udp-connected = no\n"
+			   "exempt-loopback = off\n"
+			   "exempt-uid = 0 1000-1999\n"
+			   "exempt-uid = 65534\n"
+			   "exempt-cgroup = /\n"
+			   "exempt-mark = 0x100/0xff00, 7\n"
+			   "exempt-dst = 10.0.0.0/8 fd00::/8 192.0.2.1\n"
+			   "dry-run = yes\n";
+	struct guard_config c;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(guard_config_parse(&c, text, "/", err, sizeof(err)), 0);
+	assert_int_equal(c.tcp_states, SDIAG_STATE_BIT(SDIAG_SS_ESTABLISHED) |
+					       SDIAG_STATE_BIT(SDIAG_SS_FIN_WAIT1));
+	assert_false(c.udp_connected);
+	assert_false(c.exempt_loopback);
+	assert_true(c.dry_run);
+	assert_int_equal(c.n_exempt_uids, 3);
+	assert_int_equal(c.exempt_uids[1].lo, 1000);
+	assert_int_equal(c.exempt_uids[1].hi, 1999);
+	assert_int_equal(c.exempt_uids[2].lo, 65534);
+	assert_int_equal(c.n_exempt_cgroups, 1);
+	assert_int_equal(c.n_exempt_marks, 2);
+	assert_int_equal(c.exempt_marks[0].mark, 0x100);
+	assert_int_equal(c.exempt_marks[0].mask, 0xff00);
+	assert_int_equal(c.exempt_marks[1].mask, 0xffffffff);
+	assert_int_equal(c.n_exempt_dsts, 3);
+	assert_int_equal(c.exempt_dsts[0].family, AF_INET);
+	assert_int_equal(c.exempt_dsts[0].len, 8);
+	assert_int_equal(c.exempt_dsts[1].family, AF_INET6);
+	assert_int_equal(c.exempt_dsts[2].len, 32);
+	guard_config_fini(&c);
+}
+
+static void config_errors(void **state)
+{
+	static const struct {
+		const char *text;
+		const char *err;
+	} bad[] = {
+		{ "bogus = 1\n", "line 1: unknown key 'bogus'" },
+		{ "\n\ntcp-states = established nosuch\n", "line 3: tcp-states: unknown state 'nosuch'" },
+		{ "udp-connected = maybe\n", "line 1: udp-connected: expected yes or no, got 'maybe'" },
+		{ "exempt-uid = 5-3\n", "line 1: exempt-uid: empty range '5-3'" },
+		{ "exempt-uid = x\n", "line 1: exempt-uid: 'x' is not a uid or uid range (A-B)" },
+		{ "exempt-dst = 10.0.0.0/33\n", "line 1: exempt-dst: bad prefix length in '10.0.0.0/33' (0-32)" },
+		{ "exempt-dst = nope\n", "line 1: exempt-dst: 'nope' is not an IPv4 or IPv6 address" },
+		{ "exempt-mark = 1/x\n", "line 1: exempt-mark: '1/x' is not MARK or MARK/MASK" },
+		{ "exempt-cgroup = relative\n", "line 1: exempt-cgroup: 'relative' is not an absolute cgroup path" },
+		{ "just words\n", "line 1: expected 'key = value', got 'just words'" },
+		{ "dry-run =\n", "line 1: dry-run: missing value" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct guard_config c;
+		char err[256] = "";
+
+		assert_int_equal(guard_config_parse(&c, bad[i].text, "/", err, sizeof(err)),
+				 -EINVAL);
+		assert_string_equal(err, bad[i].err);
+		/* A bad file leaves defaults, never half a configuration. */
+		assert_true(c.exempt_loopback);
+		assert_int_equal(c.n_exempt_uids, 0);
+		guard_config_fini(&c);
+	}
+}
+
+/* ---- policy ----------------------------------------------------------------------------- */
+
+static struct sdiag_sock tcp(const char *src, const char *dst, enum sdiag_state st)
+{
+	struct sdiag_sock s = { .table = SDIAG_T_TCP, .protocol = 6, .state = st };
+
+	if (strchr(src, ':')) {
+		s.family = AF_INET6;
+		inet_pton(AF_INET6, src, s.inet.src);
+		inet_pton(AF_INET6, dst, s.inet.dst);
+	} else {
+		s.family = AF_INET;
+		inet_pton(AF_INET, src, s.inet.src);
+		inet_pton(AF_INET, dst, s.inet.dst);
+	}
+	s.inet.sport = 40000;
+	s.inet.dport = 443;
+	return s;
+}
+
+static struct guard_addr addr(int ifindex, const char *a)
+{
+	struct guard_addr g = { .ifindex = ifindex };
+
+	g.family = strchr(a, ':') ? AF_INET6 : AF_INET;
+	inet_pton(g.family, a, g.addr);
+	g.prefixlen = g.family == AF_INET ? 24 : 64;
+	return g;
+}
+
+static enum guard_verdict decide_removed(const struct guard_config *c,
+					 const struct guard_table *t, const struct guard_addr *a,
+					 const struct sdiag_sock *s)
+{
+	struct guard_event e = { .kind = GUARD_ADDR_REMOVED, .ifindex = a->ifindex,
+				 .addrs = a, .n_addrs = 1 };
+
+	return guard_decide(c, t, &e, s);
+}
+
+static void policy_addr_removed(void **state)
+{
+	struct guard_config c;
+	struct guard_table t = { 0 };
+	struct guard_addr gone = addr(2, "10.0.0.2");
+	struct sdiag_sock s;
+
+	(void)state;
+	guard_config_init(&c);
+
+	s = tcp("10.0.0.2", "10.0.0.1", SDIAG_SS_ESTABLISHED);
+	assert_int_equal(decide_removed(&c, &t, &gone, &s), GUARD_DESTROY);
+	s = tcp("10.0.0.3", "10.0.0.1", SDIAG_SS_ESTABLISHED);
+	assert_int_equal(decide_removed(&c, &t, &gone, &s), GUARD_KEEP_UNRELATED);
+	/* Listeners hold no peer: never destroyed. */
+	s = tcp("10.0.0.2", "0.0.0.0", SDIAG_SS_LISTEN);
+	assert_int_equal(decide_removed(&c, &t, &gone, &s), GUARD_KEEP_STATE);
+	s = tcp("10.0.0.2", "10.0.0.1", SDIAG_SS_SYN_SENT);
+	assert_int_equal(decide_removed(&c, &t, &gone, &s), GUARD_DESTROY);
+	s = tcp("10.0.0.2", "10.0.0.1", SDIAG_SS_TIME_WAIT);
+	assert_int_equal(decide_removed(&c, &t, &gone, &s), GUARD_KEEP_STATE);
+	/* IPv4-mapped IPv6 socket on the removed IPv4 address. */
+	s = tcp("::ffff:10.0.0.2", "::ffff:10.0.0.1", SDIAG_SS_ESTABLISHED);
+	assert_int_equal(decide_removed(&c, &t, &gone, &s), GUARD_DESTROY);
+	/* UDP: connected only. */
+	s = tcp("10.0.0.2", "10.0.0.1", SDIAG_SS_ESTABLISHED);
+	s.table = SDIAG_T_UDP;
+	assert_int_equal(decide_removed(&c, &t, &gone, &s), GUARD_DESTROY);
+	s.state = SDIAG_SS_CLOSE;
+	assert_int_equal(decide_removed(&c, &t, &gone, &s), GUARD_KEEP_STATE);
+	/* Moved to another interface: still usable. */
+	{
+		struct guard_addr moved = addr(3, "10.0.0.2");
+
+		assert_int_equal(guard_table_add_addr(&t, &moved), 0);
+		s = tcp("10.0.0.2", "10.0.0.1", SDIAG_SS_ESTABLISHED);
+		assert_int_equal(decide_removed(&c, &t, &gone, &s), GUARD_KEEP_STILL_ASSIGNED);
+	}
+	guard_table_fini(&t);
+	guard_config_fini(&c);
+}
+
+static void policy_link_local(void **state)
+{
+	struct guard_config c;
+	struct guard_table t = { 0 };
+	struct guard_addr gone = addr(2, "fe80::1");
+	struct sdiag_sock s;
+
+	(void)state;
+	guard_config_init(&c);
+	s = tcp("fe80::1", "fe80::2", SDIAG_SS_ESTABLISHED);
+	s.inet.ifindex = 2;
+	assert_int_equal(decide_removed(&c, &t, &gone, &s), GUARD_DESTROY);
+	/* The same link-local address on another interface is another address. */
+	s.inet.ifindex = 3;
+	assert_int_equal(decide_removed(&c, &t, &gone, &s), GUARD_KEEP_UNRELATED);
+	/* ...and it still existing elsewhere does not save the socket on link 2. */
+	{
+		struct guard_addr other = addr(3, "fe80::1");
+
+		assert_int_equal(guard_table_add_addr(&t, &other), 0);
+		s.inet.ifindex = 2;
+		assert_int_equal(decide_removed(&c, &t, &gone, &s), GUARD_DESTROY);
+	}
+	guard_table_fini(&t);
+	guard_config_fini(&c);
+}
+
+static void policy_link_down(void **state)
+{
+	struct guard_config c;
+	struct guard_table t = { 0 };
+	struct guard_addr had[2] = { addr(4, "192.0.2.10"), addr(4, "2001:db8::10") };
+	struct guard_event e = { .kind = GUARD_LINK_DOWN, .ifindex = 4, .addrs = had,
+				 .n_addrs = 2 };
+	struct sdiag_sock s;
+
+	(void)state;
+	guard_config_init(&c);
+	/* Addresses stay assigned to a downed link: that does not save them. */
+	assert_int_equal(guard_table_add_addr(&t, &had[0]), 0);
+	s = tcp("192.0.2.10", "198.51.100.1", SDIAG_SS_ESTABLISHED);
+	assert_int_equal(guard_decide(&c, &t, &e, &s), GUARD_DESTROY);
+	s = tcp("2001:db8::10", "2001:db8::1", SDIAG_SS_ESTABLISHED);
+	assert_int_equal(guard_decide(&c, &t, &e, &s), GUARD_DESTROY);
+	/* Bound to the device, whatever its address. */
+	s = tcp("203.0.113.5", "198.51.100.1", SDIAG_SS_ESTABLISHED);
+	s.inet.ifindex = 4;
+	assert_int_equal(guard_decide(&c, &t, &e, &s), GUARD_DESTROY);
+	s.inet.ifindex = 5;
+	assert_int_equal(guard_decide(&c, &t, &e, &s), GUARD_KEEP_UNRELATED);
+	guard_table_fini(&t);
+	guard_config_fini(&c);
+}
+
+static void policy_exemptions(void **state)
+{
+	const char *text = "exempt-uid = 1000-1999\nexempt-mark = 0x100/0xff00\n"
+			   "exempt-dst = 10.8.0.0/16\n";
+	struct guard_config c;
+	struct guard_table t = { 0 };
+	struct guard_addr gone = addr(2, "10.0.0.2");
+	struct guard_addr lo = addr(1, "127.0.0.1");
+	struct sdiag_sock s;
+	char err[128];
+
+	(void)state;
+	assert_int_equal(guard_config_parse(&c, text, "/", err, sizeof(err)), 0);
+	s = tcp("10.0.0.2", "10.0.0.1", SDIAG_SS_ESTABLISHED);
+	s.has |= SDIAG_HAS_UID;
+	s.uid = 1500;
+	assert_int_equal(decide_removed(&c, &t, &gone, &s), GUARD_KEEP_UID);
+	s.uid = 2000;
+	assert_int_equal(decide_removed(&c, &t, &gone, &s), GUARD_DESTROY);
+	s.has |= SDIAG_HAS_MARK;
+	s.inet.mark = 0x1ff; /* 0x1ff & 0xff00 == 0x100 */
+	assert_int_equal(decide_removed(&c, &t, &gone, &s), GUARD_KEEP_MARK);
+	s.inet.mark = 0x200;
+	assert_int_equal(decide_removed(&c, &t, &gone, &s), GUARD_DESTROY);
+	s = tcp("10.0.0.2", "10.8.3.4", SDIAG_SS_ESTABLISHED);
+	assert_int_equal(decide_removed(&c, &t, &gone, &s), GUARD_KEEP_DST);
+	/* A uid that was not reported is not uid 0: no exemption by accident. */
+	s = tcp("10.0.0.2", "10.0.0.1", SDIAG_SS_ESTABLISHED);
+	s.uid = 1500;
+	assert_int_equal(decide_removed(&c, &t, &gone, &s), GUARD_DESTROY);
+	/* Loopback traffic. */
+	s = tcp("127.0.0.1", "127.0.0.1", SDIAG_SS_ESTABLISHED);
+	assert_int_equal(decide_removed(&c, &t, &lo, &s), GUARD_KEEP_LOOPBACK);
+	guard_config_fini(&c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(config_defaults),   cmocka_unit_test(config_full),
+		cmocka_unit_test(config_errors),     cmocka_unit_test(policy_addr_removed),
+		cmocka_unit_test(policy_link_local), cmocka_unit_test(policy_link_down),
+		cmocka_unit_test(policy_exemptions),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
