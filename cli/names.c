@@ -324,6 +324,25 @@ static void cg_walk(struct names *n, size_t *cap, int dfd, char *path, size_t pl
 	closedir(d);
 }
 
+/* Where cgroup v2 is mounted (/sys/fs/cgroup, or .../unified in hybrid setups). */
+static bool cgroup2_mount(char *buf, size_t size)
+{
+	char line[512], dev[128], dir[256], type[64];
+	bool found = false;
+	FILE *f = fopen("/proc/self/mounts", "re");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%127s %255s %63s", dev, dir, type) == 3 &&
+		    !strcmp(type, "cgroup2") && strlen(dir) < size) {
+			strcpy(buf, dir);
+			found = true;
+		}
+	fclose(f);
+	return found;
+}
+
 static int cg_cmp(const void *a, const void *b)
 {
 	const struct cg_ent *x = a, *y = b;
@@ -341,7 +360,8 @@ const char *names_cgroup(struct names *n, uint64_t id)
 		int fd;
 
 		n->cgroups_done = true;
-		fd = open("/sys/fs/cgroup", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		fd = path && cgroup2_mount(path, 4096) ?
+			     open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 		if (path && fd >= 0 && fstat(fd, &st) == 0 && cg_add(n, &cap, st.st_ino, "/") == 0) {
 			path[0] = '\0';
 			cg_walk(n, &cap, fd, path, 0, 0);

@@ -619,7 +619,7 @@ enum sdiag_destroy_result {
 /* "destroyed", "gone", "unsupported", "denied", "error"; NULL if out of range. */
 const char *sdiag_destroy_result_name(enum sdiag_destroy_result r);
 /* Whether the kernel can destroy a socket of this kind at all: inet TCP (but
- * bound-inactive sockets, reported as CLOSE), UDP, UDP-Lite and raw. Unix,
+ * bound-inactive sockets), UDP, UDP-Lite and raw. Unix,
  * netlink, packet, vsock, XDP, TIPC, SMC, SCTP and MPTCP sockets: false. */
 bool sdiag_destroyable(const struct sdiag_sock *s);
 

@@ -69,8 +69,9 @@ SD_EXPORT bool sdiag_destroyable(const struct sdiag_sock *s)
 		return false;
 	switch (s->table) {
 	case SDIAG_T_TCP:
-		/* Bound-inactive sockets (reported as CLOSE) are in no lookup table. */
-		return s->state != SDIAG_SS_CLOSE;
+		/* Bound-inactive sockets (the kernel reports them as CLOSE) are
+		 * in no lookup table. */
+		return s->state != SDIAG_SS_CLOSE && s->state != SDIAG_SS_BOUND_INACTIVE;
 	case SDIAG_T_UDP:
 	case SDIAG_T_UDPLITE:
 	case SDIAG_T_RAW:

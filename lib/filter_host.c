@@ -101,50 +101,58 @@ fail:
 	return r;
 }
 
-/* ADDR[/PLEN] at [off, off+len) of the expression; text is a copy of it. */
-static int inet_addr(struct sd_fparser *p, size_t off, char *text, int family, enum sd_fdir dir,
-		     int32_t port, struct sd_fnode **ret)
+/* ADDR (at addr_off) and an optional PLEN (the text after '/', at plen_off). */
+static int parse_addr(struct sd_fparser *p, size_t addr_off, const char *text, size_t plen_off,
+		      const char *plen_s, int family, enum sd_fdir dir, int32_t port,
+		      struct sd_fnode **ret)
 {
 	uint8_t addr[16];
-	char *slash = strchr(text, '/');
-	size_t alen = slash ? (size_t)(slash - text) : strlen(text);
 	int fam = 0, maxlen;
 	uint64_t plen;
 	char *end;
 
-	if (slash)
-		*slash = '\0';
 	if (family != AF_INET6 && inet_pton(AF_INET, text, addr) == 1)
 		fam = AF_INET;
 	else if (family != AF_INET && inet_pton(AF_INET6, text, addr) == 1)
 		fam = AF_INET6;
 	if (!fam) {
-		if (slash)
-			return sd_ferr(p, off, alen,
+		if (plen_s)
+			return sd_ferr(p, addr_off, strlen(text),
 				       "'%s' is not a numeric address (a prefix length needs one)",
 				       text);
-		return resolve_name(p, off, alen, text, family, dir, port, ret);
+		return resolve_name(p, addr_off, strlen(text), text, family, dir, port, ret);
 	}
 	maxlen = fam == AF_INET ? 32 : 128;
 	plen = (uint64_t)maxlen;
-	if (slash) {
+	if (plen_s) {
 		errno = 0;
-		plen = strtoull(slash + 1, &end, 10);
-		if (!slash[1] || *end || errno || plen > (uint64_t)maxlen || slash[1] == '-' ||
-		    slash[1] == '+')
-			return sd_ferr(p, off + alen, strlen(slash + 1) + 1,
-				       "bad prefix length '/%s' (0-%d for %s)", slash + 1, maxlen,
+		plen = strtoull(plen_s, &end, 10);
+		if (!*plen_s || *end || errno || plen > (uint64_t)maxlen || *plen_s == '-' ||
+		    *plen_s == '+' || *plen_s == ' ')
+			return sd_ferr(p, plen_off - 1, strlen(plen_s) + 1,
+				       "bad prefix length '/%s' (0-%d for %s)", plen_s, maxlen,
 				       fam == AF_INET ? "IPv4" : "IPv6");
 	}
 	*ret = host_node(dir, (uint8_t)fam, (uint8_t)plen, port, addr);
 	return *ret ? 0 : -ENOMEM;
 }
 
+/* Cut s at the first c; returns what follows, or NULL. */
+static char *cut(char *s, char c)
+{
+	char *x = strchr(s, c);
+
+	if (!x)
+		return NULL;
+	*x = '\0';
+	return x + 1;
+}
+
 static int parse_inet(struct sd_fparser *p, const struct sd_ftok *t, size_t skip, int family,
 		      enum sd_fdir dir, struct sd_fnode **ret)
 {
-	char *s = strdup(t->text + skip), *port_s = NULL, *addr_s = s;
-	size_t off = t->off + skip, addr_off;
+	char *s = strdup(t->text + skip), *port_s = NULL, *addr_s = s, *plen_s = NULL;
+	size_t off = t->off + skip;
 	struct sd_ftok pt;
 	int32_t port = -1;
 	uint8_t tmp[16];
@@ -153,44 +161,43 @@ static int parse_inet(struct sd_fparser *p, const struct sd_ftok *t, size_t skip
 	if (!s)
 		return -ENOMEM;
 	if (s[0] == '[') {
-		char *close = strchr(s, ']');
+		/* [ADDR[/PLEN]][/PLEN][:PORT] */
+		char *rest = cut(s, ']');
 
-		if (!close) {
+		if (!rest) {
 			r = sd_ferr(p, off, strlen(s), "missing ']' after an IPv6 address");
 			goto out;
 		}
-		*close = '\0';
 		addr_s = s + 1;
-		if (close[1] == '/') {
-			/* [addr]/plen[:port]: move the prefix inside. */
-			char *colon = strchr(close + 1, ':');
-
-			if (colon)
-				*colon = '\0';
-			memmove(close, close + 1, strlen(close + 1) + 1);
-			port_s = colon ? colon + 1 : NULL;
-		} else if (close[1] == ':') {
-			port_s = close + 2;
-		} else if (close[1]) {
-			r = sd_ferr(p, off + (size_t)(close - s) + 1, strlen(close + 1),
+		plen_s = cut(addr_s, '/');
+		if (*rest == '/' && !plen_s) {
+			plen_s = rest + 1;
+			port_s = cut(plen_s, ':');
+		} else if (*rest == ':') {
+			port_s = rest + 1;
+		} else if (*rest) {
+			r = sd_ferr(p, off + (size_t)(rest - s), strlen(rest),
 				    "expected ':PORT' after ']'");
 			goto out;
 		}
 	} else {
-		char *slash = strchr(s, '/');
-		char *colon;
+		/* ADDR[/PLEN][:PORT]; an unbracketed IPv6 address keeps its colons,
+		 * so a port can follow only a prefix length or a colon-free address. */
+		plen_s = cut(s, '/');
+		if (plen_s) {
+			char *c = strrchr(plen_s, ':');
 
-		/* An unbracketed IPv6 address keeps its colons: a port can follow
-		 * only a prefix length or an address without colons. */
-		if (slash)
-			colon = strrchr(slash, ':');
-		else if (inet_pton(AF_INET6, s, tmp) == 1)
-			colon = NULL;
-		else
-			colon = strrchr(s, ':');
-		if (colon) {
-			*colon = '\0';
-			port_s = colon + 1;
+			if (c) {
+				*c = '\0';
+				port_s = c + 1;
+			}
+		} else if (inet_pton(AF_INET6, s, tmp) != 1) {
+			char *c = strrchr(s, ':');
+
+			if (c) {
+				*c = '\0';
+				port_s = c + 1;
+			}
 		}
 	}
 	if (port_s) {
@@ -205,13 +212,13 @@ static int parse_inet(struct sd_fparser *p, const struct sd_ftok *t, size_t skip
 		if (r < 0)
 			goto out;
 	}
-	addr_off = off + (size_t)(addr_s - s);
-	if (!*addr_s || !strcmp(addr_s, "*")) {
+	if ((!*addr_s || !strcmp(addr_s, "*")) && !plen_s) {
 		*ret = host_node(dir, (uint8_t)family, 0, port, NULL);
 		r = *ret ? 0 : -ENOMEM;
 		goto out;
 	}
-	r = inet_addr(p, addr_off, addr_s, family, dir, port, ret);
+	r = parse_addr(p, off + (size_t)(addr_s - s), addr_s,
+		       plen_s ? off + (size_t)(plen_s - s) : 0, plen_s, family, dir, port, ret);
 out:
 	free(s);
 	return r;

@@ -41,19 +41,19 @@
 
 /* Our own copies of linux/inet_diag.h (the installed headers may be older). */
 struct sd_inet_sockid {
-	uint16_t sport;		/* network order */
+	uint16_t sport; /* network order */
 	uint16_t dport;
-	uint32_t src[4];	/* network order; IPv4 in [0] */
+	uint32_t src[4]; /* network order; IPv4 in [0] */
 	uint32_t dst[4];
 	uint32_t ifindex;
-	uint32_t cookie[2];	/* low word, high word */
+	uint32_t cookie[2]; /* low word, high word */
 };
 
 struct sd_inet_req_v2 {
 	uint8_t family;
 	uint8_t protocol;
 	uint8_t ext;
-	uint8_t raw_protocol;	/* "pad" outside struct inet_diag_req_raw */
+	uint8_t raw_protocol; /* "pad" outside struct inet_diag_req_raw */
 	uint32_t states;
 	struct sd_inet_sockid id;
 };
@@ -116,7 +116,7 @@ enum {
 	SD_INET_ULP_INFO_MAX_KNOWN
 };
 
-#define EXT(attr) (1u << ((attr) - 1))
+#define EXT(attr) (1u << ((attr)-1))
 
 /*
  * Minimum payload length per attribute; 0 = not decoded (skipped). Scalars
@@ -164,7 +164,7 @@ int sd_attr_table(const void *payload, size_t len, const uint16_t *policy, size_
 
 		rem -= (int)MNL_ALIGN(a->nla_len);
 		if (type >= n || !policy[type])
-			continue;	/* unknown or not decoded: skip */
+			continue; /* unknown or not decoded: skip */
 		min = policy[type] == UINT16_MAX ? 0 : policy[type];
 		if (mnl_attr_get_payload_len(a) < min)
 			return -EBADMSG;
@@ -311,7 +311,7 @@ static uint16_t inet_sockopt(const struct nlattr *a)
 	}
 #endif
 	v = (uint16_t)(b[0] | b[1] << 8);
-	return v & 0x07ff;	/* 11 defined bits; the rest is "unused" */
+	return v & 0x07ff; /* 11 defined bits; the rest is "unused" */
 }
 
 static void copy_string(char *dst, size_t size, const struct nlattr *a)
@@ -367,10 +367,9 @@ static void decode_info(const struct nlattr *const *tb, struct sdiag_sock *s)
 			  SDIAG_HAS_MPTCP_INFO, s);
 	/* SCTP's sctp_info has no place in the record yet. */
 
-	copy_attr(tb[SD_INET_DIAG_MEMINFO], &in->meminfo, sizeof(in->meminfo),
-		  SDIAG_HAS_MEMINFO, s);
-	copy_attr(tb[SD_INET_DIAG_SKMEMINFO], s->skmem, sizeof(s->skmem), SDIAG_HAS_SKMEMINFO,
+	copy_attr(tb[SD_INET_DIAG_MEMINFO], &in->meminfo, sizeof(in->meminfo), SDIAG_HAS_MEMINFO,
 		  s);
+	copy_attr(tb[SD_INET_DIAG_SKMEMINFO], s->skmem, sizeof(s->skmem), SDIAG_HAS_SKMEMINFO, s);
 	copy_attr(tb[SD_INET_DIAG_VEGASINFO], &in->vegas, sizeof(in->vegas), SDIAG_HAS_VEGAS, s);
 	copy_attr(tb[SD_INET_DIAG_DCTCPINFO], &in->dctcp, sizeof(in->dctcp), SDIAG_HAS_DCTCP, s);
 	copy_attr(tb[SD_INET_DIAG_BBRINFO], &in->bbr, sizeof(in->bbr), SDIAG_HAS_BBR, s);
@@ -467,15 +466,15 @@ int sd_inet_decode(const struct nlmsghdr *nlh, struct sdiag_sock *s)
 	if (m.family != AF_INET && m.family != AF_INET6)
 		return -EBADMSG;
 	r = sd_attr_table((const uint8_t *)mnl_nlmsg_get_payload(nlh) + hdr,
-			  mnl_nlmsg_get_payload_len(nlh) - hdr, inet_policy,
-			  SD_INET_DIAG_MAX_KNOWN, tb);
+			  mnl_nlmsg_get_payload_len(nlh) - hdr, inet_policy, SD_INET_DIAG_MAX_KNOWN,
+			  tb);
 	if (r < 0)
 		return r;
 	protocol = inet_protocol(nlh, s, tb);
 	if (!protocol)
-		return -EINVAL;	/* the caller broke the contract: no hint */
+		return -EINVAL; /* the caller broke the contract: no hint */
 	if (!inet_table(protocol, s))
-		return 0;	/* a table we do not know */
+		return 0; /* a table we do not know */
 
 	s->family = m.family;
 	sd_inet_sockid_decode(&m.id, s);

@@ -62,9 +62,11 @@ enum {
 	ND_STATE_UNCONNECTED = 7,
 };
 
-static const uint16_t attr_min_len[ND_ATTR_MAX] = {
-	[ND_ATTR_MEMINFO] = 0,	/* copied min(len, ours) */
-	[ND_ATTR_GROUPS] = 0,
+/* sd_attr_table() policy: minimum payload of each attribute decoded
+ * (UINT16_MAX: any length); the dead ring attributes are skipped. */
+static const uint16_t policy[ND_ATTR_MAX] = {
+	[ND_ATTR_MEMINFO] = UINT16_MAX,	/* copied min(len, ours) */
+	[ND_ATTR_GROUPS] = UINT16_MAX,
 	[ND_ATTR_FLAGS] = 4,
 };
 
@@ -129,12 +131,12 @@ static void put_attr(const struct nlattr *a, uint16_t type, struct sdiag_sock *s
 int sd_netlink_decode(const struct nlmsghdr *nlh, struct sdiag_sock *s)
 {
 	const struct nd_msg *m;
-	const struct nlattr *a;
-	int rest;
+	const struct nlattr *tb[ND_ATTR_MAX];
+	int r;
 
 	if (nlh->nlmsg_type != SOCK_DIAG_BY_FAMILY)
 		return 0;
-	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*m))
+	if (nlh->nlmsg_len < NLMSG_HDRLEN + sizeof(*m))
 		return -EBADMSG;
 	m = mnl_nlmsg_get_payload(nlh);
 	if (m->family != AF_NETLINK)
@@ -152,18 +154,12 @@ int sd_netlink_decode(const struct nlmsghdr *nlh, struct sdiag_sock *s)
 	s->cookie = (uint64_t)m->cookie[1] << 32 | m->cookie[0];
 	s->has |= SDIAG_HAS_INODE | SDIAG_HAS_COOKIE;
 
-	mnl_attr_for_each(a, nlh, sizeof(*m)) {
-		uint16_t type = mnl_attr_get_type(a);
-
-		if (type >= ND_ATTR_MAX)
-			continue; /* newer kernel */
-		if (mnl_attr_get_payload_len(a) < attr_min_len[type])
-			return -EBADMSG;
-		put_attr(a, type, s);
-	}
-	/* Whatever mnl_attr_ok() refused: only padding may be left. */
-	rest = (int)((const char *)mnl_nlmsg_get_payload_tail(nlh) - (const char *)a);
-	if (rest >= (int)sizeof(struct nlattr))
-		return -EBADMSG;
+	r = sd_attr_table(mnl_nlmsg_get_payload_offset(nlh, sizeof(*m)),
+			  nlh->nlmsg_len - NLMSG_HDRLEN - sizeof(*m), policy, ND_ATTR_MAX, tb);
+	if (r < 0)
+		return r;
+	for (uint16_t t = 0; t < ND_ATTR_MAX; t++)
+		if (tb[t])
+			put_attr(tb[t], t, s);
 	return 1;
 }

@@ -60,10 +60,17 @@ _Static_assert(sizeof(struct sdiag_packet_mclist) == PD_MCLIST_SIZE, "mclist lay
 _Static_assert(sizeof(struct sdiag_packet_info) == 24, "packet info layout");
 _Static_assert(sizeof(struct sdiag_packet_ring) == 28, "packet ring layout");
 
-/* Structs that may grow are copied min(len, ours); only scalars have a minimum. */
-static const uint16_t attr_min_len[PD_ATTR_MAX] = {
+/* sd_attr_table() policy: minimum payload of each attribute decoded
+ * (UINT16_MAX: any length; structs that may grow are copied min(len, ours)). */
+static const uint16_t policy[PD_ATTR_MAX] = {
+	[PD_ATTR_INFO] = UINT16_MAX,
+	[PD_ATTR_MCLIST] = UINT16_MAX,
+	[PD_ATTR_RX_RING] = UINT16_MAX,
+	[PD_ATTR_TX_RING] = UINT16_MAX,
 	[PD_ATTR_FANOUT] = 4,
 	[PD_ATTR_UID] = 4,
+	[PD_ATTR_MEMINFO] = UINT16_MAX,
+	[PD_ATTR_FILTER] = UINT16_MAX,
 };
 
 struct nlmsghdr *sd_packet_request(void *buf, const struct sd_req *r)
@@ -135,12 +142,12 @@ static void put_attr(const struct nlattr *a, uint16_t type, struct sdiag_sock *s
 int sd_packet_decode(const struct nlmsghdr *nlh, struct sdiag_sock *s)
 {
 	const struct pd_msg *m;
-	const struct nlattr *a;
-	int rest;
+	const struct nlattr *tb[PD_ATTR_MAX];
+	int r;
 
 	if (nlh->nlmsg_type != SOCK_DIAG_BY_FAMILY)
 		return 0;
-	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*m))
+	if (nlh->nlmsg_len < NLMSG_HDRLEN + sizeof(*m))
 		return -EBADMSG;
 	m = mnl_nlmsg_get_payload(nlh);
 	if (m->family != AF_PACKET)
@@ -165,18 +172,12 @@ int sd_packet_decode(const struct nlmsghdr *nlh, struct sdiag_sock *s)
 	s->cookie = (uint64_t)m->cookie[1] << 32 | m->cookie[0];
 	s->has |= SDIAG_HAS_INODE | SDIAG_HAS_COOKIE;
 
-	mnl_attr_for_each(a, nlh, sizeof(*m)) {
-		uint16_t type = mnl_attr_get_type(a);
-
-		if (type >= PD_ATTR_MAX)
-			continue; /* newer kernel */
-		if (mnl_attr_get_payload_len(a) < attr_min_len[type])
-			return -EBADMSG;
-		put_attr(a, type, s);
-	}
-	/* Whatever mnl_attr_ok() refused: only padding may be left. */
-	rest = (int)((const char *)mnl_nlmsg_get_payload_tail(nlh) - (const char *)a);
-	if (rest >= (int)sizeof(struct nlattr))
-		return -EBADMSG;
+	r = sd_attr_table(mnl_nlmsg_get_payload_offset(nlh, sizeof(*m)),
+			  nlh->nlmsg_len - NLMSG_HDRLEN - sizeof(*m), policy, PD_ATTR_MAX, tb);
+	if (r < 0)
+		return r;
+	for (uint16_t t = 0; t < PD_ATTR_MAX; t++)
+		if (tb[t])
+			put_attr(tb[t], t, s);
 	return 1;
 }

@@ -34,7 +34,7 @@ struct sd_smc_req {
 	uint8_t family;
 	uint8_t pad[2];
 	uint8_t ext;
-	uint8_t id[48];		/* struct inet_diag_sockid, unused by dumps */
+	uint8_t id[48]; /* struct inet_diag_sockid, unused by dumps */
 };
 
 struct sd_smc_msg {
@@ -42,9 +42,9 @@ struct sd_smc_msg {
 	uint8_t state;
 	uint8_t mode;
 	uint8_t shutdown;
-	uint8_t id[48];		/* struct inet_diag_sockid of the CLC socket */
+	uint8_t id[48]; /* struct inet_diag_sockid of the CLC socket */
 	uint32_t uid;
-	uint64_t inode;		/* at offset 56 */
+	uint64_t inode; /* at offset 56 */
 };
 
 _Static_assert(sizeof(struct sd_smc_req) == 52, "smc_diag_req layout");
@@ -61,7 +61,7 @@ enum {
 
 static const uint16_t smc_policy[SD_SMC_DIAG_MAX_KNOWN] = {
 	[SD_SMC_DIAG_SHUTDOWN] = 1,
-	[SD_SMC_DIAG_FALLBACK] = 4,	/* reason; peer_diagnosis may be missing */
+	[SD_SMC_DIAG_FALLBACK] = 4, /* reason; peer_diagnosis may be missing */
 };
 
 struct nlmsghdr *sd_smc_request(void *buf, const struct sd_req *r)
@@ -69,7 +69,7 @@ struct nlmsghdr *sd_smc_request(void *buf, const struct sd_req *r)
 	struct nlmsghdr *nlh;
 	struct sd_smc_req *req;
 
-	(void)r;	/* no state mask, no details we decode */
+	(void)r; /* no state mask, no details we decode */
 	nlh = mnl_nlmsg_put_header(buf);
 	nlh->nlmsg_type = SD_SOCK_DIAG_BY_FAMILY;
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;

@@ -68,9 +68,24 @@ enum {
 	TD_STAT_MAX
 };
 
-static const uint16_t sock_min_len[TD_SOCK_MAX] = {
-	[TD_SOCK_ADDR] = 4, [TD_SOCK_REF] = 4,	      [TD_SOCK_TYPE] = 4, [TD_SOCK_INO] = 4,
-	[TD_SOCK_UID] = 4,  [TD_SOCK_TIPC_STATE] = 4, [TD_SOCK_COOKIE] = 8,
+/* sd_attr_table() policies: minimum payloads (UINT16_MAX: any length, nests). */
+static const uint16_t top_policy[TD_NLA_SOCK + 1] = {
+	[TD_NLA_SOCK] = UINT16_MAX,
+};
+
+static const uint16_t sock_policy[TD_SOCK_MAX] = {
+	[TD_SOCK_ADDR] = 4,	   [TD_SOCK_REF] = 4,	      [TD_SOCK_CON] = UINT16_MAX,
+	[TD_SOCK_STAT] = UINT16_MAX, [TD_SOCK_TYPE] = 4,	      [TD_SOCK_INO] = 4,
+	[TD_SOCK_UID] = 4,	   [TD_SOCK_TIPC_STATE] = 4, [TD_SOCK_COOKIE] = 8,
+};
+
+static const uint16_t con_policy[TD_CON_MAX] = {
+	[TD_CON_NODE] = 4, [TD_CON_SOCK] = 4, [TD_CON_TYPE] = 4, [TD_CON_INST] = 4,
+};
+
+static const uint16_t stat_policy[TD_STAT_MAX] = {
+	[TD_STAT_RCVQ] = 4,
+	[TD_STAT_SENDQ] = 4,
 };
 
 struct nlmsghdr *sd_tipc_request(void *buf, const struct sd_req *r)
@@ -86,142 +101,106 @@ struct nlmsghdr *sd_tipc_request(void *buf, const struct sd_req *r)
 	return nlh;
 }
 
-/* Bytes after the last attribute mnl_attr_ok() accepted; more than padding is malformed. */
-static bool tail_ok(const struct nlattr *stop, const void *end)
+static int parse_nest(const struct nlattr *nest, const uint16_t *policy, size_t n,
+		      const struct nlattr **tb)
 {
-	return (const char *)end - (const char *)stop < (int)sizeof(struct nlattr);
+	return sd_attr_table(mnl_attr_get_payload(nest), mnl_attr_get_payload_len(nest), policy, n,
+			     tb);
 }
 
-static const void *nest_end(const struct nlattr *nest)
+static uint32_t get_u32(const struct nlattr *a)
 {
-	return (const char *)mnl_attr_get_payload(nest) + mnl_attr_get_payload_len(nest);
+	return a ? mnl_attr_get_u32(a) : 0;
 }
 
 static int parse_con(const struct nlattr *nest, struct sdiag_tipc *t)
 {
-	const struct nlattr *a;
+	const struct nlattr *tb[TD_CON_MAX];
+	int r;
 
-	mnl_attr_for_each_nested(a, nest) {
-		uint16_t type = mnl_attr_get_type(a);
-
-		if (type == TD_CON_UNSPEC || type == TD_CON_FLAG || type >= TD_CON_MAX)
-			continue;
-		if (mnl_attr_get_payload_len(a) < sizeof(uint32_t))
-			return -EBADMSG;
-		if (type == TD_CON_NODE)
-			t->conn_node = mnl_attr_get_u32(a);
-		else if (type == TD_CON_SOCK)
-			t->conn_port = mnl_attr_get_u32(a);
-		else if (type == TD_CON_TYPE)
-			t->conn_type = mnl_attr_get_u32(a);
-		else
-			t->conn_instance = mnl_attr_get_u32(a);
-	}
+	r = parse_nest(nest, con_policy, TD_CON_MAX, tb);
+	if (r < 0)
+		return r;
 	t->has_conn = true;
-	return tail_ok(a, nest_end(nest)) ? 0 : -EBADMSG;
+	t->conn_node = get_u32(tb[TD_CON_NODE]);
+	t->conn_port = get_u32(tb[TD_CON_SOCK]);
+	/* Type and instance only with TD_CON_FLAG (a named connection). */
+	t->conn_type = get_u32(tb[TD_CON_TYPE]);
+	t->conn_instance = get_u32(tb[TD_CON_INST]);
+	return 0;
 }
 
 static int parse_stat(const struct nlattr *nest, struct sdiag_sock *s)
 {
-	const struct nlattr *a;
+	const struct nlattr *tb[TD_STAT_MAX];
+	int r;
 
-	mnl_attr_for_each_nested(a, nest) {
-		uint16_t type = mnl_attr_get_type(a);
-
-		if (type != TD_STAT_RCVQ && type != TD_STAT_SENDQ)
-			continue; /* congestion flags, drops: not in the record */
-		if (mnl_attr_get_payload_len(a) < sizeof(uint32_t))
-			return -EBADMSG;
-		if (type == TD_STAT_RCVQ)
-			s->rqueue = mnl_attr_get_u32(a);
-		else
-			s->wqueue = mnl_attr_get_u32(a);
-	}
+	/* Queues are counted in messages; congestion flags and drops are
+	 * not in the record. */
+	r = parse_nest(nest, stat_policy, TD_STAT_MAX, tb);
+	if (r < 0)
+		return r;
+	s->rqueue = get_u32(tb[TD_STAT_RCVQ]);
+	s->wqueue = get_u32(tb[TD_STAT_SENDQ]);
 	s->has |= SDIAG_HAS_QUEUES;
-	return tail_ok(a, nest_end(nest)) ? 0 : -EBADMSG;
-}
-
-static int put_sock_attr(const struct nlattr *a, uint16_t type, struct sdiag_sock *s)
-{
-	uint32_t v = sock_min_len[type] == 4 ? mnl_attr_get_u32(a) : 0;
-
-	switch (type) {
-	case TD_SOCK_ADDR:
-		s->tipc.addr = v;
-		break;
-	case TD_SOCK_REF:
-		s->tipc.ref = v;
-		break;
-	case TD_SOCK_CON:
-		return parse_con(a, &s->tipc);
-	case TD_SOCK_STAT:
-		return parse_stat(a, s);
-	case TD_SOCK_TYPE:
-		s->type = (uint8_t)v;
-		break;
-	case TD_SOCK_INO:
-		s->inode = v;
-		s->has |= SDIAG_HAS_INODE;
-		break;
-	case TD_SOCK_UID:
-		s->uid = v;
-		s->has |= SDIAG_HAS_UID;
-		break;
-	case TD_SOCK_TIPC_STATE:
-		s->state = v < SDIAG_SS_MAX ? (uint8_t)v : SDIAG_SS_UNKNOWN;
-		break;
-	case TD_SOCK_COOKIE:
-		s->cookie = mnl_attr_get_u64(a);
-		s->has |= SDIAG_HAS_COOKIE;
-		break;
-	default:
-		break;
-	}
 	return 0;
 }
 
 static int parse_sock(const struct nlattr *nest, struct sdiag_sock *s)
 {
-	const struct nlattr *a;
+	const struct nlattr *tb[TD_SOCK_MAX];
 	int r;
 
-	mnl_attr_for_each_nested(a, nest) {
-		uint16_t type = mnl_attr_get_type(a);
+	r = parse_nest(nest, sock_policy, TD_SOCK_MAX, tb);
+	if (r < 0)
+		return r;
+	if (tb[TD_SOCK_CON] && (r = parse_con(tb[TD_SOCK_CON], &s->tipc)) < 0)
+		return r;
+	if (tb[TD_SOCK_STAT] && (r = parse_stat(tb[TD_SOCK_STAT], s)) < 0)
+		return r;
+	s->tipc.ref = get_u32(tb[TD_SOCK_REF]);
+	s->tipc.addr = get_u32(tb[TD_SOCK_ADDR]);
+	s->type = (uint8_t)get_u32(tb[TD_SOCK_TYPE]);
+	if (tb[TD_SOCK_TIPC_STATE]) {
+		uint32_t st = mnl_attr_get_u32(tb[TD_SOCK_TIPC_STATE]);
 
-		if (type >= TD_SOCK_MAX)
-			continue; /* newer kernel */
-		if (mnl_attr_get_payload_len(a) < sock_min_len[type])
-			return -EBADMSG;
-		r = put_sock_attr(a, type, s);
-		if (r < 0)
-			return r;
+		s->state = st < SDIAG_SS_MAX ? (uint8_t)st : SDIAG_SS_UNKNOWN;
 	}
-	return tail_ok(a, nest_end(nest)) ? 0 : -EBADMSG;
+	if (tb[TD_SOCK_INO]) {
+		s->inode = mnl_attr_get_u32(tb[TD_SOCK_INO]);
+		s->has |= SDIAG_HAS_INODE;
+	}
+	if (tb[TD_SOCK_UID]) {
+		s->uid = mnl_attr_get_u32(tb[TD_SOCK_UID]);
+		s->has |= SDIAG_HAS_UID;
+	}
+	if (tb[TD_SOCK_COOKIE]) {
+		s->cookie = mnl_attr_get_u64(tb[TD_SOCK_COOKIE]);
+		s->has |= SDIAG_HAS_COOKIE;
+	}
+	return 0;
 }
 
 int sd_tipc_decode(const struct nlmsghdr *nlh, struct sdiag_sock *s)
 {
-	const struct nlattr *a;
-	bool found = false;
+	const struct nlattr *tb[TD_NLA_SOCK + 1];
 	int r;
 
 	if (nlh->nlmsg_type != SOCK_DIAG_BY_FAMILY)
 		return 0;
-
+	if (nlh->nlmsg_len < NLMSG_HDRLEN)
+		return -EBADMSG;
+	/* No fixed header: the attributes start right after nlmsghdr. */
+	r = sd_attr_table(mnl_nlmsg_get_payload(nlh), nlh->nlmsg_len - NLMSG_HDRLEN, top_policy,
+			  TD_NLA_SOCK + 1, tb);
+	if (r < 0)
+		return r;
+	if (!tb[TD_NLA_SOCK])
+		return -EBADMSG;
 	s->table = SDIAG_T_TIPC;
 	s->family = AF_TIPC;
+	s->protocol = 0;
 	s->has |= SDIAG_HAS_TIPC_INFO;
-	mnl_attr_for_each(a, nlh, 0) {
-		if (mnl_attr_get_type(a) != TD_NLA_SOCK)
-			continue;
-		if (found)
-			return -EBADMSG; /* one socket per message */
-		r = parse_sock(a, s);
-		if (r < 0)
-			return r;
-		found = true;
-	}
-	if (!tail_ok(a, mnl_nlmsg_get_payload_tail(nlh)) || !found)
-		return -EBADMSG;
-	return 1;
+	r = parse_sock(tb[TD_NLA_SOCK], s);
+	return r < 0 ? r : 1;
 }

@@ -57,14 +57,15 @@ enum {
 	UD_ATTR_MAX
 };
 
-/* Minimum payload of each known attribute; shorter ones make the message malformed. */
-static const uint16_t attr_min_len[UD_ATTR_MAX] = {
-	[UD_ATTR_NAME] = 0,
+/* sd_attr_table() policy: minimum payload of each attribute decoded
+ * (UINT16_MAX: any length; structs that grew are copied min(len, ours)). */
+static const uint16_t policy[UD_ATTR_MAX] = {
+	[UD_ATTR_NAME] = UINT16_MAX,
 	[UD_ATTR_VFS] = 8,
 	[UD_ATTR_PEER] = 4,
-	[UD_ATTR_ICONS] = 0,
+	[UD_ATTR_ICONS] = UINT16_MAX,
 	[UD_ATTR_RQLEN] = 8,
-	[UD_ATTR_MEMINFO] = 0,	/* grew over time: copied min(len, ours) */
+	[UD_ATTR_MEMINFO] = UINT16_MAX,
 	[UD_ATTR_SHUTDOWN] = 1,
 	[UD_ATTR_UID] = 4,
 };
@@ -155,13 +156,13 @@ static void put_attr(const struct nlattr *a, uint16_t type, struct sdiag_sock *s
 int sd_unix_decode(const struct nlmsghdr *nlh, struct sdiag_sock *s)
 {
 	const struct ud_msg *m;
-	const struct nlattr *a;
+	const struct nlattr *tb[UD_ATTR_MAX];
 	enum sdiag_table table;
-	int rest;
+	int r;
 
 	if (nlh->nlmsg_type != SOCK_DIAG_BY_FAMILY)
 		return 0;
-	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*m))
+	if (nlh->nlmsg_len < NLMSG_HDRLEN + sizeof(*m))
 		return -EBADMSG;
 	m = mnl_nlmsg_get_payload(nlh);
 	if (m->family != AF_UNIX || table_of(m->type, &table) < 0)
@@ -169,24 +170,19 @@ int sd_unix_decode(const struct nlmsghdr *nlh, struct sdiag_sock *s)
 
 	s->table = table;
 	s->family = AF_UNIX;
+	s->protocol = 0;	/* no protocol numbers here */
 	s->type = m->type;
 	s->state = m->state < SDIAG_SS_MAX ? m->state : SDIAG_SS_UNKNOWN;
 	s->inode = m->ino;
 	s->cookie = (uint64_t)m->cookie[1] << 32 | m->cookie[0];
 	s->has |= SDIAG_HAS_INODE | SDIAG_HAS_COOKIE;
 
-	mnl_attr_for_each(a, nlh, sizeof(*m)) {
-		uint16_t type = mnl_attr_get_type(a);
-
-		if (type >= UD_ATTR_MAX)
-			continue; /* newer kernel */
-		if (mnl_attr_get_payload_len(a) < attr_min_len[type])
-			return -EBADMSG;
-		put_attr(a, type, s);
-	}
-	/* Whatever mnl_attr_ok() refused: only padding may be left. */
-	rest = (int)((const char *)mnl_nlmsg_get_payload_tail(nlh) - (const char *)a);
-	if (rest >= (int)sizeof(struct nlattr))
-		return -EBADMSG;
+	r = sd_attr_table(mnl_nlmsg_get_payload_offset(nlh, sizeof(*m)),
+			  nlh->nlmsg_len - NLMSG_HDRLEN - sizeof(*m), policy, UD_ATTR_MAX, tb);
+	if (r < 0)
+		return r;
+	for (uint16_t t = 0; t < UD_ATTR_MAX; t++)
+		if (tb[t])
+			put_attr(tb[t], t, s);
 	return 1;
 }

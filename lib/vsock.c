@@ -62,7 +62,7 @@ int sd_vsock_decode(const struct nlmsghdr *nlh, struct sdiag_sock *s)
 
 	if (nlh->nlmsg_type != SOCK_DIAG_BY_FAMILY)
 		return 0;
-	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*m))
+	if (nlh->nlmsg_len < NLMSG_HDRLEN + sizeof(*m))
 		return -EBADMSG;
 	m = mnl_nlmsg_get_payload(nlh);
 	if (m->family != AF_VSOCK)
@@ -82,6 +82,7 @@ int sd_vsock_decode(const struct nlmsghdr *nlh, struct sdiag_sock *s)
 	}
 
 	s->family = AF_VSOCK;
+	s->protocol = 0;	/* no protocol numbers here */
 	s->type = m->type;
 	/* vsock uses the TCP state numbers (sk_state). */
 	s->state = m->state < SDIAG_SS_MAX ? m->state : SDIAG_SS_UNKNOWN;

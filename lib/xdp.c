@@ -84,13 +84,18 @@ enum {
 	XD_ATTR_MAX
 };
 
-/* Ring sizes are one u32 ({entries}); the structs are copied min(len, ours). */
-static const uint16_t attr_min_len[XD_ATTR_MAX] = {
+/* sd_attr_table() policy: minimum payload of each attribute decoded
+ * (UINT16_MAX: any length; structs are copied min(len, ours)). */
+static const uint16_t policy[XD_ATTR_MAX] = {
+	[XD_ATTR_INFO] = UINT16_MAX,
 	[XD_ATTR_UID] = 4,
 	[XD_ATTR_RX_RING] = 4,
 	[XD_ATTR_TX_RING] = 4,
+	[XD_ATTR_UMEM] = UINT16_MAX,
 	[XD_ATTR_UMEM_FILL_RING] = 4,
 	[XD_ATTR_UMEM_COMPLETION_RING] = 4,
+	[XD_ATTR_MEMINFO] = UINT16_MAX,
+	[XD_ATTR_STATS] = UINT16_MAX,
 };
 
 struct nlmsghdr *sd_xdp_request(void *buf, const struct sd_req *r)
@@ -192,12 +197,12 @@ static void put_attr(const struct nlattr *a, uint16_t type, struct sdiag_sock *s
 int sd_xdp_decode(const struct nlmsghdr *nlh, struct sdiag_sock *s)
 {
 	const struct xd_msg *m;
-	const struct nlattr *a;
-	int rest;
+	const struct nlattr *tb[XD_ATTR_MAX];
+	int r;
 
 	if (nlh->nlmsg_type != SOCK_DIAG_BY_FAMILY)
 		return 0;
-	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*m))
+	if (nlh->nlmsg_len < NLMSG_HDRLEN + sizeof(*m))
 		return -EBADMSG;
 	m = mnl_nlmsg_get_payload(nlh);
 	if (m->family != AF_XDP)
@@ -205,24 +210,19 @@ int sd_xdp_decode(const struct nlmsghdr *nlh, struct sdiag_sock *s)
 
 	s->table = SDIAG_T_XDP;
 	s->family = AF_XDP;
+	s->protocol = 0;	/* no protocol numbers here */
 	s->type = m->type;
 	s->state = SDIAG_SS_CLOSE;
 	s->inode = m->ino;
 	s->cookie = (uint64_t)m->cookie[1] << 32 | m->cookie[0];
 	s->has |= SDIAG_HAS_INODE | SDIAG_HAS_COOKIE;
 
-	mnl_attr_for_each(a, nlh, sizeof(*m)) {
-		uint16_t type = mnl_attr_get_type(a);
-
-		if (type >= XD_ATTR_MAX)
-			continue; /* newer kernel */
-		if (mnl_attr_get_payload_len(a) < attr_min_len[type])
-			return -EBADMSG;
-		put_attr(a, type, s);
-	}
-	/* Whatever mnl_attr_ok() refused: only padding may be left. */
-	rest = (int)((const char *)mnl_nlmsg_get_payload_tail(nlh) - (const char *)a);
-	if (rest >= (int)sizeof(struct nlattr))
-		return -EBADMSG;
+	r = sd_attr_table(mnl_nlmsg_get_payload_offset(nlh, sizeof(*m)),
+			  nlh->nlmsg_len - NLMSG_HDRLEN - sizeof(*m), policy, XD_ATTR_MAX, tb);
+	if (r < 0)
+		return r;
+	for (uint16_t t = 0; t < XD_ATTR_MAX; t++)
+		if (tb[t])
+			put_attr(tb[t], t, s);
 	return 1;
 }

@@ -1,0 +1,386 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sockdiag kill [OPTIONS] FILTER: destroy the sockets `list` would show with
+ * the same options and filter, and report each one truthfully.
+ *
+ * Selection is list's (cli/options.c), the destroying is the library's
+ * (sdiag_kill: exact ids with cookies, batches, SO_REUSEPORT retries, passes),
+ * the rows are the shared renderers' with a "result" column. Exit status as
+ * pkill: 0 something destroyed and nothing failed; 1 nothing matched, nothing
+ * could be destroyed, or something failed; 2 usage; 3 fatal (no
+ * CAP_NET_ADMIN in the namespace, kernel without CONFIG_INET_DIAG_DESTROY).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+
+#include "commands.h"
+#include "options.h"
+#include "output.h"
+#include "sockdiag.h"
+
+enum { EXIT_FATAL = 3 };
+
+enum {
+	OPT_ALL = 0x100,
+	OPT_DRY_RUN,
+	OPT_MPTCP_SUBFLOWS,
+	OPT_BATCH,
+};
+
+struct kill_opts {
+	bool all;		/* no filter needed */
+	bool dry_run;
+	bool mptcp_subflows;
+	unsigned batch;
+};
+
+/* Counts for the summary line, per namespace and in total. */
+struct tally {
+	uint64_t destroyed, gone, unsupported, denied, error, would;
+};
+
+struct kill_ctx {
+	const struct cli_opts *o;
+	const struct kill_opts *k;
+	struct out *out;
+	const char *netns;	/* label for rows and the summary, or NULL */
+	struct tally t;
+	int out_err;		/* first write error */
+};
+
+static int handle_opt(void *ctx, int val, const char *arg)
+{
+	struct kill_opts *k = ctx;
+	char *end;
+	unsigned long n;
+
+	switch (val) {
+	case OPT_ALL:
+		k->all = true;
+		return 0;
+	case OPT_DRY_RUN:
+		k->dry_run = true;
+		return 0;
+	case OPT_MPTCP_SUBFLOWS:
+		k->mptcp_subflows = true;
+		return 0;
+	case OPT_BATCH:
+		errno = 0;
+		n = strtoul(arg, &end, 10);
+		if (errno || *end || !*arg || n == 0 || n > 65536) {
+			fprintf(stderr, "sockdiag kill: --batch: expected 1..65536, got '%s'\n", arg);
+			return -EINVAL;
+		}
+		k->batch = (unsigned)n;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* Why a socket the library never sent to the kernel cannot be destroyed. */
+static const char *unsupported_reason(const struct sdiag_sock *s)
+{
+	if (s->table == SDIAG_T_MPTCP)
+		return "MPTCP sockets cannot be destroyed (see --mptcp-subflows)";
+	if (s->table == SDIAG_T_TCP &&
+	    (s->state == SDIAG_SS_CLOSE || s->state == SDIAG_SS_BOUND_INACTIVE))
+		return "bound but neither listening nor connected: the kernel cannot find it";
+	if (s->table == SDIAG_T_TCP && s->state == SDIAG_SS_LISTEN)
+		return "the kernel refuses to destroy this listener (MPTCP subflow listener)";
+	if (s->family == AF_INET || s->family == AF_INET6)
+		return "the kernel has no destroy for this protocol";
+	return "the kernel cannot destroy sockets of this family";
+}
+
+static int emit(struct kill_ctx *c, const struct sdiag_sock *s, const char *result,
+		const char *detail)
+{
+	struct out_extra x = { .result = result, .result_detail = detail, .netns = c->netns };
+	int r;
+
+	if (c->out_err)
+		return 0;	/* keep destroying; the write error is reported at the end */
+	r = out_sock(c->out, s, &x);
+	if (r < 0)
+		c->out_err = r;
+	return 0;
+}
+
+static int result_cb(const struct sdiag_sock *s, enum sdiag_destroy_result res, int err,
+		     void *userdata)
+{
+	struct kill_ctx *c = userdata;
+	const char *detail = NULL;
+
+	switch (res) {
+	case SDIAG_DESTROYED:
+		c->t.destroyed++;
+		break;
+	case SDIAG_GONE:
+		c->t.gone++;
+		break;
+	case SDIAG_UNSUPPORTED:
+		c->t.unsupported++;
+		detail = unsupported_reason(s);
+		break;
+	case SDIAG_DENIED:
+		c->t.denied++;
+		detail = "no CAP_NET_ADMIN over its network namespace";
+		break;
+	default:
+		c->t.error++;
+		detail = strerror(err < 0 ? -err : EIO);
+		break;
+	}
+	return emit(c, s, sdiag_destroy_result_name(res), detail);
+}
+
+static int dry_cb(const struct sdiag_sock *s, void *userdata)
+{
+	struct kill_ctx *c = userdata;
+
+	if (sdiag_destroyable(s)) {
+		c->t.would++;
+		return emit(c, s, "would-destroy", NULL);
+	}
+	c->t.unsupported++;
+	return emit(c, s, "unsupported", unsupported_reason(s));
+}
+
+static int err_cb(enum sdiag_table t, int family, int err, void *userdata)
+{
+	struct kill_ctx *c = userdata;
+
+	if (err != -EAFNOSUPPORT && err != -EPROTONOSUPPORT)
+		return err;
+	/* Tables that came with a default or a group are skipped silently. */
+	if (c->o->explicit_tables & SDIAG_TABLE_BIT(t))
+		fprintf(stderr, "sockdiag kill: %s%s: the kernel cannot dump these sockets (%s); "
+			"skipped\n", sdiag_table_netid(t),
+			family == AF_INET ? " (IPv4)" : family == AF_INET6 ? " (IPv6)" : "",
+			strerror(-err));
+	return 0;
+}
+
+/* Returns 0, or an exit status after printing why. */
+static int fatal(int r, const char *netns)
+{
+	const char *in = netns ? " in network namespace " : "";
+
+	if (r == -EPERM) {
+		fprintf(stderr, "sockdiag kill: no CAP_NET_ADMIN over the target network namespace%s%s: "
+			"no socket can be destroyed\n", in, netns ? netns : "");
+		return EXIT_FATAL;
+	}
+	if (r == -EOPNOTSUPP) {
+		fprintf(stderr, "sockdiag kill: this kernel cannot destroy sockets: it was built "
+			"without CONFIG_INET_DIAG_DESTROY\n");
+		return EXIT_FATAL;
+	}
+	fprintf(stderr, "sockdiag kill: %s%s%s\n", strerror(-r), in, netns ? netns : "");
+	return EXIT_RUNTIME;
+}
+
+/* Kill (or dry-run) in one namespace. Returns 0 or an exit status. */
+static int kill_in(struct kill_ctx *c, struct sdiag_handle *h)
+{
+	struct sdiag_kill_opts ko = {
+		.batch = c->k->batch,
+		.mptcp_subflows = c->k->mptcp_subflows,
+	};
+	int r;
+
+	if (c->k->dry_run)
+		r = sdiag_dump(h, &c->o->q, dry_cb, err_cb, c);
+	else
+		r = sdiag_kill(h, &c->o->q, &ko, result_cb, err_cb, c);
+	return r < 0 ? fatal(r, c->netns) : 0;
+}
+
+static void summary(const struct kill_ctx *c, const struct tally *t, const char *netns)
+{
+	char where[96] = "";
+
+	if (netns)
+		snprintf(where, sizeof(where), "netns %s: ", netns);
+	if (c->k->dry_run) {
+		fprintf(stderr, "%swould destroy %llu, not destroyable %llu\n", where,
+			(unsigned long long)t->would, (unsigned long long)t->unsupported);
+		return;
+	}
+	fprintf(stderr, "%sdestroyed %llu, already gone %llu, not destroyable %llu, denied %llu",
+		where, (unsigned long long)t->destroyed, (unsigned long long)t->gone,
+		(unsigned long long)t->unsupported, (unsigned long long)t->denied);
+	if (t->error)
+		fprintf(stderr, ", failed %llu", (unsigned long long)t->error);
+	fputc('\n', stderr);
+}
+
+static void tally_add(struct tally *a, const struct tally *b)
+{
+	a->destroyed += b->destroyed;
+	a->gone += b->gone;
+	a->unsupported += b->unsupported;
+	a->denied += b->denied;
+	a->error += b->error;
+	a->would += b->would;
+}
+
+/* --all-netns: every namespace in turn; one that cannot be entered is
+ * reported and skipped. Returns 0 or the worst exit status. */
+static int kill_all_netns(struct kill_ctx *c, struct tally *total)
+{
+	struct sdiag_netns *ns = NULL;
+	size_t n = 0;
+	int r, worst = 0;
+
+	r = sdiag_netns_list(&ns, &n);
+	if (r < 0) {
+		fprintf(stderr, "sockdiag kill: cannot list network namespaces: %s\n", strerror(-r));
+		return EXIT_RUNTIME;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct sdiag_handle *h = NULL;
+		int fd = -1;
+
+		c->netns = ns[i].label;
+		memset(&c->t, 0, sizeof(c->t));
+		r = sdiag_netns_open(ns[i].path, &fd);
+		if (r >= 0)
+			r = sdiag_open_netns(&h, fd);
+		if (fd >= 0)
+			close(fd);
+		if (r < 0) {
+			fprintf(stderr, "sockdiag kill: netns %s: cannot enter: %s\n", ns[i].label,
+				strerror(-r));
+			worst = worst ? worst : EXIT_RUNTIME;
+			continue;
+		}
+		r = kill_in(c, h);
+		sdiag_close(h);
+		summary(c, &c->t, ns[i].label);
+		tally_add(total, &c->t);
+		if (r > worst)
+			worst = r;
+	}
+	free(ns);
+	c->netns = NULL;
+	return worst;
+}
+
+static int open_target(const struct cli_opts *o, struct sdiag_handle **ret)
+{
+	int fd = -1, r;
+
+	if (!o->netns)
+		r = sdiag_open(ret);
+	else if ((r = sdiag_netns_open(o->netns, &fd)) >= 0)
+		r = sdiag_open_netns(ret, fd);
+	if (fd >= 0)
+		close(fd);
+	if (r < 0)
+		fprintf(stderr, "sockdiag kill: %s%s: %s\n", o->netns ? "netns " : "cannot open a diag "
+			"socket", o->netns ? o->netns : "", strerror(-r));
+	return r;
+}
+
+static int exit_status(const struct kill_opts *k, const struct tally *t)
+{
+	if (k->dry_run)
+		return t->would ? EXIT_OK : EXIT_RUNTIME;
+	return t->destroyed && !t->denied && !t->error ? EXIT_OK : EXIT_RUNTIME;
+}
+
+static const char kill_usage[] =
+	"      --all              no FILTER: destroy every socket the options select\n"
+	"      --dry-run          destroy nothing; show what would be destroyed\n"
+	"      --mptcp-subflows   for matched MPTCP sockets, destroy their TCP subflows\n"
+	"      --batch N          destroy requests per batch (default 1024)\n";
+
+int cmd_kill(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "all", no_argument, NULL, OPT_ALL },
+		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+		{ "mptcp-subflows", no_argument, NULL, OPT_MPTCP_SUBFLOWS },
+		{ "batch", required_argument, NULL, OPT_BATCH },
+		{ 0 },
+	};
+	struct kill_opts k = { 0 };
+	struct opt_extra extra = {
+		.longopts = longopts, .shortopts = "", .handle = handle_opt, .ctx = &k,
+		.usage = kill_usage,
+	};
+	struct cli_opts o;
+	struct sdiag_filter *f = NULL;
+	struct sdiag_procmap *pm = NULL;
+	struct sdiag_handle *h = NULL;
+	struct kill_ctx c = { .o = &o, .k = &k };
+	struct tally total = { 0 };
+	int r, status = EXIT_OK;
+
+	memset(&o, 0, sizeof(o));
+	r = opts_parse(&o, argc, argv, &extra);
+	if (r == OPTS_EXIT)
+		return EXIT_OK;
+	if (r < 0)
+		return EXIT_USAGE;
+	if (!o.filter_expr && !k.all) {
+		fprintf(stderr, "sockdiag kill: no FILTER: refusing to destroy every selected socket "
+			"(give a FILTER, or --all)\n");
+		status = EXIT_USAGE;
+		goto out;
+	}
+	if (opts_filter(&o, &f) < 0) {
+		status = EXIT_USAGE;
+		goto out;
+	}
+	if (o.processes) {
+		r = sdiag_procmap_scan(&pm, NULL);
+		if (r < 0) {
+			fprintf(stderr, "sockdiag kill: cannot scan processes: %s\n", strerror(-r));
+			status = EXIT_RUNTIME;
+			goto out;
+		}
+		o.q.procmap = pm;
+		o.out.columns |= OUT_COL_PROCESS;
+	}
+	o.out.columns |= OUT_COL_RESULT;
+	if (o.all_netns)
+		o.out.columns |= OUT_COL_NETNS;
+	r = out_new(&c.out, &o.out);
+	if (r < 0) {
+		status = EXIT_RUNTIME;
+		goto out;
+	}
+	if (o.all_netns) {
+		status = kill_all_netns(&c, &total);
+	} else if (open_target(&o, &h) < 0) {
+		status = EXIT_RUNTIME;
+	} else {
+		status = kill_in(&c, h);
+		total = c.t;
+	}
+	r = out_finish(c.out);
+	if (!c.out_err && r < 0)
+		c.out_err = r;
+	if (c.out_err && c.out_err != -EPIPE)
+		fprintf(stderr, "sockdiag kill: output: %s\n", strerror(-c.out_err));
+	if (status != EXIT_FATAL)
+		summary(&c, &total, NULL);
+	if (!status)
+		status = exit_status(&k, &total);
+out:
+	out_free(c.out);
+	sdiag_close(h);
+	sdiag_procmap_free(pm);
+	sdiag_filter_free(f);
+	opts_fini(&o);
+	return status;
+}

@@ -1,0 +1,570 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * ss's options with ss's defaults (misc/ss.c: default_dbs[], default_afs[],
+ * filter_db_set(), filter_af_set(), filter_merge_defaults(), main()):
+ *
+ *  - a table option (-t -u -w -M -S, -A NAME) selects the table and adds its
+ *    default states (TCP: connected; UDP and raw: established; unix dgram,
+ *    packet, netlink, xdp: unconnected; ...);
+ *  - a family option (-4 -6 -x -0 -f F --vsock ...) selects the family and
+ *    adds the family's default states;
+ *  - -a (all states), -l (LISTEN and UNCONN), -B (bound-inactive) replace
+ *    the states; the first -A resets the tables and makes the default
+ *    "connected"; a filter's state/exclude clauses replace them all;
+ *  - with no table or family option: every table but TIPC, connected states;
+ *  - then each table without one of its families gets them all, and each
+ *    family without one of its tables gets all of them.
+ * Unlike ss, "-4 -6" selects both families (ss keeps only the last one).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+
+#define T(x) SDIAG_TABLE_BIT(SDIAG_T_##x)
+#define S(x) SDIAG_STATE_BIT(SDIAG_SS_##x)
+
+enum fam {
+	F_INET,
+	F_INET6,
+	F_UNIX,
+	F_PACKET,
+	F_NETLINK,
+	F_VSOCK,
+	F_TIPC,
+	F_XDP,
+	F_SMC,
+	F_MAX
+};
+#define FB(f) (1u << (f))
+#define F_IP (FB(F_INET) | FB(F_INET6))
+
+#define ST_CONN SDIAG_STATES_CONNECTED
+#define ST_CLOSE S(CLOSE)
+#define ST_TIPC (S(ESTABLISHED) | S(LISTEN) | S(CLOSE))
+
+static const struct {
+	uint32_t states;
+	uint32_t fams;
+} table_defaults[SDIAG_T_MAX] = {
+	[SDIAG_T_TCP] = { ST_CONN, F_IP },
+	[SDIAG_T_UDP] = { S(ESTABLISHED), F_IP },
+	[SDIAG_T_UDPLITE] = { S(ESTABLISHED), F_IP },
+	[SDIAG_T_RAW] = { S(ESTABLISHED), F_IP },
+	[SDIAG_T_MPTCP] = { ST_CONN, F_IP },
+	[SDIAG_T_SCTP] = { ST_CONN, F_IP },
+	[SDIAG_T_UNIX_STREAM] = { ST_CONN, FB(F_UNIX) },
+	[SDIAG_T_UNIX_DGRAM] = { ST_CLOSE, FB(F_UNIX) },
+	[SDIAG_T_UNIX_SEQPACKET] = { ST_CONN, FB(F_UNIX) },
+	[SDIAG_T_NETLINK] = { ST_CLOSE, FB(F_NETLINK) },
+	[SDIAG_T_PACKET_RAW] = { ST_CLOSE, FB(F_PACKET) },
+	[SDIAG_T_PACKET_DGRAM] = { ST_CLOSE, FB(F_PACKET) },
+	[SDIAG_T_VSOCK_STREAM] = { ST_CONN, FB(F_VSOCK) },
+	[SDIAG_T_VSOCK_DGRAM] = { ST_CONN, FB(F_VSOCK) },
+	[SDIAG_T_VSOCK_SEQPACKET] = { ST_CONN, FB(F_VSOCK) },
+	[SDIAG_T_XDP] = { ST_CLOSE, FB(F_XDP) },
+	[SDIAG_T_TIPC] = { ST_TIPC, FB(F_TIPC) },
+	[SDIAG_T_SMC] = { ST_CONN, FB(F_SMC) },
+};
+
+static const struct {
+	const char *name;	/* -f NAME */
+	uint32_t tables;
+	uint32_t states;
+} fam_defaults[F_MAX] = {
+	[F_INET] = { "inet", SDIAG_TABLES_INET, ST_CONN },
+	[F_INET6] = { "inet6", SDIAG_TABLES_INET, ST_CONN },
+	[F_UNIX] = { "unix", SDIAG_TABLES_UNIX, ST_CONN },
+	[F_PACKET] = { "link", SDIAG_TABLES_PACKET, ST_CLOSE },
+	[F_NETLINK] = { "netlink", T(NETLINK), ST_CLOSE },
+	[F_VSOCK] = { "vsock", SDIAG_TABLES_VSOCK, ST_CONN },
+	[F_TIPC] = { "tipc", T(TIPC), ST_TIPC },
+	[F_XDP] = { "xdp", T(XDP), ST_CLOSE },
+	[F_SMC] = { "smc", T(SMC), ST_CONN },
+};
+
+/* Selection state while parsing (ss's struct filter + do_default). */
+struct sel {
+	uint32_t tables;
+	uint32_t fams;
+	uint32_t states;
+	uint32_t state_filter;
+	uint32_t explicit_tables;
+	uint32_t explicit_fams;
+	bool do_default;
+	bool saw_query;
+};
+
+static void table_set(struct sel *s, uint32_t mask, bool enable, bool named)
+{
+	for (unsigned t = 0; t < SDIAG_T_MAX; t++) {
+		if (!(mask & SDIAG_TABLE_BIT(t)))
+			continue;
+		if (enable) {
+			s->states |= table_defaults[t].states;
+			s->tables |= SDIAG_TABLE_BIT(t);
+			if (named)
+				s->explicit_tables |= SDIAG_TABLE_BIT(t);
+		} else {
+			s->tables &= ~SDIAG_TABLE_BIT(t);
+		}
+	}
+	s->do_default = false;
+}
+
+static void fam_set(struct sel *s, enum fam f)
+{
+	s->states |= fam_defaults[f].states;
+	s->fams |= FB(f);
+	if (f != F_INET && f != F_INET6)
+		s->explicit_fams |= FB(f);
+	s->do_default = false;
+}
+
+static void merge_defaults(struct sel *s)
+{
+	for (unsigned t = 0; t < SDIAG_T_MAX; t++)
+		if ((s->tables & SDIAG_TABLE_BIT(t)) && !(table_defaults[t].fams & s->fams))
+			s->fams |= table_defaults[t].fams;
+	for (unsigned f = 0; f < F_MAX; f++) {
+		if (!(s->fams & FB(f)))
+			continue;
+		if (!(fam_defaults[f].tables & s->tables))
+			s->tables |= fam_defaults[f].tables;
+		if (s->explicit_fams & FB(f))
+			s->explicit_tables |= s->tables & fam_defaults[f].tables;
+	}
+}
+
+/* -A NAME: ss's names and aliases (u_str, p_raw, ...), "!NAME" excludes. */
+static int query_set(struct sel *s, const char *cmd, char *list)
+{
+	char *save = NULL, *name;
+
+	if (!s->saw_query) {
+		s->tables = 0;
+		s->state_filter = s->state_filter ? s->state_filter : ST_CONN;
+		s->saw_query = true;
+		s->do_default = false;
+	}
+	for (name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+		bool enable = name[0] != '!';
+		const char *n = enable ? name : name + 1;
+		uint32_t mask = sdiag_table_mask_by_name(n);
+
+		for (unsigned t = 0; !mask && t < SDIAG_T_MAX; t++) {
+			const char *netid = sdiag_table_netid((enum sdiag_table)t);
+
+			if (netid && !strcmp(netid, n))
+				mask = SDIAG_TABLE_BIT(t);
+		}
+		if (!mask) {
+			fprintf(stderr, "sockdiag %s: unknown socket table \"%s\" (-A)\n", cmd, n);
+			return -EINVAL;
+		}
+		table_set(s, mask, enable, strcmp(n, "all") && strcmp(n, "inet"));
+	}
+	return 0;
+}
+
+static int family_set(struct sel *s, const char *cmd, const char *name)
+{
+	for (unsigned f = 0; f < F_MAX; f++)
+		if (!strcmp(name, fam_defaults[f].name)) {
+			fam_set(s, (enum fam)f);
+			return 0;
+		}
+	fprintf(stderr, "sockdiag %s: unknown family \"%s\" (-f: inet, inet6, link, unix, "
+		"netlink, vsock, tipc, xdp, smc)\n", cmd, name);
+	return -EINVAL;
+}
+
+enum {
+	O_TIPC = 256,
+	O_VSOCK,
+	O_XDP,
+	O_NETLINK,
+	O_UDPLITE,
+	O_SMC,
+	O_TOS,
+	O_JSON,
+	O_NDJSON,
+	O_NO_KFILTER,
+	O_ALL_NETNS,
+	O_SCTP,
+};
+
+static const struct option common_long[] = {
+	{ "numeric", no_argument, NULL, 'n' },
+	{ "resolve", no_argument, NULL, 'r' },
+	{ "options", no_argument, NULL, 'o' },
+	{ "extended", no_argument, NULL, 'e' },
+	{ "memory", no_argument, NULL, 'm' },
+	{ "info", no_argument, NULL, 'i' },
+	{ "processes", no_argument, NULL, 'p' },
+	{ "tcp", no_argument, NULL, 't' },
+	{ "udp", no_argument, NULL, 'u' },
+	{ "raw", no_argument, NULL, 'w' },
+	{ "unix", no_argument, NULL, 'x' },
+	{ "mptcp", no_argument, NULL, 'M' },
+	{ "sctp", no_argument, NULL, 'S' },
+	{ "packet", no_argument, NULL, '0' },
+	{ "ipv4", no_argument, NULL, '4' },
+	{ "ipv6", no_argument, NULL, '6' },
+	{ "tipc", no_argument, NULL, O_TIPC },
+	{ "vsock", no_argument, NULL, O_VSOCK },
+	{ "xdp", no_argument, NULL, O_XDP },
+	{ "netlink", no_argument, NULL, O_NETLINK },
+	{ "udplite", no_argument, NULL, O_UDPLITE },
+	{ "smc", no_argument, NULL, O_SMC },
+	{ "all", no_argument, NULL, 'a' },
+	{ "listening", no_argument, NULL, 'l' },
+	{ "bound-inactive", no_argument, NULL, 'B' },
+	{ "family", required_argument, NULL, 'f' },
+	{ "query", required_argument, NULL, 'A' },
+	{ "socket", required_argument, NULL, 'A' },
+	{ "no-header", no_argument, NULL, 'H' },
+	{ "oneline", no_argument, NULL, 'O' },
+	{ "no-queues", no_argument, NULL, 'Q' },
+	{ "tos", no_argument, NULL, O_TOS },
+	{ "json", no_argument, NULL, O_JSON },
+	{ "ndjson", no_argument, NULL, O_NDJSON },
+	{ "no-kernel-filter", no_argument, NULL, O_NO_KFILTER },
+	{ "netns", required_argument, NULL, 'N' },
+	{ "all-netns", no_argument, NULL, O_ALL_NETNS },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+static const char common_short[] = "nroemiptuwxMS046alBf:A:HOQN:hV";
+
+/* Apply one common option. Returns 0, OPTS_EXIT, or -EINVAL. */
+static int common_opt(struct cli_opts *o, struct sel *s, const char *cmd, int c, char *arg,
+		      const struct opt_extra *extra)
+{
+	switch (c) {
+	case 'n': o->out.numeric = true; break;
+	case 'r': o->out.resolve = true; break;
+	case 'o': o->out.timers = true; break;
+	case 'e': o->out.ext = o->out.timers = true; o->q.show |= SDIAG_SHOW_EXT; break;
+	case 'm': o->out.mem = true; o->q.show |= SDIAG_SHOW_MEM; break;
+	case 'i': o->out.info = true; o->q.show |= SDIAG_SHOW_INFO; break;
+	case O_TOS: o->out.tos = true; o->q.show |= SDIAG_SHOW_TOS; break;
+	case 'p': o->processes = true; o->out.columns |= OUT_COL_PROCESS; break;
+	case 't': table_set(s, T(TCP), true, true); break;
+	case 'u': table_set(s, T(UDP), true, true); break;
+	case 'w': table_set(s, T(RAW), true, true); break;
+	case 'M': table_set(s, T(MPTCP), true, true); break;
+	case 'S': table_set(s, T(SCTP), true, true); break;
+	case O_UDPLITE: table_set(s, T(UDPLITE), true, true); break;
+	case 'x': fam_set(s, F_UNIX); break;
+	case '0': fam_set(s, F_PACKET); break;
+	case '4': fam_set(s, F_INET); break;
+	case '6': fam_set(s, F_INET6); break;
+	case O_TIPC: fam_set(s, F_TIPC); break;
+	case O_VSOCK: fam_set(s, F_VSOCK); break;
+	case O_XDP: fam_set(s, F_XDP); break;
+	case O_NETLINK: fam_set(s, F_NETLINK); break;
+	case O_SMC: fam_set(s, F_SMC); break;
+	case 'a': s->state_filter = SDIAG_STATES_ALL; break;
+	case 'l': s->state_filter = SDIAG_STATES_LISTENING; break;
+	case 'B': s->state_filter = S(BOUND_INACTIVE); break;
+	case 'f':
+		if (!strcmp(arg, "help")) {
+			printf("FAMILY := {inet|inet6|link|unix|netlink|vsock|tipc|xdp|smc}\n");
+			return OPTS_EXIT;
+		}
+		return family_set(s, cmd, arg);
+	case 'A': return query_set(s, cmd, arg);
+	case 'H': o->out.no_header = true; break;
+	case 'O': o->out.oneline = true; break;
+	case 'Q': o->out.no_queues = true; break;
+	case O_JSON: o->out.format = OUT_JSON; break;
+	case O_NDJSON: o->out.format = OUT_NDJSON; break;
+	case O_NO_KFILTER: o->q.no_kernel_filter = true; break;
+	case 'N': o->netns = arg; break;
+	case O_ALL_NETNS: o->all_netns = true; break;
+	case 'h':
+		opts_usage(stdout, cmd, extra);
+		return OPTS_EXIT;
+	case 'V':
+		printf("sockdiag " SOCKDIAG_VERSION "\n");
+		return OPTS_EXIT;
+	default:
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The option tables getopt sees: the subcommand's first, then ours. */
+static int build_tables(const struct opt_extra *extra, struct option **ret_long,
+			char **ret_short)
+{
+	size_t ne = 0, nc = sizeof(common_long) / sizeof(common_long[0]);
+	const char *es = extra && extra->shortopts ? extra->shortopts : "";
+	struct option *lo;
+	char *so;
+
+	while (extra && extra->longopts && extra->longopts[ne].name)
+		ne++;
+	lo = calloc(ne + nc, sizeof(*lo));
+	so = malloc(1 + strlen(es) + sizeof(common_short));
+	if (!lo || !so) {
+		free(lo);
+		free(so);
+		return -ENOMEM;
+	}
+	if (ne)
+		memcpy(lo, extra->longopts, ne * sizeof(*lo));
+	memcpy(lo + ne, common_long, nc * sizeof(*lo));
+	so[0] = ':';	/* report a missing argument as ':' */
+	strcpy(so + 1, es);
+	strcat(so, common_short);
+	*ret_long = lo;
+	*ret_short = so;
+	return 0;
+}
+
+static bool is_extra(const struct opt_extra *extra, int c)
+{
+	if (!extra)
+		return false;
+	for (size_t i = 0; extra->longopts && extra->longopts[i].name; i++)
+		if (extra->longopts[i].val == c && !extra->longopts[i].flag)
+			return true;
+	return c > 0 && c < 256 && extra->shortopts && strchr(extra->shortopts, c) && c != ':';
+}
+
+static int join_args(struct cli_opts *o, int argc, char **argv)
+{
+	size_t len = 0;
+	char *p;
+
+	if (argc <= 0)
+		return 0;
+	for (int i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	p = o->filter_expr = malloc(len);
+	if (!p)
+		return -ENOMEM;
+	for (int i = 0; i < argc; i++) {
+		size_t l = strlen(argv[i]);
+
+		memcpy(p, argv[i], l);
+		p += l;
+		*p++ = i + 1 < argc ? ' ' : '\0';
+	}
+	return 0;
+}
+
+/* Turn the selection into the query, ss's end-of-main() part. */
+static int finish_selection(struct cli_opts *o, struct sel *s, const char *cmd)
+{
+	uint32_t fam_tables = 0;
+
+	if (s->do_default) {
+		s->state_filter = s->state_filter ? s->state_filter : ST_CONN;
+		table_set(s, sdiag_table_mask_by_name("all"), true, false);
+	}
+	if (s->state_filter)
+		s->states = s->state_filter;
+	merge_defaults(s);
+	for (unsigned f = 0; f < F_MAX; f++)
+		if (s->fams & FB(f))
+			fam_tables |= fam_defaults[f].tables;
+	o->q.tables = s->tables & fam_tables;
+	o->q.states = s->states;
+	o->q.afs = ((s->fams & FB(F_INET)) ? SDIAG_AF_INET : 0) |
+		   ((s->fams & FB(F_INET6)) ? SDIAG_AF_INET6 : 0);
+	o->explicit_tables = s->explicit_tables & o->q.tables;
+	o->out.tables = o->q.tables;
+	o->out.states = o->q.states;
+	if (!o->q.tables) {
+		fprintf(stderr, "sockdiag %s: no socket tables to show with such filter\n", cmd);
+		return OPTS_EXIT;
+	}
+	if (!o->q.states) {
+		fprintf(stderr, "sockdiag %s: no socket states to show with such filter\n", cmd);
+		return OPTS_EXIT;
+	}
+	return 0;
+}
+
+int opts_parse(struct cli_opts *o, int argc, char **argv, const struct opt_extra *extra)
+{
+	const char *cmd = argc > 0 ? argv[0] : "list";
+	struct sel s = { .do_default = true };
+	struct option *lo = NULL;
+	char *so = NULL;
+	int c, r;
+
+	memset(o, 0, sizeof(*o));
+	o->out.fd = 1;
+	o->out.format = OUT_TABLE;
+	r = build_tables(extra, &lo, &so);
+	if (r < 0)
+		return r;
+	optind = 0;	/* full re-initialisation (glibc) */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, so, lo, NULL)) != -1) {
+		if (c == '?' || c == ':') {
+			const char *what = optopt ? NULL : argv[optind - 1];
+
+			if (what)
+				fprintf(stderr, "sockdiag %s: %s option '%s'\n", cmd,
+					c == ':' ? "missing argument for" : "unknown", what);
+			else
+				fprintf(stderr, "sockdiag %s: %s option '-%c'\n", cmd,
+					c == ':' ? "missing argument for" : "unknown", optopt);
+			r = -EINVAL;
+			goto out;
+		}
+		if (is_extra(extra, c))
+			r = extra->handle(extra->ctx, c, optarg);
+		else
+			r = common_opt(o, &s, cmd, c, optarg, extra);
+		if (r != 0)
+			goto out;
+	}
+	r = join_args(o, argc - optind, argv + optind);
+	if (r < 0)
+		goto out;
+	r = finish_selection(o, &s, cmd);
+out:
+	free(lo);
+	free(so);
+	if (r != 0)
+		opts_fini(o);
+	return r;
+}
+
+void opts_fini(struct cli_opts *o)
+{
+	free(o->filter_expr);
+	o->filter_expr = NULL;
+}
+
+/* Does the expression have state clauses? Then they replace the default
+ * states, as ss's "state"/"exclude" do. */
+static bool mentions_states(const char *expr, const struct sdiag_filter *f)
+{
+	static const char *const words[] = { "state", "exclude", "excl" };
+	const char *p = expr;
+
+	if (sdiag_filter_states(f) != SDIAG_STATES_ALL)
+		return true;
+	while (*p) {
+		size_t n;
+
+		while (*p == ' ' || *p == '(' || *p == '!')
+			p++;
+		n = strcspn(p, " ()");
+		for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+			if (n == strlen(words[i]) && !strncmp(p, words[i], n))
+				return true;
+		p += n;
+		while (*p == ')')
+			p++;
+	}
+	return false;
+}
+
+int opts_filter(struct cli_opts *o, struct sdiag_filter **ret)
+{
+	struct sdiag_filter_error err = { 0 };
+	struct sdiag_filter *f = NULL;
+	size_t len;
+	int r;
+
+	*ret = NULL;
+	if (!o->filter_expr)
+		return 0;
+	r = sdiag_filter_parse(&f, o->filter_expr, &err);
+	if (r == -EINVAL) {
+		len = strlen(o->filter_expr);
+		if (err.offset > len)
+			err.offset = len;
+		if (err.len > len - err.offset)
+			err.len = len - err.offset;
+		fprintf(stderr, "sockdiag: filter: %s\n%s\n%*s^", err.msg[0] ? err.msg : "syntax error",
+			o->filter_expr, (int)err.offset, "");
+		for (size_t i = 1; i < err.len; i++)
+			fputc('~', stderr);
+		fputc('\n', stderr);
+		return -EINVAL;
+	}
+	if (r < 0)
+		return r;
+	if (mentions_states(o->filter_expr, f))
+		o->q.states = SDIAG_STATES_ALL;
+	o->out.states = o->q.states & sdiag_filter_states(f);
+	o->q.filter = f;
+	*ret = f;
+	return 0;
+}
+
+void opts_usage(FILE *f, const char *cmd, const struct opt_extra *extra)
+{
+	fprintf(f,
+		"Usage: sockdiag %s [OPTIONS] [FILTER]\n"
+		"Sockets:  -t|--tcp -u|--udp -w|--raw -M|--mptcp -S|--sctp --udplite --smc\n"
+		"          -x|--unix -0|--packet --netlink --vsock --xdp --tipc\n"
+		"          -4|--ipv4 -6|--ipv6 -f|--family FAMILY  -A|--query LIST (ss's names, !NAME excludes)\n"
+		"States:   -a|--all -l|--listening -B|--bound-inactive, or FILTER's state/exclude\n"
+		"Details:  -o|--options -e|--extended -m|--memory -i|--info --tos -p|--processes\n"
+		"Output:   -n|--numeric -r|--resolve -H|--no-header -O|--oneline -Q|--no-queues\n"
+		"          --json --ndjson\n"
+		"Other:    -N|--netns NAME|PATH|pid:PID --all-netns --no-kernel-filter\n"
+		"          -h|--help -V|--version\n"
+		"FILTER:   ss's expression language, see sockdiag(8)\n",
+		cmd);
+	if (extra && extra->usage)
+		fputs(extra->usage, f);
+}
+
+bool opts_report_table_error(const struct cli_opts *o, uint32_t *reported, enum sdiag_table t,
+			     int err)
+{
+	static const struct {
+		uint32_t tables;
+		const char *name;
+		const char *module;
+	} groups[] = {
+		{ T(TCP), "tcp", "tcp_diag" },
+		{ T(UDP), "udp", "udp_diag" },
+		{ T(UDPLITE), "udplite", "udp_diag" },
+		{ T(RAW), "raw", "raw_diag" },
+		{ T(MPTCP), "mptcp", "mptcp_diag" },
+		{ T(SCTP), "sctp", "sctp_diag" },
+		{ SDIAG_TABLES_UNIX, "unix", "unix_diag" },
+		{ T(NETLINK), "netlink", "netlink_diag" },
+		{ SDIAG_TABLES_PACKET, "packet", "af_packet_diag" },
+		{ SDIAG_TABLES_VSOCK, "vsock", "vsock_diag" },
+		{ T(XDP), "xdp", "xsk_diag" },
+		{ T(TIPC), "tipc", "tipc_diag" },
+		{ T(SMC), "smc", "smc_diag" },
+	};
+	uint32_t bit = SDIAG_TABLE_BIT(t), mask = bit;
+	const char *name = "?", *module = "?";
+	bool unsupported = err == -EAFNOSUPPORT || err == -EPROTONOSUPPORT;
+
+	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
+		if (groups[i].tables & bit) {
+			mask = groups[i].tables;
+			name = groups[i].name;
+			module = groups[i].module;
+			break;
+		}
+	if (*reported & mask)
+		return !unsupported;
+	if (unsupported && !(o->explicit_tables & mask))
+		return false;
+	*reported |= mask;
+	if (unsupported)
+		fprintf(stderr, "sockdiag: %s: not supported by this kernel (no %s)\n", name,
+			module);
+	else
+		fprintf(stderr, "sockdiag: %s: %s\n", name, strerror(-err));
+	return !unsupported;
+}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Option parsing shared by the subcommands that select sockets (list, kill,
+ * watch): ss's table/family/state options with ss's defaults, the display
+ * options, the output format and the trailing FILTER expression.
+ *
+ * A subcommand with options of its own passes them in struct opt_extra; they
+ * are matched before the common ones (so kill's --all can mean "no filter"
+ * rather than -a).
+ */
+#ifndef SOCKDIAG_CLI_OPTIONS_H
+#define SOCKDIAG_CLI_OPTIONS_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "output.h"
+#include "sockdiag.h"
+
+/* Exit codes of every subcommand built on these options. */
+enum {
+	EXIT_OK = 0,
+	EXIT_RUNTIME = 1,	/* the dump (or a write) failed */
+	EXIT_USAGE = 2,		/* bad option, unknown table/family, bad filter */
+};
+
+struct cli_opts {
+	struct sdiag_query q;	/* tables, states, afs, show, no_kernel_filter */
+	struct out_opts out;	/* renderer options (format, -n -r -H -O -Q ...) */
+	/* Tables the user named (-t, -w, --vsock, -A raw, ...): when the kernel
+	 * cannot dump one of these, say so; tables that only came with a
+	 * default or a group (all, inet, -4) are skipped silently. */
+	uint32_t explicit_tables;
+	char *filter_expr;	/* the trailing arguments joined by spaces, or NULL */
+	bool processes;		/* -p */
+	const char *netns;	/* -N NAME|PATH|pid:PID */
+	bool all_netns;		/* --all-netns */
+};
+
+/* Options a subcommand adds. handle() gets getopt's value and argument; it
+ * returns 0, or -EINVAL after printing a one-line error. */
+struct opt_extra {
+	const struct option *longopts;	/* terminated by an all-zero entry */
+	const char *shortopts;		/* getopt letters, "" if none */
+	int (*handle)(void *ctx, int val, const char *arg);
+	void *ctx;
+	const char *usage;		/* extra lines for --help, or NULL */
+};
+
+enum {
+	OPTS_OK = 0,
+	OPTS_EXIT = 1,	/* --help or --version was printed: exit 0 */
+};
+
+/*
+ * Parse argv (argv[0] is the subcommand's name, used in messages). Returns
+ * OPTS_OK, OPTS_EXIT, or -EINVAL after printing one line on stderr (exit 2),
+ * or -ENOMEM. On success o->filter_expr may be set; free with opts_fini().
+ */
+int opts_parse(struct cli_opts *o, int argc, char **argv, const struct opt_extra *extra);
+void opts_fini(struct cli_opts *o);
+
+/*
+ * Parse o->filter_expr (if any) into *ret (NULL when there is none) and let
+ * its state clauses replace the default states, as ss does. On a malformed
+ * expression prints "sockdiag: filter: MSG", the expression and a caret line,
+ * and returns -EINVAL. Also sets o->q.filter.
+ */
+int opts_filter(struct cli_opts *o, struct sdiag_filter **ret);
+
+void opts_usage(FILE *f, const char *cmd, const struct opt_extra *extra);
+
+/*
+ * Report a table the kernel could not dump (the arguments of sdiag_error_cb):
+ * -EAFNOSUPPORT/-EPROTONOSUPPORT print one line ("sockdiag: raw: not
+ * supported by this kernel (no raw_diag)") only when the table was named
+ * explicitly, once per family of tables (*reported remembers); any other
+ * error prints one line always. Returns true for a real error (exit 1),
+ * false when the table is merely unsupported.
+ */
+bool opts_report_table_error(const struct cli_opts *o, uint32_t *reported, enum sdiag_table t,
+			     int err);
+
+#endif

@@ -1,0 +1,32 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# End-to-end tests of the sockdiag CLI (options, exit codes, table, JSON,
+# NDJSON), run inside a private network namespace this script creates; the
+# checks are in test_cli.py. Usage: test_cli.sh PATH-TO-SOCKDIAG.
+# Exit 0 pass, 1 fail, 77 cannot run here (skip).
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+sockdiag=${1:?usage: test_cli.sh SOCKDIAG}
+
+if [ "${SDIAG_CLI_INNER:-}" != 1 ]; then
+	for tool in unshare ip python3; do
+		if ! command -v "$tool" >/dev/null 2>&1; then
+			echo "SKIP: $tool not installed" >&2
+			exit 77
+		fi
+	done
+	if ! unshare -n true 2>/dev/null; then
+		echo "SKIP: cannot create a network namespace (need root)" >&2
+		exit 77
+	fi
+	SDIAG_CLI_INNER=1 exec unshare -n "$0" "$@"
+fi
+
+# Inside: never create sockets in the host's namespace.
+if [ "$(readlink /proc/self/ns/net)" = "$(readlink /proc/1/ns/net)" ]; then
+	echo "test_cli.sh: not in a private network namespace, refusing" >&2
+	exit 1
+fi
+ip link set lo up
+exec python3 "$here/test_cli.py" "$sockdiag"
