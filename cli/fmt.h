@@ -49,15 +49,27 @@ static inline void obuf_putc(struct obuf *b, char c)
 }
 
 void obuf_spaces(struct obuf *b, size_t n);
-void obuf_u64(struct obuf *b, uint64_t v);
+
+/* Decimal digits of v into buf (no NUL); returns the length (at most 20). */
+size_t fmt_u64(char *buf, uint64_t v);
+
+static inline void obuf_u64(struct obuf *b, uint64_t v)
+{
+	if (b->len + 20 > b->cap && obuf_reserve(b, 20) < 0)
+		return;
+	if (v < 10)
+		b->p[b->len++] = (char)('0' + v);
+	else
+		b->len += fmt_u64(b->p + b->len, v);
+}
+
 void obuf_i64(struct obuf *b, int64_t v);
 void obuf_hex(struct obuf *b, uint64_t v);	/* lowercase, no prefix */
 /* printf-style, for the rare cold paths (detail text). */
 void obuf_printf(struct obuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Decimal digits of v into buf (no NUL); returns the length (at most 20). */
-size_t fmt_u64(char *buf, uint64_t v);
-/* Dotted quad of 4 network-order bytes into buf (no NUL, at most 15 bytes). */
+/* Dotted quad of 4 network-order bytes into buf (no NUL, at most 15 bytes;
+ * buf needs 18: whole words are copied). */
 size_t fmt_ipv4(char *buf, const uint8_t a[4]);
 /* An address of family AF_INET or AF_INET6 (RFC 5952 text); NUL-terminated,
  * buf at least 46 bytes. Returns the length. */

@@ -187,6 +187,30 @@ static int fatal(int r, const char *netns)
 	return EXIT_RUNTIME;
 }
 
+static int ignore_cb(const struct sdiag_sock *s, enum sdiag_destroy_result res, int err,
+		     void *userdata)
+{
+	(void)s;
+	(void)res;
+	(void)err;
+	(void)userdata;
+	return 0;
+}
+
+/* The capability and kernel checks sdiag_kill makes, made before anything
+ * is printed. A dry run needs neither. Returns 0 or an exit status. */
+static int precheck(const struct kill_opts *k, struct sdiag_handle *h, const char *netns)
+{
+	struct sdiag_destroyer *d = NULL;
+	int r;
+
+	if (k->dry_run)
+		return 0;
+	r = sdiag_destroyer_new(&d, h, ignore_cb, NULL);
+	sdiag_destroyer_free(d);
+	return r < 0 ? fatal(r, netns) : 0;
+}
+
 /* Kill (or dry-run) in one namespace. Returns 0 or an exit status. */
 static int kill_in(struct kill_ctx *c, struct sdiag_handle *h)
 {
@@ -354,6 +378,18 @@ int cmd_kill(int argc, char **argv)
 	o.out.columns |= OUT_COL_RESULT;
 	if (o.all_netns)
 		o.out.columns |= OUT_COL_NETNS;
+	if (k.mptcp_subflows)
+		o.out.tables |= SDIAG_TABLE_BIT(SDIAG_T_TCP);	/* subflow rows: show Netid */
+	if (!o.all_netns) {
+		if (open_target(&o, &h) < 0) {
+			status = EXIT_RUNTIME;
+			goto out;
+		}
+		/* Fatal conditions before any output. */
+		status = precheck(&k, h, NULL);
+		if (status)
+			goto out;
+	}
 	r = out_new(&c.out, &o.out);
 	if (r < 0) {
 		status = EXIT_RUNTIME;
@@ -361,8 +397,6 @@ int cmd_kill(int argc, char **argv)
 	}
 	if (o.all_netns) {
 		status = kill_all_netns(&c, &total);
-	} else if (open_target(&o, &h) < 0) {
-		status = EXIT_RUNTIME;
 	} else {
 		status = kill_in(&c, h);
 		total = c.t;

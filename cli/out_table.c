@@ -79,6 +79,14 @@ struct table {
 	bool visible[C_MAX];
 	size_t width[C_MAX];	/* running widths, monotone */
 	bool spread_done;	/* tty: spare width distributed once */
+	int vis[C_MAX];		/* visible columns but C_EXT, in order */
+	int nvis;
+	size_t line_max;	/* a row without C_EXT is at most this long */
+	/* ss's names and their lengths, looked up once */
+	const char *state[SDIAG_SS_MAX];
+	uint8_t state_len[SDIAG_SS_MAX];
+	const char *netid[SDIAG_T_MAX];
+	uint8_t netid_len[SDIAG_T_MAX];
 };
 
 static bool one_bit(uint32_t v)
@@ -110,6 +118,17 @@ int table_new(struct table **ret, const struct out_opts *opts, struct names *nam
 	t->visible[C_NETID] = !one_bit(opts->tables);
 	t->visible[C_STATE] = !one_bit(opts->states);
 	t->visible[C_RECVQ] = t->visible[C_SENDQ] = !opts->no_queues;
+	for (int c = 0; c < C_EXT; c++)
+		if (t->visible[c])
+			t->vis[t->nvis++] = c;
+	for (int i = 0; i < SDIAG_SS_MAX; i++) {
+		t->state[i] = sdiag_state_name((enum sdiag_state)i);
+		t->state_len[i] = (uint8_t)strlen(t->state[i]);
+	}
+	for (int i = 0; i < SDIAG_T_MAX; i++) {
+		t->netid[i] = sdiag_table_netid((enum sdiag_table)i);
+		t->netid_len[i] = t->netid[i] ? (uint8_t)strlen(t->netid[i]) : 0;
+	}
 
 	if (!opts->no_header) {
 		uint32_t *o = t->offs;
@@ -423,7 +442,6 @@ int table_sock(struct table *t, const struct sdiag_sock *s, const struct out_ext
 {
 	struct obuf *a = &t->arena;
 	uint32_t *o;
-	const char *str;
 
 	if (t->nrows == BLOCK_ROWS || a->len >= BLOCK_BYTES) {
 		int r = table_flush(t);
@@ -442,11 +460,14 @@ int table_sock(struct table *t, const struct sdiag_sock *s, const struct out_ext
 	if (t->visible[C_RESULT] && x && x->result)
 		obuf_puts(a, x->result);
 	o[C_NETID] = (uint32_t)a->len;
-	if (t->visible[C_NETID] && (str = sdiag_table_netid(s->table)))
-		obuf_puts(a, str);
+	if (t->visible[C_NETID] && s->table < SDIAG_T_MAX)
+		obuf_put(a, t->netid[s->table], t->netid_len[s->table]);
 	o[C_STATE] = (uint32_t)a->len;
-	if (t->visible[C_STATE])
-		obuf_puts(a, sdiag_state_name(s->state));
+	if (t->visible[C_STATE]) {
+		unsigned st = s->state < SDIAG_SS_MAX ? s->state : 0;
+
+		obuf_put(a, t->state[st], t->state_len[st]);
+	}
 	o[C_RECVQ] = (uint32_t)a->len;
 	if (t->visible[C_RECVQ])
 		obuf_u64(a, s->rqueue);
@@ -500,37 +521,78 @@ static void spread(struct table *t)
 	}
 }
 
-static void render_row(struct table *t, const uint32_t *o)
+static const char spaces8[8] = "        ";
+
+/* Copies and fills in 8-byte steps: both buffers have slack past the end. */
+static inline char *fill_spaces(char *d, size_t n)
+{
+	for (size_t i = 0; i < n; i += 8)
+		memcpy(d + i, spaces8, 8);
+	return d + n;
+}
+
+static inline char *copy8(char *d, const char *src, size_t n)
+{
+	for (size_t i = 0; i < n; i += 8)
+		memcpy(d + i, src + i, 8);
+	return d + n;
+}
+
+/* Render the buffered rows. The column plan and widths are copied to locals
+ * first: the output is written through char pointers, which may alias
+ * anything, so fields of *t would be reloaded after every store. */
+static int render_rows(struct table *t)
 {
 	struct obuf *b = t->ob;
-	int last = -1;
-	bool first = true;
+	const char *src = t->arena.p;
+	size_t width[C_MAX], line_max = t->line_max;
+	bool right[C_MAX], delim[C_MAX];
+	int vis[C_MAX], nvis = t->nvis;
 
-	/* The last column with text: no trailing padding after it. */
-	for (int c = C_EXT; c >= 0; c--)
-		if (t->visible[c] && o[c + 1] > o[c]) {
-			last = c;
-			break;
-		}
-	for (int c = 0; c < C_EXT; c++) {
-		size_t len = o[c + 1] - o[c], pad;
+	for (int k = 0; k < nvis; k++) {
+		int c = t->vis[k];
 
-		if (!t->visible[c])
-			continue;
-		if (c > last)
-			break;
-		if (!first)
-			obuf_puts(b, cols[c].delim);
-		first = false;
-		pad = t->width[c] > len ? t->width[c] - len : 0;
-		if (cols[c].right)
-			obuf_spaces(b, pad);
-		obuf_put(b, t->arena.p + o[c], len);
-		if (!cols[c].right && c < last)
-			obuf_spaces(b, pad);
+		vis[k] = c;
+		width[k] = t->width[c];
+		right[k] = cols[c].right;
+		delim[k] = k && cols[c].delim[0];
 	}
-	obuf_put(b, t->arena.p + o[C_EXT], o[C_MAX] - o[C_EXT]);
-	obuf_putc(b, '\n');
+	for (size_t i = 0; i < t->nrows; i++) {
+		const uint32_t *o = t->offs + i * (C_MAX + 1);
+		size_t ext = o[C_MAX] - o[C_EXT];
+		int last = -1;
+		char *d;
+
+		if (b->len >= WRITE_CHUNK && obuf_flush(b) < 0)
+			return b->err;
+		if (obuf_reserve(b, line_max + ext + 32) < 0)
+			return b->err;
+		d = b->p + b->len;
+		/* The last column with text: no trailing padding after it. */
+		if (ext)
+			last = nvis;
+		else
+			for (int k = nvis - 1; k >= 0; k--)
+				if (o[vis[k] + 1] > o[vis[k]]) {
+					last = k;
+					break;
+				}
+		for (int k = 0; k < nvis && k <= last; k++) {
+			size_t off = o[vis[k]], len = o[vis[k] + 1] - off, pad = width[k] - len;
+
+			if (delim[k])
+				*d++ = ' ';
+			if (right[k])
+				d = fill_spaces(d, pad);
+			d = copy8(d, src + off, len);
+			if (!right[k] && k < last)
+				d = fill_spaces(d, pad);
+		}
+		d = copy8(d, src + o[C_EXT], ext);
+		*d++ = '\n';
+		b->len = (size_t)(d - b->p);
+	}
+	return 0;
 }
 
 int table_flush(struct table *t)
@@ -539,20 +601,27 @@ int table_flush(struct table *t)
 
 	if (!t->nrows)
 		return t->arena.err;
+	/* Slack for render_row's 8-byte copies past the last field. */
+	if (obuf_reserve(&t->arena, 16) < 0)
+		return t->arena.err;
 	for (size_t i = 0; i < t->nrows; i++) {
 		const uint32_t *o = t->offs + i * (C_MAX + 1);
 
-		for (int c = 0; c < C_EXT; c++)
+		for (int k = 0; k < t->nvis; k++) {
+			int c = t->vis[k];
+
 			if (o[c + 1] - o[c] > t->width[c])
 				t->width[c] = o[c + 1] - o[c];
+		}
 	}
 	if (!t->spread_done)
 		spread(t);
-	for (size_t i = 0; i < t->nrows; i++) {
-		render_row(t, t->offs + i * (C_MAX + 1));
-		if (t->ob->len >= WRITE_CHUNK && (r = obuf_flush(t->ob)) < 0)
-			return r;
-	}
+	t->line_max = 0;
+	for (int k = 0; k < t->nvis; k++)
+		t->line_max += t->width[t->vis[k]] + 1;
+	r = render_rows(t);
+	if (r < 0)
+		return r;
 	r = t->arena.err;
 	t->nrows = 0;
 	t->arena.len = 0;

@@ -33,16 +33,30 @@ struct watch_ctx {
 	uint64_t count;		/* events printed */
 	uint64_t limit;		/* --count: stop after this many, 0 = never */
 	uint64_t lost;
+	int rcvbuf;		/* --rcvbuf, 0 = the library's default */
 	int out_err;
 };
 
-enum { OPT_COUNT = 0x100 };
+enum { OPT_COUNT = 0x100, OPT_RCVBUF };
 
 static int watch_opt(void *ctx, int val, const char *arg)
 {
 	struct watch_ctx *w = ctx;
 	char *end;
 
+	if (val == OPT_RCVBUF) {
+		long v;
+
+		errno = 0;
+		v = strtol(arg, &end, 10);
+		if (errno || *end || v < 4096 || v > INT32_MAX) {
+			fprintf(stderr, "sockdiag watch: --rcvbuf: '%s' is not a size in bytes "
+					"(>= 4096)\n", arg);
+			return -EINVAL;
+		}
+		w->rcvbuf = (int)v;
+		return 0;
+	}
 	if (val != OPT_COUNT)
 		return -EINVAL;
 	errno = 0;
@@ -139,6 +153,7 @@ int cmd_watch(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "count", required_argument, NULL, OPT_COUNT },
+		{ "rcvbuf", required_argument, NULL, OPT_RCVBUF },
 		{ 0 },
 	};
 	struct watch_ctx w = { .extra = { .time = &w.now } };
@@ -147,7 +162,8 @@ int cmd_watch(int argc, char **argv)
 		.shortopts = "",
 		.handle = watch_opt,
 		.ctx = &w,
-		.usage = "  --count N           stop after N events\n",
+		.usage = "  --count N           stop after N events\n"
+			 "  --rcvbuf BYTES      receive buffer (default 32 MiB)\n",
 	};
 	struct sdiag_filter *f = NULL;
 	struct sdiag_watch *sw = NULL;
@@ -185,6 +201,10 @@ int cmd_watch(int argc, char **argv)
 	if (r < 0) {
 		fprintf(stderr, "sockdiag watch: cannot subscribe to socket-destroy events: %s\n",
 			strerror(-r));
+		goto out;
+	}
+	if (w.rcvbuf && (r = sdiag_watch_set_rcvbuf(sw, w.rcvbuf)) < 0) {
+		fprintf(stderr, "sockdiag watch: --rcvbuf: %s\n", strerror(-r));
 		goto out;
 	}
 	sigfd = open_signals();

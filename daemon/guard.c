@@ -36,6 +36,7 @@ struct guard {
 	const char *config_path;
 	bool config_explicit;
 	bool dry_run;		/* from the command line; the file can also ask */
+	int rtnl_rcvbuf;	/* --rtnl-rcvbuf, 0 = default */
 	struct guard_table table;
 	struct grtnl rtnl;
 	struct sdiag_handle *h;
@@ -84,21 +85,122 @@ static const char *link_name(const struct guard_table *t, int ifindex, char buf[
 	return buf;
 }
 
-/* ---- acting on one event --------------------------------------------------------------- */
+/* ---- pending events ------------------------------------------------------------------ */
+
+/* Events read in one go are acted upon together: one dump, one batch of
+ * destroys, however many addresses a burst removed. */
+struct pending {
+	struct guard_event *ev;
+	size_t n, cap;
+	char what[192];		/* the first events, for the log line */
+	size_t described;
+};
+
+static void pending_clear(struct pending *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free((void *)p->ev[i].addrs);
+	p->n = 0;
+	p->what[0] = '\0';
+	p->described = 0;
+}
+
+static void pending_fini(struct pending *p)
+{
+	pending_clear(p);
+	free(p->ev);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Takes ownership of addrs (malloc'd). */
+static int pending_add(struct pending *p, enum guard_event_kind kind, int ifindex,
+		       struct guard_addr *addrs, size_t n_addrs, const char *what)
+{
+	size_t len = strlen(p->what);
+
+	if (p->n == p->cap) {
+		size_t ncap = p->cap ? p->cap * 2 : 8;
+		struct guard_event *nv = realloc(p->ev, ncap * sizeof(*nv));
+
+		if (!nv) {
+			free(addrs);
+			return -ENOMEM;
+		}
+		p->ev = nv;
+		p->cap = ncap;
+	}
+	p->ev[p->n++] = (struct guard_event){ .kind = kind, .ifindex = ifindex,
+					      .addrs = addrs, .n_addrs = n_addrs };
+	if (p->described < 2 && len + strlen(what) + 3 < sizeof(p->what)) {
+		snprintf(p->what + len, sizeof(p->what) - len, "%s%s", len ? ", " : "", what);
+		p->described++;
+	}
+	return 0;
+}
+
+static int pending_addr(struct pending *p, const struct guard_table *t,
+			const struct guard_addr *ad)
+{
+	struct guard_addr *copy = malloc(sizeof(*copy));
+	char what[128], as[64], ln[16];
+
+	if (!copy)
+		return -ENOMEM;
+	*copy = *ad;
+	fmt_addr(ad, as, sizeof(as));
+	snprintf(what, sizeof(what), "address %s removed from %s", as,
+		 link_name(t, ad->ifindex, ln));
+	return pending_add(p, GUARD_ADDR_REMOVED, ad->ifindex, copy, 1, what);
+}
+
+/* The link's addresses, copied out of table t. */
+static int pending_link(struct pending *p, const struct guard_table *t, int ifindex,
+			const char *why)
+{
+	struct guard_addr *addrs = calloc(t->n_addrs + 1, sizeof(*addrs));
+	char what[128], ln[16];
+	size_t n = 0;
+
+	if (!addrs)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->n_addrs; i++)
+		if (t->addrs[i].ifindex == ifindex)
+			addrs[n++] = t->addrs[i];
+	snprintf(what, sizeof(what), "link %s %s", link_name(t, ifindex, ln), why);
+	return pending_add(p, GUARD_LINK_DOWN, ifindex, addrs, n, what);
+}
+
+/* ---- acting ------------------------------------------------------------------------------ */
 
 struct action {
 	const struct guard *g;
-	const struct guard_event *e;
+	const struct pending *p;
 	struct sdiag_sock **victims;
 	size_t n, cap;
 	size_t kept[GUARD_DESTROY + 1];
-	int err;
 };
+
+/* The socket's verdict over all pending events: destroyed if any event
+ * strands it; otherwise the reason an event that concerned it gave. */
+static enum guard_verdict decide_all(const struct action *a, const struct sdiag_sock *s)
+{
+	enum guard_verdict v = GUARD_KEEP_UNRELATED;
+
+	for (size_t i = 0; i < a->p->n; i++) {
+		enum guard_verdict e = guard_decide(&a->g->cfg, &a->g->table, &a->p->ev[i], s);
+
+		if (e == GUARD_DESTROY)
+			return e;
+		if (e != GUARD_KEEP_UNRELATED)
+			v = e;
+	}
+	return v;
+}
 
 static int decide_cb(const struct sdiag_sock *s, void *data)
 {
 	struct action *a = data;
-	enum guard_verdict v = guard_decide(&a->g->cfg, &a->g->table, a->e, s);
+	enum guard_verdict v = decide_all(a, s);
 
 	a->kept[v]++;
 	if (v != GUARD_DESTROY)
@@ -128,38 +230,17 @@ static int quiet_err_cb(enum sdiag_table t, int family, int err, void *data)
 	return err == -EPROTONOSUPPORT || err == -EAFNOSUPPORT ? 0 : err;
 }
 
-/* Narrow the dump in the kernel: the policy still decides every socket. */
-static struct sdiag_filter *event_filter(const struct guard_event *e)
+static void log_action(const struct guard *g, const struct action *a, const size_t res[5],
+		       double ms)
 {
-	struct sdiag_filter_error ferr;
-	struct sdiag_filter *f = NULL;
-	char expr[4096] = "", ip[INET6_ADDRSTRLEN];
-	size_t off = 0;
-
-	if (e->kind == GUARD_LINK_DOWN)
-		off += (size_t)snprintf(expr + off, sizeof(expr) - off, "dev %d", e->ifindex);
-	for (size_t i = 0; i < e->n_addrs && off < sizeof(expr) - 128; i++) {
-		const struct guard_addr *a = &e->addrs[i];
-
-		inet_ntop(a->family, a->addr, ip, sizeof(ip));
-		off += (size_t)snprintf(expr + off, sizeof(expr) - off, "%ssrc %s%s%s",
-					off ? " or " : "", a->family == AF_INET6 ? "[" : "", ip,
-					a->family == AF_INET6 ? "]" : "");
-		if (a->family == AF_INET)
-			off += (size_t)snprintf(expr + off, sizeof(expr) - off,
-						" or src [::ffff:%s]", ip);
-	}
-	if (!off || sdiag_filter_parse(&f, expr, &ferr) < 0)
-		return NULL; /* no pushdown: the dump returns everything */
-	return f;
-}
-
-static void log_action(const struct guard *g, const char *what, const struct action *a,
-		       const size_t res[5], double ms)
-{
-	char kept[256] = "";
+	char what[256], kept[256] = "";
 	size_t off = 0, nkept = 0;
 
+	if (a->p->n > a->p->described)
+		snprintf(what, sizeof(what), "%s and %zu more event%s", a->p->what,
+			 a->p->n - a->p->described, a->p->n - a->p->described == 1 ? "" : "s");
+	else
+		snprintf(what, sizeof(what), "%s", a->p->what);
 	for (int v = 0; v < GUARD_DESTROY; v++) {
 		if (v == GUARD_KEEP_UNRELATED || !a->kept[v])
 			continue;
@@ -167,9 +248,11 @@ static void log_action(const struct guard *g, const char *what, const struct act
 		off += (size_t)snprintf(kept + off, sizeof(kept) - off, "%s%s %zu", off ? ", " : "",
 					guard_verdict_name((enum guard_verdict)v), a->kept[v]);
 	}
-	if (g->dry_run || g->cfg.dry_run)
-		logline("%s: would destroy %zu socket%s (kept %zu%s%s%s) in %.2f ms", what, a->n,
-			a->n == 1 ? "" : "s", nkept, off ? ": " : "", kept, "", ms);
+	if (!a->n && !nkept)
+		logline("%s: no sockets affected (%.2f ms)", what, ms);
+	else if (g->dry_run || g->cfg.dry_run)
+		logline("%s: would destroy %zu socket%s (kept %zu%s%s) in %.2f ms", what, a->n,
+			a->n == 1 ? "" : "s", nkept, off ? ": " : "", kept, ms);
 	else
 		logline("%s: destroyed %zu socket%s (already gone %zu, failed %zu; kept %zu%s%s) "
 			"in %.2f ms",
@@ -178,25 +261,28 @@ static void log_action(const struct guard *g, const char *what, const struct act
 			off ? ": " : "", kept, ms);
 }
 
-static int act(struct guard *g, const struct guard_event *e, const char *what)
+/*
+ * Act on every pending event: dump TCP and UDP without a kernel filter (TCP
+ * of both families then takes one walk of the kernel's established hash,
+ * the dominant cost), let the policy pick, destroy the picked in one batch.
+ */
+static int act(struct guard *g, struct pending *p, const struct timespec *t0)
 {
-	struct sdiag_filter *f = event_filter(e);
 	struct sdiag_query q = {
 		.tables = GUARD_TABLES,
 		.states = SDIAG_STATES_ALL,
 		.afs = SDIAG_AF_ALL,
-		.filter = f,
 	};
-	struct action a = { .g = g, .e = e };
+	struct action a = { .g = g, .p = p };
 	enum sdiag_destroy_result *results = NULL;
 	size_t res[5] = { 0 };
-	struct timespec t0;
 	int r;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (!p->n)
+		return 0;
 	r = sdiag_dump(g->h, &q, decide_cb, quiet_err_cb, &a);
 	if (r < 0) {
-		logline("%s: cannot dump sockets: %s", what, strerror(-r));
+		logline("%s: cannot dump sockets: %s", p->what, strerror(-r));
 		goto out;
 	}
 	if (a.n && !g->dry_run && !g->cfg.dry_run) {
@@ -208,73 +294,26 @@ static int act(struct guard *g, const struct guard_event *e, const char *what)
 		r = sdiag_destroy(g->h, (const struct sdiag_sock *const *)a.victims, a.n, results,
 				  NULL);
 		if (r < 0) {
-			logline("%s: cannot destroy: %s", what, strerror(-r));
+			logline("%s: cannot destroy: %s", p->what, strerror(-r));
 			goto out;
 		}
 		for (size_t i = 0; i < a.n; i++)
 			if ((unsigned)results[i] < 5)
 				res[results[i]]++;
 	}
-	if (a.n || a.kept[GUARD_KEEP_STATE] || a.kept[GUARD_KEEP_LOOPBACK] ||
-	    a.kept[GUARD_KEEP_UID] || a.kept[GUARD_KEEP_CGROUP] || a.kept[GUARD_KEEP_MARK] ||
-	    a.kept[GUARD_KEEP_DST] || a.kept[GUARD_KEEP_STILL_ASSIGNED])
-		log_action(g, what, &a, res, ms_since(&t0));
-	else
-		logline("%s: no sockets affected (%.2f ms)", what, ms_since(&t0));
+	log_action(g, &a, res, ms_since(t0));
 out:
 	for (size_t i = 0; i < a.n; i++)
 		free(a.victims[i]);
 	free(a.victims);
 	free(results);
-	sdiag_filter_free(f);
-	return r;
-}
-
-static int addr_removed(struct guard *g, const struct guard_addr *ad)
-{
-	struct guard_event e = { .kind = GUARD_ADDR_REMOVED, .ifindex = ad->ifindex,
-				 .addrs = ad, .n_addrs = 1 };
-	char what[128], as[64], ln[16];
-
-	fmt_addr(ad, as, sizeof(as));
-	snprintf(what, sizeof(what), "address %s removed from %s", as,
-		 link_name(&g->table, ad->ifindex, ln));
-	return act(g, &e, what);
-}
-
-/* The link's addresses, copied out of table t. */
-static size_t link_addrs(const struct guard_table *t, int ifindex, struct guard_addr **ret)
-{
-	size_t n = 0;
-
-	*ret = calloc(t->n_addrs + 1, sizeof(**ret));
-	if (!*ret)
-		return 0;
-	for (size_t i = 0; i < t->n_addrs; i++)
-		if (t->addrs[i].ifindex == ifindex)
-			(*ret)[n++] = t->addrs[i];
-	return n;
-}
-
-static int link_down(struct guard *g, const struct guard_table *before, int ifindex,
-		     const char *why)
-{
-	struct guard_event e = { .kind = GUARD_LINK_DOWN, .ifindex = ifindex };
-	struct guard_addr *addrs = NULL;
-	char what[128], ln[16];
-	int r;
-
-	e.n_addrs = link_addrs(before, ifindex, &addrs);
-	e.addrs = addrs;
-	snprintf(what, sizeof(what), "link %s %s", link_name(before, ifindex, ln), why);
-	r = act(g, &e, what);
-	free(addrs);
+	pending_clear(p);
 	return r;
 }
 
 /* ---- events and resync ----------------------------------------------------------------- */
 
-static int on_message(struct guard *g, const struct nlmsghdr *nlh)
+static int on_message(struct guard *g, struct pending *p, const struct nlmsghdr *nlh)
 {
 	struct guard_addr ad;
 	struct guard_link l;
@@ -290,7 +329,7 @@ static int on_message(struct guard *g, const struct nlmsghdr *nlh)
 	case RTM_DELADDR:
 		if (grtnl_parse_addr(nlh, &ad) == 0) {
 			guard_table_del_addr(&g->table, &ad);
-			r = addr_removed(g, &ad);
+			r = pending_addr(p, &g->table, &ad);
 		}
 		break;
 	case RTM_NEWLINK:
@@ -300,12 +339,12 @@ static int on_message(struct guard *g, const struct nlmsghdr *nlh)
 		was_up = old && old->up;
 		r = guard_table_set_link(&g->table, &l);
 		if (r == 0 && was_up && !l.up)
-			r = link_down(g, &g->table, l.ifindex, "went down");
+			r = pending_link(p, &g->table, l.ifindex, "went down");
 		break;
 	case RTM_DELLINK:
 		if (grtnl_parse_link(nlh, &l) < 0)
 			break;
-		r = link_down(g, &g->table, l.ifindex, "removed");
+		r = pending_link(p, &g->table, l.ifindex, "removed");
 		guard_table_del_link(&g->table, l.ifindex);
 		for (size_t i = g->table.n_addrs; i-- > 0;)
 			if (g->table.addrs[i].ifindex == l.ifindex)
@@ -324,8 +363,8 @@ static bool table_has(const struct guard_table *t, const struct guard_addr *a)
 	return false;
 }
 
-/* Rebuild the table from dumps and act on what disappeared meanwhile. */
-static int resync(struct guard *g, bool initial)
+/* Rebuild the table from dumps; what disappeared meanwhile becomes pending. */
+static int resync(struct guard *g, struct pending *p, bool initial)
 {
 	struct guard_table old = g->table, now;
 	int r;
@@ -347,43 +386,49 @@ static int resync(struct guard *g, bool initial)
 		const struct guard_link *n = guard_table_link(&now, old.links[i].ifindex);
 
 		if (old.links[i].up && (!n || !n->up))
-			r = link_down(g, &old, old.links[i].ifindex, n ? "went down" : "removed");
+			r = pending_link(p, &old, old.links[i].ifindex, n ? "went down" : "removed");
 	}
 	for (size_t i = 0; i < old.n_addrs && r == 0; i++)
 		if (!table_has(&now, &old.addrs[i]))
-			r = addr_removed(g, &old.addrs[i]);
+			r = pending_addr(p, &old, &old.addrs[i]);
 	guard_table_fini(&old);
 	return r;
 }
 
+/* Drain the event socket, then act once on everything it said. */
 static int read_events(struct guard *g)
 {
 	uint8_t buf[64 * 1024] __attribute__((aligned(8)));
+	struct pending p = { 0 };
+	struct timespec t0;
+	int r = 0;
 
-	for (;;) {
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (r == 0) {
 		ssize_t n = grtnl_read_events(&g->rtnl, buf, sizeof(buf));
 		const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
 		size_t len;
 
-		if (n == -EAGAIN || n == -EINTR)
-			return n == -EAGAIN ? 0 : read_events(g);
+		if (n == -EINTR)
+			continue;
+		if (n == -EAGAIN)
+			break;
 		if (n == -ENOBUFS) {
-			int r = resync(g, false);
-
-			if (r < 0)
-				return r;
+			r = resync(g, &p, false);
 			continue;
 		}
-		if (n < 0)
-			return (int)n;
-		for (len = (size_t)n; mnl_nlmsg_ok(nlh, (int)len);
-		     nlh = mnl_nlmsg_next(nlh, (int *)&len)) {
-			int r = on_message(g, nlh);
-
-			if (r == -ENOMEM)
-				return r;
+		if (n < 0) {
+			r = (int)n;
+			break;
 		}
+		for (len = (size_t)n; r == 0 && mnl_nlmsg_ok(nlh, (int)len);
+		     nlh = mnl_nlmsg_next(nlh, (int *)&len))
+			r = on_message(g, &p, nlh);
 	}
+	if (r == 0)
+		r = act(g, &p, &t0);
+	pending_fini(&p);
+	return r;
 }
 
 /* ---- set-up ----------------------------------------------------------------------------- */
@@ -505,7 +550,8 @@ static int loop(struct guard *g)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: sockdiag guard [-c FILE] [-N NETNS] [--dry-run] [--check-config]\n");
+	fprintf(f, "usage: sockdiag guard [-c FILE] [-N NETNS] [--dry-run] [--check-config]\n"
+		   "                      [--rtnl-rcvbuf BYTES]\n");
 }
 
 static int parse_args(struct guard *g, int argc, char **argv, const char **netns, bool *check)
@@ -515,6 +561,7 @@ static int parse_args(struct guard *g, int argc, char **argv, const char **netns
 		{ "netns", required_argument, NULL, 'N' },
 		{ "dry-run", no_argument, NULL, 'd' },
 		{ "check-config", no_argument, NULL, 'k' },
+		{ "rtnl-rcvbuf", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -537,6 +584,18 @@ static int parse_args(struct guard *g, int argc, char **argv, const char **netns
 		case 'k':
 			*check = true;
 			break;
+		case 'b': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (*end || v < 4096 || v > (1L << 30)) {
+				fprintf(stderr, "sockdiag guard: --rtnl-rcvbuf: '%s' is not a size "
+						"in bytes (4096 to 1 GiB)\n", optarg);
+				return -EINVAL;
+			}
+			g->rtnl_rcvbuf = (int)v;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -576,7 +635,7 @@ int cmd_guard(int argc, char **argv)
 	if (netns && enter_netns(netns) < 0)
 		goto out;
 	g.sigfd = open_signals();
-	if (g.sigfd < 0 || (r = grtnl_open(&g.rtnl)) < 0 || (r = sdiag_open(&g.h)) < 0) {
+	if (g.sigfd < 0 || (r = grtnl_open(&g.rtnl, g.rtnl_rcvbuf)) < 0 || (r = sdiag_open(&g.h)) < 0) {
 		fprintf(stderr, "sockdiag guard: cannot open netlink sockets: %s\n",
 			strerror(g.sigfd < 0 ? -g.sigfd : -r));
 		goto out;
@@ -586,7 +645,7 @@ int cmd_guard(int argc, char **argv)
 		fprintf(stderr, "sockdiag guard: cannot drop capabilities\n");
 		goto out;
 	}
-	if (resync(&g, true) < 0)
+	if (resync(&g, NULL, true) < 0)
 		goto out;
 	logline("started%s%s%s", netns ? " in network namespace " : "", netns ? netns : "",
 		g.dry_run || g.cfg.dry_run ? " (dry run: nothing is destroyed)" : "");

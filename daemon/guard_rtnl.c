@@ -22,16 +22,19 @@
 #include "guard.h"
 #include "guard_rtnl.h"
 
-int grtnl_open(struct grtnl *g)
+int grtnl_open(struct grtnl *g, int rcvbuf)
 {
-	int size = 4 * 1024 * 1024, one = 1;
+	int size = rcvbuf > 0 ? rcvbuf : 4 * 1024 * 1024, one = 1;
 
 	memset(g, 0, sizeof(*g));
 	g->events = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	g->dumps = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
 	if (!g->events || !g->dumps)
 		goto fail;
-	(void)setsockopt(mnl_socket_get_fd(g->events), SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	if (setsockopt(mnl_socket_get_fd(g->events), SOL_SOCKET, SO_RCVBUFFORCE, &size,
+		       sizeof(size)) < 0)
+		(void)setsockopt(mnl_socket_get_fd(g->events), SOL_SOCKET, SO_RCVBUF, &size,
+				 sizeof(size));
 	(void)mnl_socket_setsockopt(g->dumps, NETLINK_GET_STRICT_CHK, &one, sizeof(one));
 	if (mnl_socket_bind(g->events,
 			    RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR,
@@ -152,7 +155,7 @@ static int dump_cb(const struct nlmsghdr *nlh, void *data)
 
 static int dump_one(struct grtnl *g, uint16_t type, uint8_t family, struct guard_table *t)
 {
-	uint8_t buf[MNL_SOCKET_BUFFER_SIZE > 32768 ? MNL_SOCKET_BUFFER_SIZE : 32768];
+	uint8_t buf[32768] __attribute__((aligned(8)));
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 	uint32_t seq = ++g->seq, portid = mnl_socket_get_portid(g->dumps);
 	int r;

@@ -15,7 +15,8 @@ struct grtnl {
 	uint32_t seq;
 };
 
-int grtnl_open(struct grtnl *g);
+/* rcvbuf: the event socket's receive buffer in bytes, 0 = 4 MiB. */
+int grtnl_open(struct grtnl *g, int rcvbuf);
 void grtnl_close(struct grtnl *g);
 int grtnl_event_fd(const struct grtnl *g);
 /* Full dump of links and addresses into a new table (*ret, caller frees). */

@@ -555,6 +555,9 @@ struct sdiag_watch;
  * returned watch's descriptor (sdiag_watch_fd) is non-blocking: poll it. */
 int sdiag_watch_open(struct sdiag_watch **ret, unsigned groups, int nsfd);
 int sdiag_watch_fd(const struct sdiag_watch *w);
+/* Set the receive buffer (default 32 MiB where allowed): a smaller one loses
+ * events in bursts, which sdiag_watch_read counts. */
+int sdiag_watch_set_rcvbuf(struct sdiag_watch *w, int bytes);
 /* Read every pending event, decode it (state is the final one, normally
  * CLOSE; uid and inode are 0) and pass those f matches (f may be NULL) to cb.
  * *ret_lost (may be NULL) gets the number of events the kernel dropped since

@@ -213,8 +213,10 @@ static int msg_cb(const struct nlmsghdr *nlh, void *data)
 	if (!(run->unit->tables & SDIAG_TABLE_BIT(s->table)) ||
 	    !(run->q->tables & SDIAG_TABLE_BIT(s->table)))
 		return 0;
-	/* Families whose kernel ignores the state mask are filtered here. */
-	if (!(run->states & SDIAG_STATE_BIT(s->state)))
+	/* Families whose kernel ignores the state mask are filtered here.
+	 * Request sockets (NEW_SYN_RECV in the kernel) come back as SYN_RECV. */
+	if (!(run->states & SDIAG_STATE_BIT(s->state)) &&
+	    !(s->state == SDIAG_SS_SYN_RECV && (run->states & SDIAG_STATE_BIT(SDIAG_SS_NEW_SYN_RECV))))
 		return 0;
 	if (s->has & SDIAG_HAS_COOKIE) {
 		r = seen_check(&run->seen, s->cookie);
@@ -237,7 +239,7 @@ static int map_unsupported(const struct unit *u, int err)
 {
 	if (err != -ENOENT)
 		return err;
-	if (u->family == AF_INET || u->family == AF_INET6)
+	if (u->family == AF_INET || u->family == AF_INET6 || u->family == AF_UNSPEC)
 		return -EPROTONOSUPPORT;
 	return -EAFNOSUPPORT;
 }
@@ -255,8 +257,10 @@ static int run_unit(struct sdiag_handle *h, struct run *run, const struct unit *
 	void *bc = NULL;
 	int r;
 
-	if (q->filter && !q->no_kernel_filter && (u->family == AF_INET || u->family == AF_INET6)) {
-		r = sd_filter_bytecode(q->filter, u->family, &bc);
+	if (q->filter && !q->no_kernel_filter &&
+	    (u->family == AF_INET || u->family == AF_INET6 || u->family == AF_UNSPEC)) {
+		/* AF_UNSPEC: both programs are the same (tcp_both_in_one). */
+		r = sd_filter_bytecode(q->filter, u->family == AF_UNSPEC ? AF_INET : u->family, &bc);
 		if (r < 0)
 			return r;
 		req.bytecode = bc;
@@ -298,6 +302,27 @@ static const struct unit other_units[] = {
 	  sd_tipc_decode },
 	{ SDIAG_T_SMC, AF_SMC, 0, SDIAG_TABLE_BIT(SDIAG_T_SMC), sd_smc_request, sd_smc_decode },
 };
+
+/* One TCP dump can serve both families (sd_inet_request's legacy request)
+ * when both are wanted and the kernel filter, if any, is the same program
+ * for both. It halves the kernel's walk of its established hash. */
+static bool tcp_both_in_one(const struct sdiag_query *q, uint32_t afs)
+{
+	void *b4 = NULL, *b6 = NULL;
+	bool same;
+	int n4, n6;
+
+	if (afs != SDIAG_AF_ALL)
+		return false;
+	if (!q->filter || q->no_kernel_filter)
+		return true;
+	n4 = sd_filter_bytecode(q->filter, AF_INET, &b4);
+	n6 = sd_filter_bytecode(q->filter, AF_INET6, &b6);
+	same = n4 >= 0 && n4 == n6 && (n4 == 0 || !memcmp(b4, b6, (size_t)n4));
+	free(b4);
+	free(b6);
+	return same;
+}
 
 static int report(struct run *run, const struct unit *u, sdiag_error_cb err_cb, int err)
 {
@@ -355,6 +380,21 @@ SD_EXPORT int sdiag_dump(struct sdiag_handle *h, const struct sdiag_query *q, sd
 
 		if (!(q->tables & bit) || table_excluded(q, bit))
 			continue;
+		if (inet_tables[i].table == SDIAG_T_TCP && tcp_both_in_one(q, afs)) {
+			struct unit u = {
+				.table = SDIAG_T_TCP,
+				.family = AF_UNSPEC,
+				.protocol = IPPROTO_TCP,
+				.tables = bit,
+				.request = sd_inet_request,
+				.decode = sd_inet_decode,
+			};
+
+			r = run_unit(h, run, &u);
+			if (r < 0 && (r = report(run, &u, err_cb, r)) < 0)
+				goto out;
+			continue;
+		}
 		for (size_t f = 0; f < 2; f++) {
 			struct unit u = {
 				.table = inet_tables[i].table,

@@ -275,7 +275,7 @@ static int parse_states(struct parser *ps, struct sd_fnode **ret)
 	while (tok_is(peek(ps), "state") || tok_is(peek(ps), "exclude") ||
 	       tok_is(peek(ps), "excl")) {
 		bool excl = !tok_is(peek(ps), "state");
-		const struct sd_ftok *v;
+		const struct sd_ftok *v = NULL;
 		uint32_t m;
 
 		ps->pos++;
@@ -300,7 +300,7 @@ static int parse_states(struct parser *ps, struct sd_fnode **ret)
 static int parse_num_pred(struct parser *ps, const char *kw, enum sd_ffield field,
 			  enum sd_fdir dir, struct sd_fnode **ret)
 {
-	const struct sd_ftok *v;
+	const struct sd_ftok *v = NULL;
 	struct sd_fnode *n;
 	enum sd_fcmp cmp;
 	int32_t port;
@@ -341,7 +341,7 @@ static int parse_num_pred(struct parser *ps, const char *kw, enum sd_ffield fiel
 static int parse_host_pred(struct parser *ps, const char *kw, enum sd_fdir dir,
 			   struct sd_fnode **ret)
 {
-	const struct sd_ftok *v;
+	const struct sd_ftok *v = NULL;
 	enum sd_fcmp cmp;
 	int r;
 
@@ -361,7 +361,7 @@ static int parse_host_pred(struct parser *ps, const char *kw, enum sd_fdir dir,
 static int parse_simple(struct parser *ps, const char *kw, enum sd_fkind kind,
 			struct sd_fnode **ret)
 {
-	const struct sd_ftok *v;
+	const struct sd_ftok *v = NULL;
 	struct sd_fnode *n = NULL;
 	enum sd_fcmp cmp;
 	uint32_t u32 = 0;
@@ -578,7 +578,13 @@ fail:
 SD_EXPORT int sdiag_filter_parse(struct sdiag_filter **ret, const char *expr,
 				 struct sdiag_filter_error *err)
 {
-	struct parser ps = { .p = { .expr = expr, .err = err } };
+	return sd_filter_parse_flags(ret, expr, err, 0);
+}
+
+int sd_filter_parse_flags(struct sdiag_filter **ret, const char *expr,
+			  struct sdiag_filter_error *err, unsigned flags)
+{
+	struct parser ps = { .p = { .expr = expr, .err = err, .flags = flags } };
 	struct sd_fnode *root = NULL;
 	struct sdiag_filter *f = NULL;
 	int r;

@@ -96,7 +96,12 @@ struct sdiag_filter {
 	bool net_admin;		/* CAP_NET_ADMIN at parse time: MARK_COND may be sent */
 };
 
-/* filter.c */
+/* filter.c: sdiag_filter_parse with flags. SD_FPARSE_OFFLINE: no DNS lookups
+ * and no socket dumps (for the fuzzer): host names are errors, unix `dst`
+ * matches nothing. */
+#define SD_FPARSE_OFFLINE 1u
+int sd_filter_parse_flags(struct sdiag_filter **ret, const char *expr,
+			  struct sdiag_filter_error *err, unsigned flags);
 struct sd_fnode *sd_fnode_new(enum sd_fkind kind);
 void sd_fnode_free(struct sd_fnode *n);
 

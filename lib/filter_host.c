@@ -63,6 +63,8 @@ static int resolve_name(struct sd_fparser *p, size_t off, size_t len, const char
 	struct sd_fnode *chain = NULL;
 	int r, gai;
 
+	if (p->flags & SD_FPARSE_OFFLINE)
+		return sd_ferr(p, off, len, "cannot resolve host '%s' (offline)", name);
 	gai = getaddrinfo(name, NULL, &hints, &res);
 	if (gai)
 		return sd_ferr(p, off, len, "cannot resolve host '%s' (%s)", name,
@@ -472,8 +474,8 @@ int sd_fparse_unix_peer(struct sd_fparser *p, const struct sd_ftok *t, const cha
 	struct sd_fnode *n;
 	int r;
 
-	r = sdiag_open(&h);
-	if (r == 0)
+	r = p->flags & SD_FPARSE_OFFLINE ? 0 : sdiag_open(&h);
+	if (r == 0 && h)
 		r = sdiag_dump(h, &q, peer_cb, NULL, &ps);
 	sdiag_close(h);
 	if (r < 0) {

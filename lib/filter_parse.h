@@ -15,6 +15,7 @@ struct sd_fparser {
 	const char *expr;
 	struct sdiag_filter_error *err;
 	bool err_set;
+	unsigned flags;		/* SD_FPARSE_* */
 };
 
 /* Record an error at [off, off+len) unless one was already recorded; returns -EINVAL. */

@@ -21,9 +21,9 @@ struct nd_req {
 	uint8_t family;
 	uint8_t protocol;
 	uint16_t pad;
-	uint32_t ino;		/* ignored by the kernel */
+	uint32_t ino; /* ignored by the kernel */
 	uint32_t show;
-	uint32_t cookie[2];	/* ignored by the kernel */
+	uint32_t cookie[2]; /* ignored by the kernel */
 };
 
 struct nd_msg {
@@ -49,7 +49,7 @@ enum {
 enum {
 	ND_ATTR_MEMINFO,
 	ND_ATTR_GROUPS,
-	ND_ATTR_RX_RING,	/* dead since 4.6 (netlink mmap removed) */
+	ND_ATTR_RX_RING, /* dead since 4.6 (netlink mmap removed) */
 	ND_ATTR_TX_RING,
 	ND_ATTR_FLAGS,
 	ND_ATTR_MAX
@@ -65,7 +65,7 @@ enum {
 /* sd_attr_table() policy: minimum payload of each attribute decoded
  * (UINT16_MAX: any length); the dead ring attributes are skipped. */
 static const uint16_t policy[ND_ATTR_MAX] = {
-	[ND_ATTR_MEMINFO] = UINT16_MAX,	/* copied min(len, ours) */
+	[ND_ATTR_MEMINFO] = UINT16_MAX, /* copied min(len, ours) */
 	[ND_ATTR_GROUPS] = UINT16_MAX,
 	[ND_ATTR_FLAGS] = 4,
 };

@@ -17,17 +17,17 @@
 /* Own copies of the uapi (include/uapi/linux/packet_diag.h). */
 struct pd_req {
 	uint8_t family;
-	uint8_t protocol;	/* must be 0 */
+	uint8_t protocol; /* must be 0 */
 	uint16_t pad;
-	uint32_t ino;		/* ignored */
+	uint32_t ino; /* ignored */
 	uint32_t show;
-	uint32_t cookie[2];	/* ignored */
+	uint32_t cookie[2]; /* ignored */
 };
 
 struct pd_msg {
 	uint8_t family;
 	uint8_t type;
-	uint16_t num;		/* bound ethertype, host order */
+	uint16_t num; /* bound ethertype, host order */
 	uint32_t ino;
 	uint32_t cookie[2];
 };
@@ -53,8 +53,8 @@ enum {
 	PD_ATTR_MAX
 };
 
-#define PD_MCLIST_SIZE 44	/* struct packet_diag_mclist */
-#define PD_FILTER_INSN_SIZE 8	/* struct sock_filter */
+#define PD_MCLIST_SIZE 44     /* struct packet_diag_mclist */
+#define PD_FILTER_INSN_SIZE 8 /* struct sock_filter */
 
 _Static_assert(sizeof(struct sdiag_packet_mclist) == PD_MCLIST_SIZE, "mclist layout");
 _Static_assert(sizeof(struct sdiag_packet_info) == 24, "packet info layout");
@@ -63,14 +63,10 @@ _Static_assert(sizeof(struct sdiag_packet_ring) == 28, "packet ring layout");
 /* sd_attr_table() policy: minimum payload of each attribute decoded
  * (UINT16_MAX: any length; structs that may grow are copied min(len, ours)). */
 static const uint16_t policy[PD_ATTR_MAX] = {
-	[PD_ATTR_INFO] = UINT16_MAX,
-	[PD_ATTR_MCLIST] = UINT16_MAX,
-	[PD_ATTR_RX_RING] = UINT16_MAX,
-	[PD_ATTR_TX_RING] = UINT16_MAX,
-	[PD_ATTR_FANOUT] = 4,
-	[PD_ATTR_UID] = 4,
-	[PD_ATTR_MEMINFO] = UINT16_MAX,
-	[PD_ATTR_FILTER] = UINT16_MAX,
+	[PD_ATTR_INFO] = UINT16_MAX,	[PD_ATTR_MCLIST] = UINT16_MAX,
+	[PD_ATTR_RX_RING] = UINT16_MAX, [PD_ATTR_TX_RING] = UINT16_MAX,
+	[PD_ATTR_FANOUT] = 4,		[PD_ATTR_UID] = 4,
+	[PD_ATTR_MEMINFO] = UINT16_MAX, [PD_ATTR_FILTER] = UINT16_MAX,
 };
 
 struct nlmsghdr *sd_packet_request(void *buf, const struct sd_req *r)

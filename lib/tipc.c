@@ -25,33 +25,33 @@
 /* Own copy of struct tipc_sock_diag_req. */
 struct td_req {
 	uint8_t family;
-	uint8_t protocol;	/* must be 0 */
+	uint8_t protocol; /* must be 0 */
 	uint16_t pad;
 	uint32_t states;
 };
 
-enum { TD_NLA_SOCK = 2 };	/* TIPC_NLA_SOCK, the top-level nest */
+enum { TD_NLA_SOCK = 2 }; /* TIPC_NLA_SOCK, the top-level nest */
 
 enum {
 	TD_SOCK_UNSPEC,
-	TD_SOCK_ADDR,		/* u32 own node address */
-	TD_SOCK_REF,		/* u32 port id */
-	TD_SOCK_CON,		/* nest */
-	TD_SOCK_HAS_PUBL,	/* flag */
-	TD_SOCK_STAT,		/* nest */
-	TD_SOCK_TYPE,		/* u32 */
-	TD_SOCK_INO,		/* u32 */
-	TD_SOCK_UID,		/* u32 */
-	TD_SOCK_TIPC_STATE,	/* u32 */
-	TD_SOCK_COOKIE,		/* u64 */
+	TD_SOCK_ADDR,	    /* u32 own node address */
+	TD_SOCK_REF,	    /* u32 port id */
+	TD_SOCK_CON,	    /* nest */
+	TD_SOCK_HAS_PUBL,   /* flag */
+	TD_SOCK_STAT,	    /* nest */
+	TD_SOCK_TYPE,	    /* u32 */
+	TD_SOCK_INO,	    /* u32 */
+	TD_SOCK_UID,	    /* u32 */
+	TD_SOCK_TIPC_STATE, /* u32 */
+	TD_SOCK_COOKIE,	    /* u64 */
 	TD_SOCK_PAD,
-	TD_SOCK_GROUP,		/* nest */
+	TD_SOCK_GROUP, /* nest */
 	TD_SOCK_MAX
 };
 
 enum {
 	TD_CON_UNSPEC,
-	TD_CON_FLAG,		/* flag: type/instance follow */
+	TD_CON_FLAG, /* flag: type/instance follow */
 	TD_CON_NODE,
 	TD_CON_SOCK,
 	TD_CON_TYPE,
@@ -60,11 +60,11 @@ enum {
 };
 
 enum {
-	TD_STAT_RCVQ,		/* u32, in messages */
-	TD_STAT_SENDQ,		/* u32, in messages */
+	TD_STAT_RCVQ,  /* u32, in messages */
+	TD_STAT_SENDQ, /* u32, in messages */
 	TD_STAT_LINK_CONG,
 	TD_STAT_CONN_CONG,
-	TD_STAT_DROP,		/* u32 */
+	TD_STAT_DROP, /* u32 */
 	TD_STAT_MAX
 };
 
@@ -74,13 +74,16 @@ static const uint16_t top_policy[TD_NLA_SOCK + 1] = {
 };
 
 static const uint16_t sock_policy[TD_SOCK_MAX] = {
-	[TD_SOCK_ADDR] = 4,	   [TD_SOCK_REF] = 4,	      [TD_SOCK_CON] = UINT16_MAX,
-	[TD_SOCK_STAT] = UINT16_MAX, [TD_SOCK_TYPE] = 4,	      [TD_SOCK_INO] = 4,
-	[TD_SOCK_UID] = 4,	   [TD_SOCK_TIPC_STATE] = 4, [TD_SOCK_COOKIE] = 8,
+	[TD_SOCK_ADDR] = 4,	     [TD_SOCK_REF] = 4,	       [TD_SOCK_CON] = UINT16_MAX,
+	[TD_SOCK_STAT] = UINT16_MAX, [TD_SOCK_TYPE] = 4,       [TD_SOCK_INO] = 4,
+	[TD_SOCK_UID] = 4,	     [TD_SOCK_TIPC_STATE] = 4, [TD_SOCK_COOKIE] = 8,
 };
 
 static const uint16_t con_policy[TD_CON_MAX] = {
-	[TD_CON_NODE] = 4, [TD_CON_SOCK] = 4, [TD_CON_TYPE] = 4, [TD_CON_INST] = 4,
+	[TD_CON_NODE] = 4,
+	[TD_CON_SOCK] = 4,
+	[TD_CON_TYPE] = 4,
+	[TD_CON_INST] = 4,
 };
 
 static const uint16_t stat_policy[TD_STAT_MAX] = {

@@ -112,6 +112,9 @@ static int run_datagram(struct sd_nl *nl, size_t len, uint32_t seq, struct dump_
 	size_t rem = len;
 
 	for (; mnl_nlmsg_ok(nlh, (int)rem); nlh = mnl_nlmsg_next(nlh, (int *)&rem)) {
+		/* libmnl 1.0.4 accepts nlmsg_len >= 2^31 (negative as int). */
+		if (nlh->nlmsg_len > rem)
+			break;
 		if (nlh->nlmsg_seq != seq || (nlh->nlmsg_pid && nlh->nlmsg_pid != nl->portid))
 			continue; /* stale reply of an earlier request */
 		switch (nlh->nlmsg_type) {

@@ -60,14 +60,9 @@ enum {
 /* sd_attr_table() policy: minimum payload of each attribute decoded
  * (UINT16_MAX: any length; structs that grew are copied min(len, ours)). */
 static const uint16_t policy[UD_ATTR_MAX] = {
-	[UD_ATTR_NAME] = UINT16_MAX,
-	[UD_ATTR_VFS] = 8,
-	[UD_ATTR_PEER] = 4,
-	[UD_ATTR_ICONS] = UINT16_MAX,
-	[UD_ATTR_RQLEN] = 8,
-	[UD_ATTR_MEMINFO] = UINT16_MAX,
-	[UD_ATTR_SHUTDOWN] = 1,
-	[UD_ATTR_UID] = 4,
+	[UD_ATTR_NAME] = UINT16_MAX,  [UD_ATTR_VFS] = 8,   [UD_ATTR_PEER] = 4,
+	[UD_ATTR_ICONS] = UINT16_MAX, [UD_ATTR_RQLEN] = 8, [UD_ATTR_MEMINFO] = UINT16_MAX,
+	[UD_ATTR_SHUTDOWN] = 1,	      [UD_ATTR_UID] = 4,
 };
 
 struct nlmsghdr *sd_unix_request(void *buf, const struct sd_req *r)
@@ -170,7 +165,7 @@ int sd_unix_decode(const struct nlmsghdr *nlh, struct sdiag_sock *s)
 
 	s->table = table;
 	s->family = AF_UNIX;
-	s->protocol = 0;	/* no protocol numbers here */
+	s->protocol = 0; /* no protocol numbers here */
 	s->type = m->type;
 	s->state = m->state < SDIAG_SS_MAX ? m->state : SDIAG_SS_UNKNOWN;
 	s->inode = m->ino;

@@ -22,11 +22,11 @@
 /* Own copies of the uapi (include/uapi/linux/vm_sockets_diag.h). */
 struct vd_req {
 	uint8_t family;
-	uint8_t protocol;	/* must be 0 */
+	uint8_t protocol; /* must be 0 */
 	uint16_t pad;
 	uint32_t states;
-	uint32_t ino;		/* reserved, 0 */
-	uint32_t show;		/* reserved, 0 */
+	uint32_t ino;  /* reserved, 0 */
+	uint32_t show; /* reserved, 0 */
 	uint32_t cookie[2];
 };
 
@@ -82,7 +82,7 @@ int sd_vsock_decode(const struct nlmsghdr *nlh, struct sdiag_sock *s)
 	}
 
 	s->family = AF_VSOCK;
-	s->protocol = 0;	/* no protocol numbers here */
+	s->protocol = 0; /* no protocol numbers here */
 	s->type = m->type;
 	/* vsock uses the TCP state numbers (sk_state). */
 	s->state = m->state < SDIAG_SS_MAX ? m->state : SDIAG_SS_UNKNOWN;

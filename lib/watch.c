@@ -93,6 +93,16 @@ fail:
 	return r;
 }
 
+SD_EXPORT int sdiag_watch_set_rcvbuf(struct sdiag_watch *w, int bytes)
+{
+	if (!w || bytes <= 0)
+		return -EINVAL;
+	if (setsockopt(w->fd, SOL_SOCKET, SO_RCVBUFFORCE, &bytes, sizeof(bytes)) < 0 &&
+	    setsockopt(w->fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof(bytes)) < 0)
+		return -errno;
+	return 0;
+}
+
 SD_EXPORT int sdiag_watch_fd(const struct sdiag_watch *w)
 {
 	return w ? w->fd : -EINVAL;
@@ -132,6 +142,9 @@ static int run_events(struct sdiag_watch *w, size_t len, uint32_t nl_groups,
 		r = sd_inet_decode(nlh, &w->rec);
 		if (r <= 0)
 			continue; /* a malformed event is skipped, not fatal */
+		/* UDP events carry sk_wmem_alloc_get() of a socket being freed: -1. */
+		if (t == SDIAG_T_UDP && w->rec.wqueue == UINT32_MAX)
+			w->rec.has &= ~SDIAG_HAS_QUEUES;
 		if (f && !sdiag_filter_match(f, &w->rec))
 			continue;
 		r = cb(&w->rec, userdata);

@@ -210,7 +210,7 @@ int sd_xdp_decode(const struct nlmsghdr *nlh, struct sdiag_sock *s)
 
 	s->table = SDIAG_T_XDP;
 	s->family = AF_XDP;
-	s->protocol = 0;	/* no protocol numbers here */
+	s->protocol = 0; /* no protocol numbers here */
 	s->type = m->type;
 	s->state = SDIAG_SS_CLOSE;
 	s->inode = m->ino;

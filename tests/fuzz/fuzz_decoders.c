@@ -13,6 +13,7 @@
  * Seeds: tests/fixtures/{unix,netlink,packet}-dump.bin with 0x00, 0x01 or
  * 0x02 put in front.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +25,8 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static int (*const decoders[])(const struct nlmsghdr *, struct sdiag_sock *) = {
-	sd_unix_decode, sd_netlink_decode, sd_packet_decode,
-	sd_vsock_decode, sd_xdp_decode, sd_tipc_decode,
+	sd_unix_decode,	 sd_netlink_decode, sd_packet_decode,
+	sd_vsock_decode, sd_xdp_decode,	    sd_tipc_decode,
 };
 
 static uint8_t read_bytes(const void *p, size_t n)
@@ -73,6 +74,13 @@ static void consume(const struct sdiag_sock *s)
 	free(c);
 }
 
+/* mnl_nlmsg_ok() compares (int)nlmsg_len: a length of 2 GiB or more passes
+ * as negative, and one near 4 GiB aligns to 0 and loops forever. */
+static bool msg_ok(const struct nlmsghdr *nlh, int rem)
+{
+	return mnl_nlmsg_ok(nlh, rem) && nlh->nlmsg_len <= (uint32_t)rem;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	int (*decode)(const struct nlmsghdr *, struct sdiag_sock *);
@@ -91,7 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(buf, data + 1, size - 1);
 	rem = (int)(size - 1);
-	for (nlh = buf; mnl_nlmsg_ok(nlh, rem); nlh = mnl_nlmsg_next(nlh, &rem)) {
+	for (nlh = buf; msg_ok(nlh, rem); nlh = mnl_nlmsg_next(nlh, &rem)) {
 		memset(&s, 0, sizeof(s));
 		if (decode(nlh, &s) > 0)
 			consume(&s);

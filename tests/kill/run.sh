@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # End-to-end tests of `sockdiag kill`, in a private network namespace made
-# here: usage run.sh PATH-TO-SOCKDIAG SCRIPT.py. The script (cli.py,
-# diff.py) creates its sockets and any further namespaces itself.
+# here: usage run.sh PATH-TO-SOCKDIAG SCRIPT.py [ARGS...]. The script (cli.py,
+# diff.py) creates its sockets and any further namespaces itself; ARGS go to
+# it (diff.py takes a seed).
 # Exit 0 pass, 1 fail, 77 cannot run here.
 set -eu
 
@@ -30,4 +31,5 @@ if [ "$(readlink /proc/self/ns/net)" = "$(readlink /proc/1/ns/net)" ]; then
 	exit 1
 fi
 ip link set lo up
-exec python3 "$here/$script" "$sockdiag"
+shift 2
+exec python3 "$here/$script" "$sockdiag" "$@"

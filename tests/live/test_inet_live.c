@@ -18,6 +18,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -198,6 +199,109 @@ static void test_tcp_info(void **state)
 	s = must_find(&l, lfd);
 	assert_true(s->has & SDIAG_HAS_TCP_INFO);
 	assert_int_equal(s->inet.tcp_info.tcpi_state, SDIAG_SS_LISTEN);
+	sdiag_sock_list_free(&l);
+	close(afd);
+	close(cfd);
+	close(lfd);
+}
+
+/* The cgroup v2 id of this process (the inode of its cgroup directory), or 0
+ * when cgroup2 is not mounted. */
+static uint64_t own_cgroup_id(void)
+{
+	char line[512], mnt[256] = "", rel[256] = "", path[600];
+	struct stat st;
+	FILE *f;
+
+	f = fopen("/proc/self/mountinfo", "re");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		char m[256], fstype[64];
+
+		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS... - FSTYPE ... */
+		if (sscanf(line, "%*s %*s %*s %*s %255s", m) == 1 && strstr(line, " - cgroup2 ") &&
+		    sscanf(strstr(line, " - ") + 3, "%63s", fstype) == 1) {
+			snprintf(mnt, sizeof(mnt), "%s", m);
+			break;
+		}
+	}
+	fclose(f);
+	f = fopen("/proc/self/cgroup", "re");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "0::", 3)) {
+			snprintf(rel, sizeof(rel), "%s", line + 3);
+			rel[strcspn(rel, "\n")] = '\0';
+		}
+	fclose(f);
+	if (!mnt[0] || !rel[0])
+		return 0;
+	snprintf(path, sizeof(path), "%s%s", mnt, rel);
+	if (stat(path, &st) < 0)
+		return 0;
+	return st.st_ino;
+}
+
+/* Attributes every full TCP socket carries, checked against the socket:
+ * shutdown, cgroup, socket options, keepalive timer, and with
+ * SDIAG_SHOW_MEM the buffer sizes. */
+static void test_tcp_details(void **state)
+{
+	struct sdiag_sock_list l = { 0 };
+	const struct sdiag_sock *s;
+	int lfd, cfd, afd, one = 1, idle = 600, rcvbuf, sndbuf;
+	socklen_t len = sizeof(int);
+	uint64_t cg = own_cgroup_id();
+
+	(void)state;
+	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_int_equal(setsockopt(lfd, IPPROTO_IP, IP_FREEBIND, &one, sizeof(one)), 0);
+	struct sockaddr_storage ss;
+	socklen_t alen = make_addr(&ss, AF_INET, "127.0.0.1", 5040);
+
+	assert_int_equal(bind(lfd, (struct sockaddr *)&ss, alen), 0);
+	assert_int_equal(listen(lfd, 4), 0);
+	cfd = stream_connect(AF_INET, 0, "127.0.0.1", 5040);
+	afd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	assert_true(afd >= 0);
+	assert_int_equal(setsockopt(afd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle)), 0);
+	assert_int_equal(setsockopt(afd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one)), 0);
+	assert_int_equal(shutdown(cfd, SHUT_WR), 0);
+	wait_readable(afd);
+	assert_int_equal(getsockopt(afd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &len), 0);
+	assert_int_equal(getsockopt(afd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &len), 0);
+
+	collect_tables(&l, T_TCP, SDIAG_SHOW_MEM);
+	s = must_find(&l, cfd);
+	assert_true(s->has & SDIAG_HAS_SHUTDOWN);
+	assert_int_equal(s->shutdown, 2); /* send side shut */
+	assert_int_equal(s->state, SDIAG_SS_FIN_WAIT2);
+	if (cg) {
+		assert_true(s->has & SDIAG_HAS_CGROUP);
+		assert_int_equal(s->inet.cgroup_id, cg);
+	} else {
+		fprintf(stderr, "cgroup2 not mounted: cgroup id not checked\n");
+	}
+	s = must_find(&l, afd);
+	assert_int_equal(s->state, SDIAG_SS_CLOSE_WAIT);
+	assert_int_equal(s->shutdown, 0);
+	assert_int_equal(s->inet.timer, 2); /* keepalive */
+	assert_true(s->inet.expires_ms > 500 * 1000 && s->inet.expires_ms <= 600 * 1000);
+	assert_true(s->has & SDIAG_HAS_SKMEMINFO);
+	assert_int_equal(s->skmem[SDIAG_SKMEM_RCVBUF], rcvbuf);
+	assert_int_equal(s->skmem[SDIAG_SKMEM_SNDBUF], sndbuf);
+	assert_true(s->has & SDIAG_HAS_MEMINFO);
+	s = must_find(&l, lfd);
+	assert_true(s->has & SDIAG_HAS_SOCKOPT);
+	assert_true(s->inet.sockopt & SDIAG_SOCKOPT_FREEBIND);
+	assert_true(s->inet.sockopt & SDIAG_SOCKOPT_IS_ICSK);
+	s = must_find(&l, cfd);
+	assert_false(s->inet.sockopt & SDIAG_SOCKOPT_FREEBIND);
+	sdiag_sock_list_free(&l);
+
+	collect_tables(&l, T_TCP, 0);
+	s = must_find(&l, afd);
+	assert_false(s->has & SDIAG_HAS_SKMEMINFO);
 	sdiag_sock_list_free(&l);
 	close(afd);
 	close(cfd);
@@ -577,6 +681,7 @@ int main(void)
 		cmocka_unit_test_setup(test_tcp_ipv4, setup),
 		cmocka_unit_test_setup(test_tcp_ipv6, setup),
 		cmocka_unit_test_setup(test_tcp_info, setup),
+		cmocka_unit_test_setup(test_tcp_details, setup),
 		cmocka_unit_test_setup(test_tcp_time_wait, setup),
 		cmocka_unit_test_setup(test_tcp_syn_sent, setup),
 		cmocka_unit_test_setup(test_udp, setup),

@@ -5,7 +5,7 @@
 Run by diff_ss.sh inside a private network namespace (never the host's).
 Builds a population of tcp, udp, unix, netlink and packet sockets, then for
 each table compares the sockets both tools report: the same set, with the
-same addresses, ports, states and inodes. Exits 1 on any difference.
+same addresses, ports, states, inodes and queues. Exits 1 on any difference.
 
 ss quirks normalised here (iproute2 6.1; each is ss's, not the kernel's):
   Q1 the IPv6 wildcard address is printed as "*" (IPv4's as "0.0.0.0"), a
@@ -28,6 +28,8 @@ ss quirks normalised here (iproute2 6.1; each is ss's, not the kernel's):
      is in its own listing only; those are left out on both sides.
   Q10 packet: ETH_P_ALL prints as "*", other protocols as "[N]"; an unbound
      device as "*".
+  Q11 when the selection leaves a single state (udp without -a: ESTAB), ss
+     drops the State column; the state is then the one selected.
 """
 import ipaddress
 import json
@@ -257,14 +259,16 @@ def need(rec, *keys):
 # ---- per-table keys ---------------------------------------------------------------
 
 
-def inet_ss(rows):
+def inet_ss(rows, implied_state=None):
     keys = []
     for t in rows:
+        if t[0].isdigit():  # Q11
+            t = [implied_state] + t
         state, local, peer = t[0], t[3], t[4]
         la, dev, lp = split_ss_ep(local)
         pa, _, pp = split_ss_ep(peer)
         ino = int(extra(t[5:], "ino:", "0"))  # Q3
-        keys.append((state, la, lp, dev, pa, pp, ino))
+        keys.append((state, la, lp, dev, pa, pp, ino, int(t[1]), int(t[2])))
     return keys
 
 
@@ -275,7 +279,7 @@ def inet_sd(recs):
                      canon_addr(need(r, "local", "addr")), need(r, "local", "port"),
                      r.get("ifname"),
                      canon_addr(need(r, "peer", "addr")), need(r, "peer", "port"),
-                     r.get("inode", 0)))
+                     r.get("inode", 0), need(r, "recv_q"), need(r, "send_q")))
     return keys
 
 
@@ -283,7 +287,8 @@ def unix_ss(rows):
     keys = []
     for t in rows:
         netid, state, path, ino, peer_ino = t[0], t[1], t[4], int(t[5]), int(t[7])
-        keys.append((netid, state, None if path == "*" else path, ino, peer_ino))  # Q4
+        keys.append((netid, state, None if path == "*" else path, ino, peer_ino,  # Q4
+                     int(t[2]), int(t[3])))
     return keys
 
 
@@ -295,7 +300,7 @@ def unix_sd(recs):
         if path is not None and loc.get("abstract"):
             path = "@" + path
         keys.append((need(r, "netid"), need(r, "state"), path, need(r, "inode"),
-                     r.get("peer", {}).get("inode", 0)))
+                     r.get("peer", {}).get("inode", 0), need(r, "recv_q"), need(r, "send_q")))
     return keys
 
 
@@ -343,7 +348,7 @@ def pkt_ss(rows):
         proto, dev = local.rsplit(":", 1)
         proto = ETH_P_ALL if proto == "*" else int(proto.strip("[]"))  # Q10
         keys.append((netid, proto, None if dev == "*" else dev,
-                     int(extra(t[5:], "ino:", "0"))))
+                     int(extra(t[5:], "ino:", "0")), int(t[2]), int(t[3])))
     return keys
 
 
@@ -351,7 +356,8 @@ def pkt_sd(recs):
     keys = []
     for r in recs:
         keys.append((need(r, "netid"), need(r, "local", "protocol"),
-                     r["local"].get("ifname"), need(r, "inode")))
+                     r["local"].get("ifname"), need(r, "inode"), need(r, "recv_q"),
+                     need(r, "send_q")))
     return keys
 
 
@@ -374,6 +380,37 @@ def compare(name, ss_keys, sd_keys, minimum):
     return False
 
 
+def udp_conn_ss(rows):
+    return inet_ss(rows, "ESTAB")
+
+
+def cases(pop):
+    """(name, ss options, sockdiag options, ss parser, sockdiag parser, at
+    least this many sockets). The state and family selections (default =
+    connected, -l, -a, -4, -6) must agree as well as the records."""
+    e = pop.expect
+    return [
+        ("tcp -a", ["-tan", "-e"], ["-tan"], inet_ss, inet_sd, e["tcp"]),
+        ("tcp connected", ["-tn", "-e"], ["-tn"], inet_ss, inet_sd, 9),
+        ("tcp -l", ["-tln", "-e"], ["-tln"], inet_ss, inet_sd, 7),
+        ("tcp -4", ["-4tan", "-e"], ["-4tan"], inet_ss, inet_sd, 10),
+        ("tcp -6", ["-6tan", "-e"], ["-6tan"], inet_ss, inet_sd, 7),
+        ("udp -a", ["-uan", "-e"], ["-uan"], inet_ss, inet_sd, e["udp"]),
+        ("udp connected", ["-un", "-e"], ["-un"], udp_conn_ss, inet_sd, 2),
+        ("udp -l", ["-uln", "-e"], ["-uln"], inet_ss, inet_sd, 4),
+        ("unix -a", ["-xan"], ["-xan"], unix_ss, unix_sd, e["unix"]),
+        ("unix connected", ["-xn"], ["-xn"], unix_ss, unix_sd, 8),
+        ("unix -l", ["-xln"], ["-xln"], unix_ss, unix_sd, 3),
+        ("netlink -a", ["-A", "netlink", "-an", "-e"], ["-A", "netlink", "-an"], nl_ss, nl_sd,
+         e["netlink"]),
+        ("netlink --netlink", ["-A", "netlink", "-an", "-e"], ["--netlink", "-an"], nl_ss,
+         nl_sd, e["netlink"]),
+        ("packet -a", ["-0an", "-e"], ["-0an"], pkt_ss, pkt_sd, e["packet"]),
+        ("packet --packet", ["-0an", "-e"], ["--packet", "-an"], pkt_ss, pkt_sd,
+         e["packet"]),
+    ]
+
+
 def main():
     if len(sys.argv) != 2:
         print("usage: diff_ss.py SOCKDIAG", file=sys.stderr)
@@ -388,17 +425,9 @@ def main():
         pop.packet()
         time.sleep(0.05)  # let the SYN-SENT socket send its first SYN
         ok = True
-        ok &= compare("tcp", inet_ss(ss_rows(["-tan", "-e"])),
-                      inet_sd(sd_records(sockdiag, ["-tan"])), pop.expect["tcp"])
-        ok &= compare("udp", inet_ss(ss_rows(["-uan", "-e"])),
-                      inet_sd(sd_records(sockdiag, ["-uan"])), pop.expect["udp"])
-        ok &= compare("unix", unix_ss(ss_rows(["-xan"])),
-                      unix_sd(sd_records(sockdiag, ["-xan"])), pop.expect["unix"])
-        ok &= compare("netlink", nl_ss(ss_rows(["-A", "netlink", "-an", "-e"])),
-                      nl_sd(sd_records(sockdiag, ["-A", "netlink", "-an"])),
-                      pop.expect["netlink"])
-        ok &= compare("packet", pkt_ss(ss_rows(["-0an", "-e"])),
-                      pkt_sd(sd_records(sockdiag, ["-0an"])), pop.expect["packet"])
+        for name, ss_args, sd_args, ss_fn, sd_fn, minimum in cases(pop):
+            ok &= compare(name, ss_fn(ss_rows(ss_args)), sd_fn(sd_records(sockdiag, sd_args)),
+                          minimum)
     return 0 if ok else 1
 
 

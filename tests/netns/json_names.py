@@ -15,7 +15,7 @@ import tempfile
 
 NAMES = [
     b'q"uote', b"back\\slash", b"new\nline", b"tab\tctl\x01\x1f\x7f",
-    b"bad\xff\xfeutf8", b"trunc\xc3", b"utf8-\xc3\xa9-\xe2\x82\xac", b"</script>",
+    b"bad\xff\xfeutf8", b"trunc\xc3", b"utf8-\xc3\xa9-\xe2\x82\xac", b"<script>&amp;",
 ]
 
 

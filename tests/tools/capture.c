@@ -131,6 +131,10 @@ static int run_capture(const struct target *t, FILE *out)
 		goto out;
 	}
 	nlh = t->build(req, &t->req);
+	if (!nlh) {
+		r = -EMSGSIZE;
+		goto out;
+	}
 	nlh->nlmsg_seq = seq;
 	nlh->nlmsg_pid = 0;
 	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
@@ -172,8 +176,9 @@ int main(int argc, char **argv)
 	int r;
 
 	if (argc < 3 || argc > 4 || parse_target(argc, argv, &t) < 0) {
-		fprintf(stderr, "usage: %s inet|inet6|unix|netlink|packet OUTFILE "
-				"[tcp|udp|udplite|raw|mptcp]\n",
+		fprintf(stderr,
+			"usage: %s inet|inet6|unix|netlink|packet OUTFILE "
+			"[tcp|udp|udplite|raw|mptcp]\n",
 			argv[0]);
 		return 1;
 	}

@@ -49,7 +49,8 @@ static int parse_nl_opts(char *arg, struct nl_opts *o)
 	o->proto = parse_nl_proto(arg);
 	if (o->proto < 0)
 		return o->proto;
-	for (tok = opts ? strtok_r(opts, ",", &save) : NULL; tok; tok = strtok_r(NULL, ",", &save)) {
+	for (tok = opts ? strtok_r(opts, ",", &save) : NULL; tok;
+	     tok = strtok_r(NULL, ",", &save)) {
 		if (!strncmp(tok, "groups=", 7)) {
 			char *g, *gs = NULL;
 
@@ -94,8 +95,7 @@ static int nl_setup(int fd, const struct nl_opts *o, struct sockaddr_nl *ret_loc
 			return -errno;
 	if (o->pktinfo && setsockopt(fd, SOL_NETLINK, NETLINK_PKTINFO, &one, sizeof(one)) < 0)
 		return -errno;
-	if (o->no_enobufs &&
-	    setsockopt(fd, SOL_NETLINK, NETLINK_NO_ENOBUFS, &one, sizeof(one)) < 0)
+	if (o->no_enobufs && setsockopt(fd, SOL_NETLINK, NETLINK_NO_ENOBUFS, &one, sizeof(one)) < 0)
 		return -errno;
 	if (o->do_connect) {
 		struct sockaddr_nl peer = { .nl_family = AF_NETLINK, .nl_pid = o->connect_portid };
@@ -138,9 +138,9 @@ int do_netlink(struct pop *p, char *arg)
 
 struct pkt_opts {
 	int type;
-	uint16_t proto;		/* host order */
+	uint16_t proto; /* host order */
 	char dev[IF_NAMESIZE];
-	int fanout;		/* -1 none */
+	int fanout; /* -1 none */
 	bool bpf, ring, promisc;
 };
 
@@ -157,7 +157,8 @@ static int parse_pkt_opts(char *arg, struct pkt_opts *o)
 		o->type = SOCK_DGRAM;
 	else
 		return -EINVAL;
-	for (tok = opts ? strtok_r(opts, ",", &save) : NULL; tok; tok = strtok_r(NULL, ",", &save)) {
+	for (tok = opts ? strtok_r(opts, ",", &save) : NULL; tok;
+	     tok = strtok_r(NULL, ",", &save)) {
 		if (!strcmp(tok, "proto=all"))
 			o->proto = ETH_P_ALL;
 		else if (!strncmp(tok, "proto=", 6))
@@ -227,7 +228,8 @@ static int pkt_setup(int fd, const struct pkt_opts *o, int *ret_ifindex)
 	if (bind(fd, (struct sockaddr *)&ll, sizeof(ll)) < 0)
 		return -errno;
 	if (o->promisc) {
-		struct packet_mreq mr = { .mr_ifindex = ll.sll_ifindex, .mr_type = PACKET_MR_PROMISC };
+		struct packet_mreq mr = { .mr_ifindex = ll.sll_ifindex,
+					  .mr_type = PACKET_MR_PROMISC };
 
 		if (setsockopt(fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr, sizeof(mr)) < 0)
 			return -errno;
@@ -310,8 +312,8 @@ static unsigned local_port(int fd)
 
 	if (getsockname(fd, (struct sockaddr *)&ss, &l) < 0)
 		return 0;
-	return ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
-					      : ((struct sockaddr_in *)&ss)->sin_port);
+	return ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port :
+						((struct sockaddr_in *)&ss)->sin_port);
 }
 
 static void put_inet(struct pop *p, const char *kind, int fd)

@@ -238,7 +238,7 @@ static const struct listener *find_listener(const struct pop *p, const struct so
 
 struct conn_opts {
 	bool pending, shut_wr;
-	size_t send;		/* bytes the client writes and nobody reads */
+	size_t send; /* bytes the client writes and nobody reads */
 };
 
 static int parse_conn_opts(char *opts, struct conn_opts *o)
@@ -246,7 +246,8 @@ static int parse_conn_opts(char *opts, struct conn_opts *o)
 	char *tok, *save = NULL;
 
 	memset(o, 0, sizeof(*o));
-	for (tok = opts ? strtok_r(opts, ",", &save) : NULL; tok; tok = strtok_r(NULL, ",", &save)) {
+	for (tok = opts ? strtok_r(opts, ",", &save) : NULL; tok;
+	     tok = strtok_r(NULL, ",", &save)) {
 		if (!strcmp(tok, "pending"))
 			o->pending = true;
 		else if (!strcmp(tok, "shut_wr"))
@@ -308,7 +309,8 @@ static int do_unix_connect(struct pop *p, char *arg)
 	put_unix_name(p, &sun, len);
 	fprintf(p->out, ",\"sent\":%zu,\"shut_wr\":%s", o.send, o.shut_wr ? "true" : "false");
 	if (child >= 0)
-		fprintf(p->out, ",\"peer_fd\":%d,\"peer_inode\":%" PRIu64 ",\"peer_cookie\":%" PRIu64,
+		fprintf(p->out,
+			",\"peer_fd\":%d,\"peer_inode\":%" PRIu64 ",\"peer_cookie\":%" PRIu64,
 			child, sock_inode(child), sock_cookie(child));
 	pop_end_obj(p);
 	return 0;
@@ -423,8 +425,18 @@ static int wait_for_end(void)
 	return r;
 }
 
-enum { OPT_UNIX_LISTEN = 1, OPT_UNIX_CONNECT, OPT_UNIX_DGRAM, OPT_UNIX_PAIR, OPT_NETLINK,
-       OPT_PACKET, OPT_TCP_LISTEN, OPT_TCP_PAIR, OPT_UDP, OPT_UNSHARE };
+enum {
+	OPT_UNIX_LISTEN = 1,
+	OPT_UNIX_CONNECT,
+	OPT_UNIX_DGRAM,
+	OPT_UNIX_PAIR,
+	OPT_NETLINK,
+	OPT_PACKET,
+	OPT_TCP_LISTEN,
+	OPT_TCP_PAIR,
+	OPT_UDP,
+	OPT_UNSHARE
+};
 
 static int option_id(const char *s, bool *ret_has_arg)
 {
@@ -433,11 +445,16 @@ static int option_id(const char *s, bool *ret_has_arg)
 		int id;
 		bool arg;
 	} opts[] = {
-		{ "--unix-listen", OPT_UNIX_LISTEN, true }, { "--unix-connect", OPT_UNIX_CONNECT, true },
-		{ "--unix-dgram", OPT_UNIX_DGRAM, true },   { "--unix-pair", OPT_UNIX_PAIR, false },
-		{ "--netlink", OPT_NETLINK, true },	    { "--packet", OPT_PACKET, true },
-		{ "--tcp-listen", OPT_TCP_LISTEN, true },   { "--tcp-pair", OPT_TCP_PAIR, true },
-		{ "--udp", OPT_UDP, true },		    { "--unshare", OPT_UNSHARE, false },
+		{ "--unix-listen", OPT_UNIX_LISTEN, true },
+		{ "--unix-connect", OPT_UNIX_CONNECT, true },
+		{ "--unix-dgram", OPT_UNIX_DGRAM, true },
+		{ "--unix-pair", OPT_UNIX_PAIR, false },
+		{ "--netlink", OPT_NETLINK, true },
+		{ "--packet", OPT_PACKET, true },
+		{ "--tcp-listen", OPT_TCP_LISTEN, true },
+		{ "--tcp-pair", OPT_TCP_PAIR, true },
+		{ "--udp", OPT_UDP, true },
+		{ "--unshare", OPT_UNSHARE, false },
 	};
 
 	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
@@ -484,8 +501,10 @@ int main(int argc, char **argv)
 
 	for (i = 1; i < argc; i++) {
 		if (option_id(argv[i], &has_arg) < 0 || (has_arg && i + 1 >= argc)) {
-			fprintf(stderr, "sockpop: bad option '%s' (see the comment at the top of "
-					"tests/tools/sockpop.c)\n", argv[i]);
+			fprintf(stderr,
+				"sockpop: bad option '%s' (see the comment at the top of "
+				"tests/tools/sockpop.c)\n",
+				argv[i]);
 			return 1;
 		}
 		if (!strcmp(argv[i], "--unshare"))

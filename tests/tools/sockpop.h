@@ -17,7 +17,7 @@ struct listener {
 };
 
 struct pop {
-	FILE *out;		/* JSON objects so far */
+	FILE *out; /* JSON objects so far */
 	unsigned n;
 	struct listener listeners[MAX_LISTENERS];
 	unsigned n_listeners;

@@ -20,11 +20,11 @@
 typedef int (*fixture_decoder)(const struct nlmsghdr *nlh, struct sdiag_sock *s);
 
 struct fixture {
-	uint8_t *buf;		/* malloc'd: aligned for struct nlmsghdr */
+	uint8_t *buf; /* malloc'd: aligned for struct nlmsghdr */
 	size_t len;
-	struct sdiag_sock socks[FIXTURE_MAX_SOCKS];	/* borrow from buf */
-	size_t n;		/* records decoded */
-	size_t n_msgs;		/* messages seen, DONE included */
+	struct sdiag_sock socks[FIXTURE_MAX_SOCKS]; /* borrow from buf */
+	size_t n;				    /* records decoded */
+	size_t n_msgs;				    /* messages seen, DONE included */
 	size_t n_done;
 };
 
@@ -70,7 +70,7 @@ static inline void fixture_load(struct fixture *f, const char *name, fixture_dec
 		f->socks[f->n++] = s;
 	}
 	assert_int_equal(rem, 0);	/* the file is whole messages */
-	assert_int_equal(f->n_done, 1);	/* exactly one dump */
+	assert_int_equal(f->n_done, 1); /* exactly one dump */
 }
 
 static inline void fixture_free(struct fixture *f)

@@ -87,6 +87,7 @@ static void test_known_programs(void **state)
 	const uint8_t mark[] = { OP(MARK, 12, 16), U32(0x10), U32(0xff) };
 	const uint8_t ne[] = { OP(S_EQ, 8, 12), PORT(5000), OP(JMP, 4, 8) };
 	/* (sport 1 or sport 2) and dport 3: the or's rejects move past the and */
+	const uint8_t notnot[] = { OP(S_GE, 8, 12), PORT(5001), OP(JMP, 4, 8), OP(JMP, 4, 8) };
 	const uint8_t prec[] = { OP(S_EQ, 8, 12), PORT(1), OP(JMP, 4, 12), OP(S_EQ, 8, 20),
 				 PORT(2), OP(D_EQ, 8, 12), PORT(3) };
 
@@ -119,8 +120,10 @@ static void test_known_programs(void **state)
 	expect_bc("sport >= :5001 state established", AF_INET, sge, sizeof(sge));
 	/* fwmark is exact only on full sockets: never pushed under a not. */
 	expect_bc("not fwmark 0x10", AF_INET, NULL, 0);
-	expect_bc("not ( uid 0 or sport < :5001 )", AF_INET, NULL, 0);
-	expect_bc("not ( path /x or sport < :5001 )", AF_INET, sge, sizeof(sge));
+	/* not (uid 0 or sport < 5001) = not uid 0 and sport >= 5001: keeps the port test */
+	expect_bc("not ( uid 0 or sport < :5001 )", AF_INET, notnot, sizeof(notnot));
+	expect_bc("not ( path /x or sport < :5001 )", AF_INET, notnot, sizeof(notnot));
+	expect_bc("not ( uid 0 and sport < :5001 )", AF_INET, NULL, 0);
 }
 
 static void test_audit_rejects(void **state)
@@ -129,7 +132,7 @@ static void test_audit_rejects(void **state)
 	const uint8_t unknown[] = { OP(99, 4, 8) };
 	const uint8_t short_yes[] = { OP(S_GE, 4, 12), PORT(1) };
 	const uint8_t odd[] = { OP(JMP, 4, 6) };
-	const uint8_t mid_op[] = { OP(S_GE, 8, 8), PORT(1), OP(JMP, 4, 8) }; /* no lands on the port */
+	const uint8_t mid_op[] = { OP(JMP, 4, 8), OP(S_GE, 8, 12), PORT(1) }; /* lands on the port */
 	const uint8_t v4_33[] = { OP(S_COND, 16, 20), 2, 33, 0, 0, U32(0), 1, 2, 3, 4 };
 	const uint8_t mark[] = { OP(MARK, 12, 16), U32(1), U32(1) };
 

@@ -124,8 +124,8 @@ static void test_vsock_request(void **state)
 	assert_int_equal(nlh->nlmsg_len, NLMSG_HDRLEN + 24);
 	assert_int_equal(*(const uint8_t *)mnl_nlmsg_get_payload(nlh), AF_VSOCK);
 	assert_int_equal(req_u32(nlh, 4), 0x482);
-	assert_int_equal(req_u32(nlh, 8), 0);	/* ino: reserved */
-	assert_int_equal(req_u32(nlh, 12), 0);	/* show: reserved */
+	assert_int_equal(req_u32(nlh, 8), 0);  /* ino: reserved */
+	assert_int_equal(req_u32(nlh, 12), 0); /* show: reserved */
 }
 
 /* ---- xdp -------------------------------------------------------------------------------- */
@@ -171,7 +171,7 @@ static void test_xdp(void **state)
 	mnl_attr_put_u32(nlh, 7, 512);
 	mnl_attr_put(nlh, 8, sizeof(mem), mem);
 	mnl_attr_put(nlh, 9, sizeof(stats), stats);
-	mnl_attr_put_u32(nlh, 30, 1);	/* unknown: skipped */
+	mnl_attr_put_u32(nlh, 30, 1); /* unknown: skipped */
 	assert_int_equal(decode_one(sd_xdp_decode, buf, &s), 1);
 	assert_int_equal(s.table, SDIAG_T_XDP);
 	assert_int_equal(s.family, AF_XDP);
@@ -217,11 +217,11 @@ static void test_xdp_malformed(void **state)
 
 	(void)state;
 	nlh = xdp_msg(buf, sizeof(buf));
-	mnl_attr_put(nlh, 3, 2, "ab");	/* ring too short */
+	mnl_attr_put(nlh, 3, 2, "ab"); /* ring too short */
 	assert_int_equal(decode_one(sd_xdp_decode, buf, &s), -EBADMSG);
 	nlh = xdp_msg(buf, sizeof(buf));
 	mnl_attr_put_u32(nlh, 2, 1);
-	nlh->nlmsg_len += 8;		/* garbage that is not an attribute */
+	nlh->nlmsg_len += 8; /* garbage that is not an attribute */
 	memset((uint8_t *)mnl_nlmsg_get_payload_tail(nlh) - 8, 0xff, 2);
 	memset((uint8_t *)mnl_nlmsg_get_payload_tail(nlh) - 6, 0, 6);
 	assert_int_equal(decode_one(sd_xdp_decode, buf, &s), -EBADMSG);
@@ -240,17 +240,34 @@ static void test_xdp_request(void **state)
 	nlh = sd_xdp_request(buf, &r);
 	assert_int_equal(nlh->nlmsg_len, NLMSG_HDRLEN + 20);
 	assert_int_equal(*(const uint8_t *)mnl_nlmsg_get_payload(nlh), AF_XDP);
-	assert_int_equal(req_u32(nlh, 8), 0x1f);	/* INFO RING_CFG UMEM MEMINFO STATS */
+	assert_int_equal(req_u32(nlh, 8), 0x1f); /* INFO RING_CFG UMEM MEMINFO STATS */
 }
 
 /* ---- tipc ------------------------------------------------------------------------------- */
 
 enum {
 	NLA_SOCK = 2,
-	SOCK_ADDR = 1, SOCK_REF, SOCK_CON, SOCK_HAS_PUBL, SOCK_STAT, SOCK_TYPE, SOCK_INO,
-	SOCK_UID, SOCK_TIPC_STATE, SOCK_COOKIE, SOCK_PAD,
-	CON_FLAG = 1, CON_NODE, CON_SOCK, CON_TYPE, CON_INST,
-	STAT_RCVQ = 0, STAT_SENDQ, STAT_LINK_CONG, STAT_CONN_CONG, STAT_DROP,
+	SOCK_ADDR = 1,
+	SOCK_REF,
+	SOCK_CON,
+	SOCK_HAS_PUBL,
+	SOCK_STAT,
+	SOCK_TYPE,
+	SOCK_INO,
+	SOCK_UID,
+	SOCK_TIPC_STATE,
+	SOCK_COOKIE,
+	SOCK_PAD,
+	CON_FLAG = 1,
+	CON_NODE,
+	CON_SOCK,
+	CON_TYPE,
+	CON_INST,
+	STAT_RCVQ = 0,
+	STAT_SENDQ,
+	STAT_LINK_CONG,
+	STAT_CONN_CONG,
+	STAT_DROP,
 };
 
 /* As tipc_sk_fill_sock_diag() lays it out: no fixed header, one nest. */
@@ -285,7 +302,7 @@ static struct nlmsghdr *tipc_msg(void *buf, size_t size, bool connected)
 	mnl_attr_put_u32(nlh, STAT_DROP, 5);
 	mnl_attr_put(nlh, STAT_LINK_CONG, 0, NULL);
 	mnl_attr_nest_end(nlh, nest);
-	mnl_attr_put_u32(nlh, 40, 1);	/* unknown: skipped */
+	mnl_attr_put_u32(nlh, 40, 1); /* unknown: skipped */
 	mnl_attr_nest_end(nlh, sock);
 	return nlh;
 }

@@ -149,10 +149,11 @@ static void test_tcp4_all(void **state)
 
 	(void)state;
 	load(&fx, "inet-tcp4.bin", IPPROTO_TCP);
-	/* 2 listeners (5001, MPTCP's 8001 subflow), bound-inactive 5002, 3 pairs
-	 * to 5001 (one side in TIME-WAIT, its peer gone), the v4 client to
-	 * 6001, 2 MPTCP subflows. */
-	assert_int_equal(fx.n, 11);
+	/* 4 listeners (5001, 5003, 5004, MPTCP's 8001 subflow), bound-inactive
+	 * 5002, 3 pairs to 5001 (one side in TIME-WAIT, its peer gone), 40004
+	 * and its request socket, 40005 and its queued child, 40006 (SYN-SENT),
+	 * the v4 client to 6001, 2 MPTCP subflows. */
+	assert_int_equal(fx.n, 18);
 	for (size_t i = 0; i < fx.n; i++) {
 		const struct sdiag_sock *s = &fx.recs[i];
 
@@ -271,6 +272,44 @@ static void test_tcp4_time_wait(void **state)
 			 SDIAG_HAS_COOKIE | SDIAG_HAS_QUEUES | SDIAG_HAS_TIMER | SDIAG_HAS_MARK);
 	assert_int_equal(s->inode, 0);
 	assert_true(s->cookie != 0);
+	unload(&fx);
+}
+
+static void test_tcp4_handshake(void **state)
+{
+	struct fixture fx;
+	const struct sdiag_sock *s;
+
+	(void)state;
+	load(&fx, "inet-tcp4.bin", IPPROTO_TCP);
+	/* TCP_DEFER_ACCEPT kept the server side a request socket. */
+	s = find(&fx, 5003, 40004, -1, NULL);
+	assert_int_equal(s->state, SDIAG_SS_SYN_RECV);
+	assert_int_equal(s->inet.timer, 1);
+	assert_true(s->inet.expires_ms > 0);
+	assert_int_equal(s->has,
+			 SDIAG_HAS_COOKIE | SDIAG_HAS_QUEUES | SDIAG_HAS_TIMER | SDIAG_HAS_MARK);
+	s = find(&fx, 40004, 5003, -1, NULL);
+	assert_int_equal(s->state, SDIAG_SS_ESTABLISHED);
+
+	/* listen(0) with one child queued: accept backlog 1 of 0. */
+	s = find(&fx, 5004, 0, SDIAG_SS_LISTEN, NULL);
+	assert_int_equal(s->rqueue, 1);
+	assert_int_equal(s->wqueue, 0);
+	/* The queued child is a full socket without a file: uid, no inode. */
+	s = find(&fx, 5004, 40005, -1, NULL);
+	assert_int_equal(s->state, SDIAG_SS_ESTABLISHED);
+	assert_int_equal(s->has & (SDIAG_HAS_UID | SDIAG_HAS_SHUTDOWN | SDIAG_HAS_TCP_INFO),
+			 SDIAG_HAS_UID | SDIAG_HAS_SHUTDOWN | SDIAG_HAS_TCP_INFO);
+	assert_false(s->has & SDIAG_HAS_INODE);
+	assert_int_equal(s->inode, 0);
+	/* Its SYN dropped, 40006 retransmits: the SYN is its unacked byte. */
+	s = find(&fx, 40006, 5004, -1, NULL);
+	assert_int_equal(s->state, SDIAG_SS_SYN_SENT);
+	assert_full(s);
+	assert_int_equal(s->inet.timer, 1);
+	assert_int_equal(s->wqueue, 1);
+	assert_int_equal(s->inet.tcp_info.tcpi_state, SDIAG_SS_SYN_SENT);
 	unload(&fx);
 }
 
@@ -746,6 +785,7 @@ int main(void)
 		cmocka_unit_test(test_tcp4_established),
 		cmocka_unit_test(test_tcp4_shutdown),
 		cmocka_unit_test(test_tcp4_time_wait),
+		cmocka_unit_test(test_tcp4_handshake),
 		cmocka_unit_test(test_tcp4_bound_inactive),
 		cmocka_unit_test(test_tcp4_mptcp_subflows),
 		cmocka_unit_test(test_tcp6),

@@ -155,7 +155,7 @@ static void test_connected_flags(void **state)
 	assert_int_equal(s->state, SDIAG_SS_ESTABLISHED);
 	assert_int_equal(s->nl.dst_portid, 0);
 	assert_int_equal(s->nl.flags, 0x2 | 0x8); /* PKTINFO, NO_ENOBUFS */
-	assert_false(s->has & SDIAG_HAS_GROUPS); /* never joined a group */
+	assert_false(s->has & SDIAG_HAS_GROUPS);  /* never joined a group */
 }
 
 static void test_generic_and_kernel(void **state)
@@ -267,8 +267,8 @@ static void test_attrs_and_malformed(void **state)
 
 	(void)state;
 	nlh = build(buf, AF_NETLINK, 7);
-	mnl_attr_put(nlh, 2, 16, mem);	/* dead RX_RING: ignored */
-	mnl_attr_put(nlh, 9, 4, mem);	/* unknown: skipped */
+	mnl_attr_put(nlh, 2, 16, mem); /* dead RX_RING: ignored */
+	mnl_attr_put(nlh, 9, 4, mem);  /* unknown: skipped */
 	mnl_attr_put(nlh, 0, sizeof(mem), mem);
 	mnl_attr_put_u32(nlh, 4, 0x20);
 	assert_int_equal(decode_one(sd_netlink_decode, buf, &s), 1);
@@ -279,16 +279,16 @@ static void test_attrs_and_malformed(void **state)
 	assert_false(s.has & SDIAG_HAS_GROUPS);
 
 	nlh = build(buf, AF_NETLINK, 7);
-	mnl_attr_put(nlh, 4, 2, mem);	/* FLAGS too short */
+	mnl_attr_put(nlh, 4, 2, mem); /* FLAGS too short */
 	assert_int_equal(decode_one(sd_netlink_decode, buf, &s), -EBADMSG);
 
 	nlh = build(buf, AF_NETLINK, 7);
 	mnl_attr_put_u32(nlh, 4, 1);
-	nlh->nlmsg_len -= 2;		/* attribute cut short */
+	nlh->nlmsg_len -= 2; /* attribute cut short */
 	assert_int_equal(decode_one(sd_netlink_decode, buf, &s), -EBADMSG);
 
 	nlh = build(buf, AF_NETLINK, 7);
-	nlh->nlmsg_len = NLMSG_HDRLEN + 27;	/* fixed header cut short */
+	nlh->nlmsg_len = NLMSG_HDRLEN + 27; /* fixed header cut short */
 	assert_int_equal(decode_one(sd_netlink_decode, buf, &s), -EBADMSG);
 }
 
@@ -316,10 +316,8 @@ static void test_request(void **state)
 int main(void)
 {
 	const struct CMUnitTest fixture_tests[] = {
-		cmocka_unit_test(test_every_record),
-		cmocka_unit_test(test_route_groups),
-		cmocka_unit_test(test_unbound_member),
-		cmocka_unit_test(test_connected_flags),
+		cmocka_unit_test(test_every_record),	   cmocka_unit_test(test_route_groups),
+		cmocka_unit_test(test_unbound_member),	   cmocka_unit_test(test_connected_flags),
 		cmocka_unit_test(test_generic_and_kernel),
 	};
 	const struct CMUnitTest built_tests[] = {

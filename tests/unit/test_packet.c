@@ -180,7 +180,10 @@ static void test_constructed(void **state)
 {
 	uint8_t buf[1024] __attribute__((aligned(8))) = { 0 };
 	struct sdiag_packet_mclist mc[2] = {
-		{ .index = 2, .count = 1, .type = PACKET_MR_MULTICAST, .alen = 6,
+		{ .index = 2,
+		  .count = 1,
+		  .type = PACKET_MR_MULTICAST,
+		  .alen = 6,
 		  .addr = { 0x01, 0x00, 0x5e, 0, 0, 1 } },
 		{ .index = 3, .count = 2, .type = PACKET_MR_ALLMULTI },
 	};
@@ -196,8 +199,8 @@ static void test_constructed(void **state)
 	memcpy(mnl_nlmsg_get_payload_tail(nlh), mc, sizeof(mc));
 	nlh->nlmsg_len += sizeof(mc);
 	mnl_attr_nest_end(nlh, nest);
-	mnl_attr_put(nlh, 7, 0, NULL);	/* filter hidden (no CAP_NET_ADMIN) */
-	mnl_attr_put_u32(nlh, 99, 1);	/* unknown: skipped */
+	mnl_attr_put(nlh, 7, 0, NULL); /* filter hidden (no CAP_NET_ADMIN) */
+	mnl_attr_put_u32(nlh, 99, 1);  /* unknown: skipped */
 	mnl_attr_put_u32(nlh, 5, 1234);
 	assert_int_equal(decode_one(sd_packet_decode, buf, &s), 1);
 	assert_int_equal(s.table, SDIAG_T_PACKET_DGRAM);
@@ -235,17 +238,17 @@ static void test_malformed(void **state)
 
 	(void)state;
 	nlh = build(buf, AF_PACKET, SOCK_RAW);
-	mnl_attr_put(nlh, 4, 3, "abc");		/* FANOUT too short */
+	mnl_attr_put(nlh, 4, 3, "abc"); /* FANOUT too short */
 	assert_int_equal(decode_one(sd_packet_decode, buf, &s), -EBADMSG);
 
 	nlh = build(buf, AF_PACKET, SOCK_RAW);
-	mnl_attr_put(nlh, 5, 1, "a");		/* UID too short */
+	mnl_attr_put(nlh, 5, 1, "a"); /* UID too short */
 	assert_int_equal(decode_one(sd_packet_decode, buf, &s), -EBADMSG);
 
 	nlh = build(buf, AF_PACKET, SOCK_RAW);
 	a = mnl_nlmsg_get_payload_tail(nlh);
 	mnl_attr_put_u32(nlh, 5, 1);
-	a->nla_len = 0xffff;			/* beyond the message */
+	a->nla_len = 0xffff; /* beyond the message */
 	assert_int_equal(decode_one(sd_packet_decode, buf, &s), -EBADMSG);
 
 	nlh = build(buf, AF_PACKET, SOCK_RAW);

@@ -82,8 +82,7 @@ static void test_every_record(void **state)
 	for (size_t i = 0; i < fx.n; i++) {
 		const struct sdiag_sock *s = &fx.socks[i];
 		const uint64_t need = SDIAG_HAS_INODE | SDIAG_HAS_COOKIE | SDIAG_HAS_UID |
-				      SDIAG_HAS_QUEUES | SDIAG_HAS_SHUTDOWN |
-				      SDIAG_HAS_SKMEMINFO;
+				      SDIAG_HAS_QUEUES | SDIAG_HAS_SHUTDOWN | SDIAG_HAS_SKMEMINFO;
 
 		assert_int_equal(s->family, AF_UNIX);
 		assert_int_equal(s->has & need, need);
@@ -383,11 +382,11 @@ static void test_request(void **state)
 	memcpy(&v, p + 4, 4);
 	assert_int_equal(v, 0x482);
 	memcpy(&v, p + 8, 4);
-	assert_int_equal(v, 0);		/* ino */
+	assert_int_equal(v, 0); /* ino */
 	memcpy(&v, p + 12, 4);
 	assert_int_equal(v, 0x1 | 0x4 | 0x10 | 0x40); /* NAME PEER RQLEN UID */
 	for (int i = 16; i < 24; i++)
-		assert_int_equal(p[i], 0);	/* cookie */
+		assert_int_equal(p[i], 0); /* cookie */
 
 	r.show = SDIAG_SHOW_EXT | SDIAG_SHOW_MEM;
 	nlh = sd_unix_request(buf, &r);
@@ -398,12 +397,9 @@ static void test_request(void **state)
 int main(void)
 {
 	const struct CMUnitTest fixture_tests[] = {
-		cmocka_unit_test(test_every_record),
-		cmocka_unit_test(test_stream_listener),
-		cmocka_unit_test(test_stream_pair),
-		cmocka_unit_test(test_abstract),
-		cmocka_unit_test(test_odd_name),
-		cmocka_unit_test(test_socketpair),
+		cmocka_unit_test(test_every_record), cmocka_unit_test(test_stream_listener),
+		cmocka_unit_test(test_stream_pair),  cmocka_unit_test(test_abstract),
+		cmocka_unit_test(test_odd_name),     cmocka_unit_test(test_socketpair),
 		cmocka_unit_test(test_dup),
 	};
 	const struct CMUnitTest built_tests[] = {

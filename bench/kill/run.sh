@@ -1,0 +1,147 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# bench/kill/run.sh — the kill benchmark (issue 4). See bench/kill/README.md.
+#
+#   bench/kill/run.sh [-r RUNS] [-s "SCENARIOS"] [-o REPORT.md] [N...]
+#
+# Destroy every established TCP socket of N loopback pairs (2N sockets), with
+# a fresh population for every single run: each run enters a NEW private
+# network namespace (unshare -n), builds the pairs (bench/mkpairs), times one
+# command (bench/measure: wall time and peak RSS), counts what is left in the
+# connected states (ss -Htn), and leaves. Nothing touches the host's namespace.
+#
+# Scenarios: floor (bench/kill/rawkill: dump + batched SOCK_DESTROY, nothing
+# decoded), kill (sockdiag kill -t --all), ss (ss -K -t), and kill_bN (kill
+# with --batch N; floor_bN likewise) to choose the batch size.
+#
+# Environment: BUILD (default build-bench), SOCKDIAG (default
+# $BUILD/cli/sockdiag), SS (default ss), CC (default cc).
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+BUILD=${BUILD:-$ROOT/build-bench}
+SOCKDIAG=${SOCKDIAG:-$BUILD/cli/sockdiag}
+SS=${SS:-ss}
+
+scenario() {
+	case $1 in
+	floor)     CMD=("$TOOLS/rawkill" -q);                     DESC='raw floor: dump + batched SOCK_DESTROY (bench/kill/rawkill)' ;;
+	floor_b*)  CMD=("$TOOLS/rawkill" -q -b "${1#floor_b}");   DESC="rawkill -b ${1#floor_b}" ;;
+	kill)      CMD=("$SOCKDIAG" kill -t --all);               DESC='`sockdiag kill -t --all`' ;;
+	kill_nd)   CMD=("$SOCKDIAG" kill -t --all --ndjson);      DESC='`sockdiag kill -t --all --ndjson`' ;;
+	kill_b*)   CMD=("$SOCKDIAG" kill -t --all --batch "${1#kill_b}"); DESC="\`sockdiag kill -t --all --batch ${1#kill_b}\`" ;;
+	ss)        CMD=("$SS" -K -t);                             DESC='`ss -K -t`' ;;
+	*) echo "kill/run.sh: unknown scenario $1" >&2; exit 2 ;;
+	esac
+}
+
+# ---- inner: one run of one scenario, inside a fresh private namespace -------
+inner() {
+	local n=$1 s=$2 pid line res left
+	if [[ "$(readlink /proc/self/ns/net)" == "$(readlink /proc/1/ns/net)" ]]; then
+		echo "kill/run.sh: not in a private network namespace, refusing" >&2
+		exit 1
+	fi
+	ip link set lo up
+	exec {rfd}< <(exec "$TOOLS/mkpairs" "$n")
+	pid=$!
+	if ! read -r -t 900 -u "$rfd" line || [[ $line != "ready $n" ]]; then
+		echo "kill/run.sh: mkpairs $n failed" >&2
+		kill "$pid" 2>/dev/null || true
+		exit 1
+	fi
+	scenario "$s"
+	res=$("$TOOLS/measure" -- "${CMD[@]}" 2>/dev/null)
+	left=$("$SS" -Htn | wc -l)
+	echo "$s $res $left"
+	kill "$pid"
+	wait "$pid" 2>/dev/null || true
+}
+
+if [[ ${1:-} == --inner ]]; then
+	TOOLS=$2
+	inner "$3" "$4"
+	exit
+fi
+
+# ---- outer ------------------------------------------------------------------
+RUNS=5
+SCENARIOS="floor kill ss"
+REPORT=
+while getopts "r:s:o:" opt; do
+	case $opt in
+	r) RUNS=$OPTARG ;;
+	s) SCENARIOS=$OPTARG ;;
+	o) REPORT=$OPTARG ;;
+	*) echo "usage: bench/kill/run.sh [-r RUNS] [-s SCENARIOS] [-o REPORT.md] [N...]" >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+NS=("$@")
+[[ ${#NS[@]} -gt 0 ]] || NS=(10000 50000 200000)
+
+if [[ $(id -u) != 0 ]]; then
+	echo "kill/run.sh: needs root (network namespaces)" >&2
+	exit 1
+fi
+TOOLS=$(mktemp -d /tmp/sdiag-killbench.XXXXXX)
+trap 'rm -rf "$TOOLS"' EXIT
+CC=${CC:-cc}
+for t in mkpairs measure; do
+	"$CC" -O2 -o "$TOOLS/$t" "$ROOT/bench/$t.c"
+done
+"$CC" -O2 -o "$TOOLS/rawkill" "$HERE/rawkill.c"
+[[ -x $SOCKDIAG ]] || { echo "kill/run.sh: no $SOCKDIAG (build it first)" >&2; exit 1; }
+
+SAMPLES=$TOOLS/samples
+: >"$SAMPLES"
+for n in "${NS[@]}"; do
+	echo "N=$n: load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+	for ((r = 1; r <= RUNS; r++)); do
+		for s in $SCENARIOS; do
+			line=$(unshare -n "$0" --inner "$TOOLS" "$n" "$s")
+			echo "$n $line" >>"$SAMPLES"
+			echo "  run $r: $line" >&2
+		done
+	done
+done
+
+# samples: N SCEN WALL RSS_KIB EXIT LEFT -> report
+report() {
+	echo "### sockdiag kill: destroy every established TCP socket (fresh population each run)"
+	echo
+	echo "$(date -u +%Y-%m-%d) $(uname -r), $(nproc) CPUs, $RUNS runs per cell; wall time from fork to exit;"
+	echo "\"left\" = sockets still in connected states afterwards (max over runs; must be 0)."
+	echo
+	for n in "${NS[@]}"; do
+		echo "#### N = $n pairs ($((2 * n)) sockets)"
+		echo
+		echo "| scenario | command | min s | median s | × floor (min) | ss -K ÷ this (min) | peak RSS MiB (max) | left | exit |"
+		echo "|---|---|---|---|---|---|---|---|---|"
+		awk -v n="$n" '$1 == n' "$SAMPLES" | sort -k2,2 -k3,3g | awk '
+			{ k = $2; w[k, ++c[k]] = $3; if ($4 > rss[k]) rss[k] = $4;
+			  if ($6 > left[k]) left[k] = $6; if ($5 != 0) ex[k] = $5; order[k] = 1 }
+			END { for (k in order) { m = c[k]; min[k] = w[k, 1];
+				med[k] = (m % 2) ? w[k, (m + 1) / 2] : (w[k, m / 2] + w[k, m / 2 + 1]) / 2 }
+			  for (k in order) printf "%s %.4f %.4f %.1f %d %s\n", k, min[k], med[k],
+				rss[k] / 1024, left[k], (k in ex) ? ex[k] : 0 }' >"$TOOLS/agg"
+		floor=$(awk '$1 == "floor" { print $2 }' "$TOOLS/agg")
+		ssmin=$(awk '$1 == "ss" { print $2 }' "$TOOLS/agg")
+		for s in $SCENARIOS; do
+			scenario "$s"
+			awk -v s="$s" -v d="$DESC" -v f="${floor:-0}" -v ss="${ssmin:-0}" '$1 == s {
+				xf = f > 0 ? sprintf("%.2f", $2 / f) : "-";
+				xs = ss > 0 ? sprintf("%.2f", ss / $2) : "-";
+				printf "| %s | %s | %.3f | %.3f | %s | %s | %.1f | %d | %s |\n",
+					s, d, $2, $3, xf, xs, $4, $5, $6 }' "$TOOLS/agg"
+		done
+		echo
+	done
+}
+if [[ -n $REPORT ]]; then
+	report | tee "$REPORT"
+else
+	report
+fi

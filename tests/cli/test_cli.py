@@ -1,0 +1,378 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""End-to-end tests of `sockdiag` (list): options and exit codes, the aligned
+table, --json and --ndjson, against a socket population this process
+creates. Run by test_cli.sh inside a private network namespace (never the
+host's). Prints one line per check; exits 1 if any check failed."""
+import json
+import os
+import re
+import resource
+import socket
+import subprocess
+import sys
+import tempfile
+
+SD = sys.argv[1]
+FAILED = []
+PORT_L4, PORT_L6, PORT_U = 7001, 7002, 7003
+
+
+def check(name, cond, detail=""):
+    if cond:
+        print("ok   " + name)
+    else:
+        print("FAIL " + name + (": " + detail if detail else ""))
+        FAILED.append(name)
+
+
+def run(*args, sub=True):
+    argv = [SD] + (["list"] if sub else []) + list(args)
+    r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return r.returncode, r.stdout.decode("utf-8", "strict"), r.stderr.decode("utf-8", "replace")
+
+
+def ok_run(*args, sub=True):
+    rc, out, err = run(*args, sub=sub)
+    if rc != 0:
+        check("exit 0: sockdiag %s" % " ".join(args), False, "rc %d, stderr %r" % (rc, err))
+    return out
+
+
+def jrun(*args):
+    out = ok_run(*args, "--json")
+    try:
+        v = json.loads(out)
+    except ValueError as e:
+        check("valid JSON: %s" % " ".join(args), False, str(e))
+        return []
+    check("JSON is an array: %s" % " ".join(args), isinstance(v, list))
+    return v
+
+
+# ---- population ------------------------------------------------------------------
+
+class Pop:
+    pass
+
+
+def populate():
+    p = Pop()
+    p.l4 = socket.socket()
+    p.l4.bind(("127.0.0.1", PORT_L4))
+    p.l4.listen(16)
+    p.c4 = socket.create_connection(("127.0.0.1", PORT_L4))
+    p.a4, _ = p.l4.accept()
+    p.l6 = socket.socket(socket.AF_INET6)
+    p.l6.bind(("::1", PORT_L6))
+    p.l6.listen(8)
+    p.u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    p.u.bind(("127.0.0.1", PORT_U))
+    p.uc = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    p.uc.connect(("127.0.0.1", PORT_U))
+    # unix: a nasty abstract name, a nasty path, a socketpair
+    p.abstract = b'\0q"uo\\te\nnl\x01\xff\xfeend'
+    p.ua = socket.socket(socket.AF_UNIX)
+    p.ua.bind(p.abstract)
+    p.ua.listen(1)
+    p.tmp = tempfile.mkdtemp(prefix="sdcli")
+    p.path = os.fsencode(p.tmp) + b"/s\xc3(\tx"
+    p.up = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    p.up.bind(p.path)
+    p.sp1, p.sp2 = socket.socketpair()
+    # netlink: route socket in the link group (RTNLGRP_LINK = 1)
+    p.nl = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)
+    p.nl.bind((0, 1))
+    return p
+
+
+def ino(s):
+    return os.fstat(s.fileno()).st_ino
+
+
+# ---- checks ----------------------------------------------------------------------
+
+def test_usage():
+    cases = [
+        (["--bogus"], "--bogus"),
+        (["-Z"], "-Z"),
+        (["-A", "nosuchtable"], "nosuchtable"),
+        (["-A", "tcp,!bogustable"], "bogustable"),
+        (["-f", "nosuchfam"], "nosuchfam"),
+        (["-f"], "-f"),
+    ]
+    for args, word in cases:
+        rc, out, err = run(*args)
+        lines = err.splitlines()
+        check("usage %s: exit 2" % args, rc == 2, "rc %d" % rc)
+        check("usage %s: one line naming it" % args,
+              len(lines) == 1 and word in lines[0] and out == "", repr(err))
+    rc, out, err = run("frobnicate", sub=False)
+    check("unknown command: exit 2, one line",
+          rc == 2 and len(err.splitlines()) == 1 and "frobnicate" in err, repr(err))
+    rc, out, err = run("-t", "sport", "=", ":nosuchservice")
+    lines = err.splitlines()
+    check("bad filter: exit 2", rc == 2, "rc %d" % rc)
+    ok = (len(lines) == 3 and lines[0].startswith("sockdiag: filter: ")
+          and lines[1] == "sport = :nosuchservice"
+          and re.fullmatch(r" *\^~*", lines[2]) is not None
+          and lines[2].index("^") < len(lines[1]))
+    check("bad filter: message, expression, caret", ok, repr(err))
+    rc, out, _ = run("--help")
+    check("--help: exit 0 with usage", rc == 0 and "Usage" in out)
+    rc, out, _ = run("--version", sub=False)
+    check("--version: exit 0", rc == 0 and out.startswith("sockdiag "))
+
+
+def rows_of(out):
+    return [l for l in out.splitlines()[1:] if l and not l.startswith("\t")]
+
+
+def test_table(p):
+    out = ok_run("-tan")
+    lines = out.splitlines()
+    head = lines[0].split()
+    check("-tan header: ss's columns without Netid",
+          head[:3] == ["State", "Recv-Q", "Send-Q"] and "Address:Port" in lines[0]
+          and "Netid" not in lines[0], lines[0])
+    rows = [l.split() for l in lines[1:]]
+    want = {
+        ("LISTEN", "127.0.0.1:%d" % PORT_L4, "0.0.0.0:*"),
+        # bound to a specific address, so v6only: the wildcard peer is "[::]"
+        ("LISTEN", "[::1]:%d" % PORT_L6, "[::]:*"),
+        ("ESTAB", "127.0.0.1:%d" % PORT_L4, "127.0.0.1:%d" % p.c4.getsockname()[1]),
+        ("ESTAB", "127.0.0.1:%d" % p.c4.getsockname()[1], "127.0.0.1:%d" % PORT_L4),
+    }
+    got = {(r[0], r[3], r[4]) for r in rows if len(r) >= 5}
+    check("-tan rows: listeners and the pair", got == want and len(rows) == 4,
+          "got %r" % sorted(got))
+    lst = [r for r in rows if r[0] == "LISTEN" and r[3].startswith("127.")]
+    check("-tan listener queues: 0 and backlog 16", lst and lst[0][1:3] == ["0", "16"],
+          repr(lst))
+    # Right-aligned local address: the ':' before every local port lines up
+    # with the one in the header's "Local Address:Port".
+    col = lines[0].index("Local Address:Port") + len("Local Address")
+    check("-tan local ports aligned",
+          all(l[col] == ":" and l[:col].rstrip().endswith(l[:col].split()[-1])
+              for l in lines[1:]), out)
+    same = ok_run("-tan", sub=False)
+    check("`sockdiag -tan` is `sockdiag list -tan`", same == out)
+
+    rows = rows_of(ok_run("-tn"))
+    check("-tn (connected states): only the pair", len(rows) == 2 and
+          all(r.split()[0] == "ESTAB" for r in rows), repr(rows))
+    rows = rows_of(ok_run("-tln"))
+    check("-tln: only listeners", len(rows) == 2 and
+          all(r.split()[0] == "LISTEN" for r in rows), repr(rows))
+    out = ok_run("-tn", "state", "listening")
+    check("one state: State column hidden", out.splitlines()[0].split()[0] == "Recv-Q"
+          and len(out.splitlines()) == 3, out)
+    out = ok_run("-an")
+    check("several tables: Netid column", out.splitlines()[0].startswith("Netid State"))
+    out = ok_run("-tanH")
+    check("-H: no header", len(out.splitlines()) == 4 and "State" not in out)
+    out = ok_run("-tanQ")
+    check("-Q: no queue columns", "Recv-Q" not in out and "Send-Q" not in out
+          and len(out.splitlines()) == 5)
+
+    recs = {r["inode"]: r for r in jrun("-tan", "-e")}
+    out = ok_run("-tane")
+    good = 0
+    for l in out.splitlines()[1:]:
+        m = re.search(r" ino:(\d+) sk:([0-9a-f]+)", l)
+        if m and int(m.group(1)) in recs and recs[int(m.group(1))]["cookie"] == m.group(2):
+            good += 1
+    check("-e: ino: and sk: agree with JSON inode and cookie", good == 4, out)
+
+    out = ok_run("-tani")
+    tabs = [l for l in out.splitlines() if l.startswith("\t")]
+    check("-i: details on a tab-indented second line", len(tabs) == 4 and
+          all(" rtt:" in t or " cwnd:" in t for t in tabs), out)
+    out = ok_run("-tanio")
+    out1 = ok_run("-taniO")
+    check("-O: one line per socket", len(out1.splitlines()) == 5 and "\t" not in out1 and
+          " cwnd:" in out1, out1)
+
+    try:
+        svc = socket.getservbyport(22, "tcp")
+    except OSError:
+        svc = None
+    if svc:
+        s22 = socket.socket()
+        s22.bind(("127.0.0.1", 22))
+        s22.listen(1)
+        out = ok_run("-tl")
+        check("service names resolved without -n", "127.0.0.1:%s" % svc in out, out)
+        out = ok_run("-tln")
+        check("-n: numeric ports", "127.0.0.1:22 " in out, out)
+        s22.close()
+    else:
+        print("skip service-name check: no /etc/services entry for 22/tcp")
+
+
+def test_json(p):
+    recs = jrun("-tan")
+    check("--json: 4 tcp records", len(recs) == 4, repr(recs))
+    need = ["family", "netid", "proto", "state", "local", "peer", "recv_q", "send_q",
+            "inode", "cookie"]
+    check("--json: every record has the base fields",
+          all(all(k in r for k in need) for r in recs), repr(recs))
+    check("--json: cookie is lowercase hex",
+          all(re.fullmatch(r"[0-9a-f]+", r["cookie"]) for r in recs))
+    by_ino = {r["inode"]: r for r in recs}
+    r = by_ino.get(ino(p.l4), {})
+    check("--json: v4 listener", r.get("family") == "inet" and r.get("proto") == "tcp"
+          and r.get("state") == "LISTEN"
+          and r.get("local") == {"addr": "127.0.0.1", "port": PORT_L4}
+          and r.get("peer") == {"addr": "0.0.0.0", "port": 0} and r.get("send_q") == 16, repr(r))
+    r = by_ino.get(ino(p.l6), {})
+    check("--json: v6 listener", r.get("family") == "inet6"
+          and r.get("local") == {"addr": "::1", "port": PORT_L6}, repr(r))
+    r = by_ino.get(ino(p.c4), {})
+    check("--json: client end of the pair", r.get("state") == "ESTAB"
+          and r.get("local", {}).get("port") == p.c4.getsockname()[1]
+          and r.get("peer") == {"addr": "127.0.0.1", "port": PORT_L4}, repr(r))
+
+    nd = ok_run("-tan", "--ndjson").splitlines()
+    objs = [json.loads(l) for l in nd]
+    check("--ndjson: one object a line, same records",
+          sorted((o["inode"], o["cookie"]) for o in objs) ==
+          sorted((o["inode"], o["cookie"]) for o in recs))
+
+    out = ok_run("-tan", "--json", "sport", "=", ":1")
+    check("--json with nothing selected: []", json.loads(out) == [], out)
+
+    recs = {r["inode"]: r for r in jrun("-uan")}
+    r = recs.get(ino(p.u), {})
+    check("--json udp unconnected", r.get("state") == "UNCONN" and r.get("proto") == "udp"
+          and r.get("local", {}).get("port") == PORT_U, repr(r))
+    r = recs.get(ino(p.uc), {})
+    check("--json udp connected", r.get("state") == "ESTAB"
+          and r.get("peer") == {"addr": "127.0.0.1", "port": PORT_U}, repr(r))
+
+    recs = jrun("-tani")
+    check("-i --json: tcp_info and cong", all("tcp_info" in r and "rtt" in r["tcp_info"]
+                                              and "cong" in r for r in recs), repr(recs[:1]))
+    check("--json without -i: no tcp_info", all("tcp_info" not in r for r in jrun("-tan")))
+
+
+def recover(loc):
+    if "path_hex" in loc:
+        name = bytes.fromhex(loc["path_hex"])
+    else:
+        name = loc["path"].encode("utf-8")
+    return b"\0" + name if loc.get("abstract") else name
+
+
+def test_unix(p):
+    recs = {r["inode"]: r for r in jrun("-xan")}
+    r = recs.get(ino(p.ua), {})
+    loc = r.get("local", {})
+    check("unix abstract nasty name: marked, recoverable from path_hex",
+          loc.get("abstract") is True and "path_hex" in loc and recover(loc) == p.abstract,
+          repr(r))
+    check("unix abstract name: path is valid text with U+FFFD",
+          loc.get("path", "").startswith('q"uo\\te\nnl\x01') and "\ufffd" in loc.get("path", ""),
+          repr(loc))
+    r = recs.get(ino(p.up), {})
+    loc = r.get("local", {})
+    check("unix path with invalid UTF-8 and a tab: path_hex recovers it",
+          recover(loc) == p.path and "abstract" not in loc, repr(r))
+    r1, r2 = recs.get(ino(p.sp1), {}), recs.get(ino(p.sp2), {})
+    check("unix socketpair: no path, peer inode", r1.get("local") == {}
+          and r1.get("peer") == {"inode": ino(p.sp2)} and r2.get("peer") == {"inode": ino(p.sp1)},
+          repr((r1, r2)))
+    nd = ok_run("-xan", "--ndjson")
+    check("unix --ndjson parses line by line", len([json.loads(l) for l in nd.splitlines()]) ==
+          len(recs))
+    out = ok_run("-xan")
+    row = [l for l in out.splitlines() if " %d " % ino(p.ua) in l]
+    check("unix table: abstract name with @ and escapes on one line",
+          len(row) == 1 and '@q"uo\\te\\x0anl\\x01\\xff\\xfeend' in row[0], out)
+
+
+def test_netlink(p):
+    recs = jrun("-A", "netlink", "-ane")
+    mine = [r for r in recs if r.get("inode") == ino(p.nl)]
+    r = mine[0] if mine else {}
+    check("netlink --json: one record for our route socket", len(mine) == 1, repr(mine))
+    check("netlink --json: family, proto, protocol, portid, groups",
+          r.get("family") == "netlink" and r.get("proto") == "route" and r.get("protocol") == 0
+          and r.get("local", {}).get("portid") == p.nl.getsockname()[0]
+          and r.get("groups") == [1] and r.get("group_names") == ["link"], repr(r))
+    out = ok_run("-A", "netlink", "-an")
+    check("netlink table: numeric proto:portid with -n",
+          "0:%d" % p.nl.getsockname()[0] in out, out)
+
+
+def test_unsupported():
+    rc, out, err = run("-w")
+    if "not supported" in err:
+        check("-w on a kernel without raw_diag: exit 0, one named line",
+              rc == 0 and err.strip() ==
+              "sockdiag: raw: not supported by this kernel (no raw_diag)", repr(err))
+        rc, out, err = run("-an")
+        check("implicit selection stays quiet about raw", rc == 0 and "raw" not in err, err)
+    else:
+        check("-w: no error on a kernel with raw_diag", rc == 0 and err == "", repr(err))
+
+
+def test_processes_netns(p):
+    recs = jrun("-tanp")
+    r = [x for x in recs if x["inode"] == ino(p.l4)]
+    procs = r[0].get("processes", []) if r else []
+    check("-p --json: our listener's owner", any(x.get("pid") == os.getpid() and
+                                                 x.get("fd") == p.l4.fileno() for x in procs),
+          repr(r))
+    out = ok_run("-tanp")
+    check("-p table: users:((...))", 'users:(("python3",pid=%d,fd=%d))' % (
+        os.getpid(), p.l4.fileno()) in out or "pid=%d,fd=%d" % (os.getpid(), p.l4.fileno())
+        in out, out)
+    recs = jrun("-N", "pid:%d" % os.getpid(), "-tan")
+    check("-N pid:PID lists that namespace", ino(p.l4) in [x["inode"] for x in recs])
+
+
+def test_many():
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = 7000
+    if hard < want + 100:
+        print("skip block test: open file limit %d" % hard)
+        return
+    resource.setrlimit(resource.RLIMIT_NOFILE, (want + 100, hard))
+    pairs = [socket.socketpair() for _ in range(want // 2)]
+    out = ok_run("-xn")
+    lines = out.splitlines()
+    # The population's own socketpair is connected too.
+    check("table across blocks: every socket, one line each", len(lines) == 3 + 2 * len(pairs),
+          "%d lines" % len(lines))
+    # Widths only grow: the peer column starts at the same place on every line.
+    cols = {l.rindex("* ") for l in lines[1:]}
+    check("table across blocks: columns stay aligned", len(cols) == 1, repr(sorted(cols)[:5]))
+    recs = jrun("-xn")
+    check("--json across blocks", len(recs) == 2 + 2 * len(pairs))
+    nd = ok_run("-xn", "--ndjson").splitlines()
+    check("--ndjson across blocks", len(nd) == 2 + 2 * len(pairs) and
+          all(l.startswith("{") and l.endswith("}") for l in nd))
+    for a, b in pairs:
+        a.close()
+        b.close()
+
+
+def main():
+    p = populate()
+    test_usage()
+    test_table(p)
+    test_json(p)
+    test_unix(p)
+    test_netlink(p)
+    test_unsupported()
+    test_processes_netns(p)
+    test_many()
+    if FAILED:
+        print("%d checks failed" % len(FAILED))
+        sys.exit(1)
+    print("all checks passed")
+
+
+if __name__ == "__main__":
+    main()

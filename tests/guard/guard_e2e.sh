@@ -1,0 +1,152 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# sockdiag guard end to end: two private network namespaces joined by a veth
+# pair, a server in one, clients and the guard in the other.
+#   usage: guard_e2e.sh SOCKDIAG NETPEER
+# Checks:
+#  - removing the client's address makes its blocked recv return ECONNABORTED
+#    within 100 ms (TCP and connected UDP), while a socket on another address
+#    and one of an exempt uid survive;
+#  - a link going down destroys the sockets using its addresses;
+#  - a burst of address events that overflows the rtnetlink socket is
+#    recovered by a resync, and the stranded socket is still destroyed;
+#  - a bad configuration at start exits 2 naming the line; a bad one on
+#    SIGHUP is refused and the old one kept; a good one is taken.
+set -euo pipefail
+
+SD=${1:?usage: guard_e2e.sh SOCKDIAG NETPEER}
+NP=${2:?usage: guard_e2e.sh SOCKDIAG NETPEER}
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (network namespaces)"; exit 77; }
+command -v ip >/dev/null || { echo "SKIP: needs ip (iproute2)"; exit 77; }
+
+A=sdg$$a
+B=sdg$$b
+T=$(mktemp -d)
+PIDS=()
+cleanup() {
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	ip netns del "$A" 2>/dev/null || true
+	ip netns del "$B" 2>/dev/null || true
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+fail() { echo "FAIL: $*"; echo "--- guard log:"; cat "$T/guard.log" 2>/dev/null; exit 1; }
+pass() { echo "ok: $*"; }
+
+# wait_for FILE PATTERN [TENTHS]: until FILE has a line matching PATTERN.
+wait_for() {
+	local i
+	for ((i = 0; i < ${3:-50}; i++)); do
+		grep -q -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+ip netns add "$A"
+ip netns add "$B"
+ip link add va netns "$A" type veth peer name vb netns "$B"
+ip -n "$A" link set lo up
+ip -n "$B" link set lo up
+# Two subnets: deleting a primary address also deletes the secondaries of
+# its subnet, so the address that must survive lives in a subnet of its own.
+ip -n "$A" addr add 10.9.0.1/16 dev va
+ip -n "$A" addr add 10.10.0.1/16 dev va
+ip -n "$B" addr add 10.9.0.2/16 dev vb
+ip -n "$B" addr add 10.10.0.3/16 dev vb
+ip -n "$A" link set va up
+ip -n "$B" link set vb up
+
+ip netns exec "$A" "$NP" server 0.0.0.0 7000 >"$T/server" &
+PIDS+=($!)
+wait_for "$T/server" listening || fail "server did not start"
+
+# ---- configuration errors -----------------------------------------------------------
+printf 'udp-connected = yes\n\nexempt-uid = 12-x\n' >"$T/bad.conf"
+set +e
+"$SD" guard -c "$T/bad.conf" -N "$B" 2>"$T/bad.err"
+st=$?
+set -e
+[ "$st" = 2 ] || fail "bad configuration: exit $st, expected 2"
+grep -q "line 3: exempt-uid" "$T/bad.err" || fail "bad configuration: $(cat "$T/bad.err")"
+[ "$(wc -l <"$T/bad.err")" = 1 ] || fail "bad configuration: more than one line"
+pass "bad configuration at start: exit 2, '$(cat "$T/bad.err")'"
+
+# ---- the guard ------------------------------------------------------------------------------
+printf 'exempt-uid = 4242\n' >"$T/guard.conf"
+${STRACE:-} "$SD" guard -c "$T/guard.conf" -N "$B" --rtnl-rcvbuf 4096 2>"$T/guard.log" &
+GUARD=$!
+PIDS+=($GUARD)
+wait_for "$T/guard.log" "started" || fail "guard did not start"
+
+client() { # name proto src [uid]
+	local cmd=client dst=10.9.0.1
+	[ "$2" = udp ] && cmd=udpclient
+	[ "${3#10.10.}" != "$3" ] && dst=10.10.0.1
+	ip netns exec "$B" "$NP" $cmd $dst 7000 "$3" ${4:-} >"$T/$1" 2>&1 &
+	PIDS+=($!)
+	wait_for "$T/$1" connected || fail "client $1 did not connect: $(cat "$T/$1")"
+}
+
+client victim tcp 10.9.0.2
+client victim_udp udp 10.9.0.2
+client other tcp 10.10.0.3
+client exempt tcp 10.9.0.2 4242
+
+t0=$(date +%s.%N)
+ip -n "$B" addr del 10.9.0.2/16 dev vb
+wait_for "$T/victim" "^recv" 20 || fail "victim's recv did not return"
+wait_for "$T/victim_udp" "^recv" 20 || fail "UDP victim's recv did not return"
+grep -q "errno=ECONNABORTED" "$T/victim" || fail "victim: $(cat "$T/victim")"
+grep -q "errno=ECONNABORTED" "$T/victim_udp" || fail "UDP victim: $(cat "$T/victim_udp")"
+at=$(sed -n 's/.* at=//p' "$T/victim")
+ms=$(awk -v a="$at" -v b="$t0" 'BEGIN { printf "%d", (a - b) * 1000 }')
+[ "$ms" -le 100 ] || fail "victim's recv returned after $ms ms (> 100)"
+pass "address removed: TCP and UDP owners got ECONNABORTED after $ms ms"
+sleep 0.2
+grep -q "^recv" "$T/other" && fail "socket on another address was destroyed"
+grep -q "^recv" "$T/exempt" && fail "socket of an exempt uid was destroyed"
+"$SD" list -N "$B" -tn 'src 10.10.0.3' | grep -q 10.10.0.3 || fail "other socket gone"
+grep -q "address 10.9.0.2/16 removed from vb: destroyed 2 sockets" "$T/guard.log" ||
+	fail "no action line for the address"
+grep -q "uid 1" "$T/guard.log" || fail "the exempt socket is not counted as kept"
+pass "other address and exempt uid survived; logged: $(grep 'removed from vb' "$T/guard.log" | head -1 | cut -d' ' -f3-)"
+
+# ---- SIGHUP reload ------------------------------------------------------------------------------
+printf 'exempt-uid = 4242\nbogus = 1\n' >"$T/guard.conf"
+kill -HUP "$GUARD"
+wait_for "$T/guard.log" "keeping the previous configuration" || fail "bad reload not refused"
+kill -0 "$GUARD" || fail "guard died on a bad reload"
+grep -q "line 2: unknown key 'bogus'" "$T/guard.log" || fail "bad reload: no line number"
+printf 'exempt-uid = 4242\ntcp-states = established\n' >"$T/guard.conf"
+kill -HUP "$GUARD"
+wait_for "$T/guard.log" "reloaded" || fail "good reload not taken"
+pass "SIGHUP: bad configuration refused (old kept), good one reloaded"
+
+# ---- burst: rtnetlink overflow, resync ---------------------------------------------------------------
+ip -n "$B" addr add 10.9.1.5/16 dev vb
+client burst_victim tcp 10.9.1.5
+{
+	for i in $(seq 10 250); do echo "addr add 10.9.2.$i/16 dev vb"; done
+	for i in $(seq 10 250); do echo "addr del 10.9.2.$i/16 dev vb"; done
+	echo "addr del 10.9.1.5/16 dev vb"
+	for i in $(seq 10 250); do echo "addr add 10.9.3.$i/16 dev vb"; done
+} >"$T/batch"
+ip -n "$B" -batch "$T/batch"
+wait_for "$T/burst_victim" "^recv" 50 || fail "stranded socket not destroyed after the burst"
+grep -q "errno=ECONNABORTED" "$T/burst_victim" || fail "burst victim: $(cat "$T/burst_victim")"
+grep -q "resync after lost rtnetlink events" "$T/guard.log" || fail "no resync logged"
+pass "rtnetlink overflow recovered by resync; stranded socket destroyed"
+
+# ---- link down -----------------------------------------------------------------------------------------
+ip -n "$B" link set vb down
+wait_for "$T/other" "^recv" 20 || fail "socket on the downed link survived"
+grep -q "errno=ECONNABORTED" "$T/other" || fail "other: $(cat "$T/other")"
+grep -q "link vb went down.*: destroyed [1-9]" "$T/guard.log" || fail "no action line for the link"
+grep -q "^recv" "$T/exempt" && fail "exempt uid destroyed on link down"
+pass "link down: sockets using its addresses destroyed, exempt uid kept"
+
+echo "guard_e2e: 6 passed, 0 failed"

@@ -1,0 +1,305 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""End-to-end tests of `sockdiag kill` (run by run.sh inside a private
+network namespace): exit statuses, the no-filter refusal, --dry-run, output
+formats with the result field, the summary line, what owners and peers see,
+families that cannot be destroyed, MPTCP and --mptcp-subflows, a kill in
+another namespace (-N), the fatal errors. Usage: cli.py PATH-TO-SOCKDIAG."""
+import errno
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+
+SD = sys.argv[1]
+SO_COOKIE = 57
+SUMMARY = re.compile(r"^destroyed (\d+), already gone (\d+), not destroyable (\d+), denied (\d+)"
+                     r"(, failed (\d+))?$", re.M)
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what, file=sys.stderr)
+
+
+def run(*args, pre=()):
+    p = subprocess.run(list(pre) + [SD] + list(args), capture_output=True, text=True, timeout=60)
+    return p.returncode, p.stdout, p.stderr
+
+
+def summary(err):
+    m = SUMMARY.search(err)
+    if not m:
+        return None
+    return tuple(int(m.group(i)) for i in (1, 2, 3, 4)) + (int(m.group(6) or 0),)
+
+
+def cookie(s):
+    return "%x" % int.from_bytes(s.getsockopt(socket.SOL_SOCKET, SO_COOKIE, 8), "little")
+
+
+def so_error(s):
+    return s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+
+
+def listener(port, family=socket.AF_INET, addr="127.0.0.1"):
+    s = socket.socket(family, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind((addr, port))
+    s.listen(64)
+    return s
+
+
+def pair(lst):
+    c = socket.create_connection(lst.getsockname()[:2])
+    a, _ = lst.accept()
+    return c, a
+
+
+def ndjson(out):
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+def alive(c, a):
+    """An established pair still carries data both ways."""
+    try:
+        c.sendall(b"x")
+        a.settimeout(2)
+        return a.recv(1) == b"x"
+    except OSError:
+        return False
+
+
+def t_refuse_without_filter():
+    l = listener(5100)
+    c, a = pair(l)
+    rc, out, err = run("kill", "-t")
+    check(rc == 2, "no filter: exit 2 (got %d)" % rc)
+    check("--all" in err, "no filter: the message names --all: " + err)
+    check(alive(c, a) and so_error(l) == 0, "no filter: nothing destroyed")
+    rc, out, err = run("kill", "-t", "sport = :")
+    check(rc == 2, "bad filter: exit 2 (got %d)" % rc)
+    rc, out, err = run("kill", "--no-such-option", "--all")
+    check(rc == 2, "bad option: exit 2 (got %d)" % rc)
+    check(alive(c, a) and so_error(l) == 0, "usage errors: nothing destroyed")
+    for s in (l, c, a):
+        s.close()
+
+
+def t_dry_run():
+    l = listener(5101)
+    c, a = pair(l)
+    rc, out, err = run("kill", "--dry-run", "-ta", "--ndjson", "sport = :5101")
+    recs = ndjson(out)
+    check(rc == 0, "dry-run: exit 0 (got %d: %s)" % (rc, err))
+    check(sorted(r["cookie"] for r in recs) == sorted([cookie(l), cookie(a)]),
+          "dry-run: lists the listener and the accepted socket: %s" % out)
+    check(all(r.get("result") == "would-destroy" for r in recs), "dry-run: result would-destroy")
+    check("would destroy 2" in err, "dry-run: summary: " + err)
+    check(alive(c, a) and so_error(l) == 0 and so_error(a) == 0, "dry-run destroys nothing")
+    # and the listener still accepts
+    c2, a2 = pair(l)
+    for s in (l, c, a, c2, a2):
+        s.close()
+
+
+def t_nothing_matched():
+    l = listener(5102)
+    rc, out, err = run("kill", "-ta", "sport = :5999")
+    check(rc == 1, "nothing matched: exit 1 (got %d)" % rc)
+    check(summary(err) == (0, 0, 0, 0, 0), "nothing matched: summary: " + err)
+    check(so_error(l) == 0, "nothing matched: listener untouched")
+    l.close()
+
+
+def t_destroy_established():
+    l = listener(5103)
+    c, a = pair(l)
+    other_c, other_a = pair(listener(5104))
+    # The server side of port 5103's connection only (the listener is LISTEN,
+    # not in the default states).
+    rc, out, err = run("kill", "-t", "--ndjson", "sport = :5103")
+    recs = ndjson(out)
+    check(rc == 0, "established: exit 0 (got %d: %s)" % (rc, err))
+    check([r["cookie"] for r in recs] == [cookie(a)], "established: exactly the server side: " + out)
+    check(recs and recs[0].get("result") == "destroyed", "established: result destroyed")
+    check(summary(err) == (1, 0, 0, 0, 0), "established: summary: " + err)
+    try:
+        a.recv(1)
+        check(False, "owner: recv should fail")
+    except OSError as e:
+        check(e.errno == errno.ECONNABORTED, "owner: ECONNABORTED (got %s)" % e)
+    try:
+        c.settimeout(2)
+        c.recv(1)
+        check(False, "peer: recv should fail")
+    except OSError as e:
+        check(e.errno == errno.ECONNRESET, "peer: ECONNRESET (got %s)" % e)
+    check(so_error(l) == 0, "established: listener untouched")
+    check(alive(other_c, other_a), "established: other connection untouched")
+    # Killing the same again: nothing left to match.
+    rc, out, err = run("kill", "-t", "sport = :5103")
+    check(rc == 1, "established again: exit 1 (got %d)" % rc)
+    for s in (l, c, a, other_c, other_a):
+        s.close()
+
+
+def t_json_array():
+    l = listener(5105, socket.AF_INET6, "::1")
+    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    u.bind(("127.0.0.1", 5105))
+    rc, out, err = run("kill", "-tua", "--json", "sport = :5105")
+    check(rc == 0, "json: exit 0 (got %d: %s)" % (rc, err))
+    try:
+        recs = json.loads(out)
+    except ValueError:
+        recs = []
+        check(False, "json: valid array: " + out)
+    check(sorted(r["cookie"] for r in recs) == sorted([cookie(l), cookie(u)]),
+          "json: the TCP listener and the UDP socket: " + out)
+    check(all(r.get("result") == "destroyed" for r in recs), "json: results destroyed")
+    check(so_error(l) == errno.ECONNABORTED and so_error(u) == errno.ECONNABORTED,
+          "json: both owners see ECONNABORTED")
+    rc, out, err = run("kill", "-tua", "sport = :5105")
+    check("Result" in out.splitlines()[0] if out else False, "table: a Result column: " + out)
+    l.close()
+    u.close()
+
+
+def t_unsupported():
+    x, y = socket.socketpair()
+    rc, out, err = run("kill", "-x", "--all", "--ndjson")
+    recs = ndjson(out)
+    check(rc == 1, "unix: exit 1, nothing destroyable (got %d)" % rc)
+    mine = [r for r in recs if r["cookie"] in (cookie(x), cookie(y))]
+    check(len(mine) == 2 and all(r.get("result") == "unsupported" for r in mine),
+          "unix: reported unsupported: " + out)
+    s = summary(err)
+    check(s is not None and s[0] == 0 and s[2] == len(recs), "unix: summary: " + err)
+    x.sendall(b"ok")
+    check(y.recv(2) == b"ok", "unix: the pair still works")
+    x.close()
+    y.close()
+
+
+def mptcp_available():
+    try:
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM, 262)
+        s.close()
+        return True
+    except OSError:
+        return False
+
+
+def t_mptcp():
+    if not mptcp_available():
+        print("note: no MPTCP here, MPTCP checks skipped", file=sys.stderr)
+        return
+    l = socket.socket(socket.AF_INET, socket.SOCK_STREAM, 262)
+    l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    l.bind(("127.0.0.1", 5106))
+    l.listen(8)
+    c = socket.socket(socket.AF_INET, socket.SOCK_STREAM, 262)
+    c.connect(("127.0.0.1", 5106))
+    a, _ = l.accept()
+    time.sleep(0.2)
+    rc, out, err = run("kill", "-M", "--ndjson", "dport = :5106")
+    recs = ndjson(out)
+    check(rc == 1, "mptcp: exit 1, not destroyable (got %d: %s)" % (rc, err))
+    check(len(recs) == 1 and recs[0].get("result") == "unsupported",
+          "mptcp: the client's MPTCP socket reported unsupported: " + out)
+    check(alive(c, a), "mptcp: without --mptcp-subflows the connection lives")
+    rc, out, err = run("kill", "-M", "--mptcp-subflows", "--ndjson", "dport = :5106")
+    recs = ndjson(out)
+    sub = [r for r in recs if r.get("proto") == "tcp"]
+    check(rc == 0, "mptcp subflows: exit 0 (got %d: %s)" % (rc, err))
+    check(len(sub) >= 1 and all(r.get("result") in ("destroyed", "gone") for r in sub)
+          and any(r.get("result") == "destroyed" for r in sub),
+          "mptcp subflows: the TCP subflows destroyed: " + out)
+    check(not alive(c, a), "mptcp subflows: the connection no longer carries data")
+    for s in (l, c, a):
+        s.close()
+
+
+def t_batch_option():
+    socks = []
+    for i in range(50):
+        u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        u.bind(("127.0.0.1", 6000 + i))
+        socks.append(u)
+    rc, out, err = run("kill", "-ua", "--batch", "1", "sport >= :6000 and sport < :6050")
+    check(rc == 0 and summary(err) == (50, 0, 0, 0, 0), "batch 1: 50 destroyed: %s" % err)
+    check(all(so_error(u) == errno.ECONNABORTED for u in socks), "batch 1: every owner aborted")
+    rc, out, err = run("kill", "-ua", "--batch", "0", "sport = :6000")
+    check(rc == 2, "batch 0: usage error (got %d)" % rc)
+    for u in socks:
+        u.close()
+
+
+def t_no_cap_net_admin():
+    if not shutil.which("setpriv"):
+        print("note: no setpriv, capability check skipped", file=sys.stderr)
+        return
+    l = listener(5107)
+    pre = ["setpriv", "--inh-caps=-net_admin", "--bounding-set=-net_admin", "--"]
+    rc, out, err = run("kill", "-ta", "sport = :5107", pre=pre)
+    check(rc == 3, "no CAP_NET_ADMIN: exit 3 (got %d: %s)" % (rc, err))
+    check("CAP_NET_ADMIN" in err, "no CAP_NET_ADMIN: says so: " + err)
+    check(out == "", "no CAP_NET_ADMIN: nothing printed on stdout: " + out)
+    check(so_error(l) == 0, "no CAP_NET_ADMIN: nothing destroyed")
+    # A dry run needs no privilege.
+    rc, out, err = run("kill", "--dry-run", "-ta", "sport = :5107", pre=pre)
+    check(rc == 0, "no CAP_NET_ADMIN, dry-run: exit 0 (got %d: %s)" % (rc, err))
+    l.close()
+
+
+def t_other_netns():
+    """-N pid:PID destroys in that namespace only."""
+    here = listener(5108)
+    code = ("import socket,sys,time\n"
+            "s=socket.socket(); s.setsockopt(socket.SOL_SOCKET,socket.SO_REUSEADDR,1)\n"
+            "s.bind(('127.0.0.1',5108)); s.listen(4)\n"
+            "print('ready',flush=True); sys.stdin.readline()\n"
+            "print(s.getsockopt(socket.SOL_SOCKET,socket.SO_ERROR),flush=True)\n")
+    p = subprocess.Popen(["unshare", "-n", "python3", "-c", code], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, text=True)
+    try:
+        check(p.stdout.readline().strip() == "ready", "netns: child ready")
+        rc, out, err = run("kill", "-N", "pid:%d" % p.pid, "-ta", "sport = :5108")
+        check(rc == 0 and summary(err) == (1, 0, 0, 0, 0), "netns: one destroyed there: " + err)
+        p.stdin.write("\n")
+        p.stdin.flush()
+        check(p.stdout.readline().strip() == str(errno.ECONNABORTED),
+              "netns: the child's listener was destroyed")
+        check(so_error(here) == 0, "netns: the same port here is untouched")
+    finally:
+        p.kill()
+        p.wait()
+    here.close()
+
+
+def main():
+    for t in (t_refuse_without_filter, t_dry_run, t_nothing_matched, t_destroy_established,
+              t_json_array, t_unsupported, t_mptcp, t_batch_option, t_no_cap_net_admin,
+              t_other_netns):
+        n = len(failures)
+        try:
+            t()
+        except Exception as e:  # a crash is a failure of that test, not of the run
+            failures.append("%s: %r" % (t.__name__, e))
+            print("FAIL:", t.__name__, repr(e), file=sys.stderr)
+        print("%s %s" % ("ok  " if len(failures) == n else "FAIL", t.__name__))
+    if failures:
+        print("%d failure(s)" % len(failures), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
