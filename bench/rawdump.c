@@ -9,7 +9,13 @@
  * Plain sockets, no libmnl and no libsockdiag, so nothing of ours is measured.
  * Prints "inet N inet6 M total T" (or nothing with -q).
  *
- * usage: rawdump [-q] [-r REPEAT]
+ * -s sets the state mask (default ~0: every state, TCP_BOUND_INACTIVE included,
+ * which makes the kernel also walk the bind hash table); -4 or -6 dumps only
+ * that family. -L sends one legacy TCPDIAG_GETSOCK request instead, which the
+ * kernel serves as a single AF_UNSPEC walk for both families (what sockdiag
+ * does for TCP): the single-walk floor.
+ *
+ * usage: rawdump [-q] [-r REPEAT] [-s STATE_MASK] [-4|-6|-L]
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -32,24 +38,18 @@ struct req {
 	struct inet_diag_req_v2 r;
 };
 
-/* Returns the number of socket messages, or -errno. */
-static long dump_family(int fd, uint8_t family, uint32_t seq, uint8_t *buf)
+/* The legacy TCPDIAG_GETSOCK request (struct inet_diag_req): the kernel turns
+ * it into a TCP dump with family AF_UNSPEC, one walk for both families. */
+struct req_legacy {
+	struct nlmsghdr nlh;
+	struct inet_diag_req r;
+};
+
+/* Read a dump to its end. Returns the number of socket messages, or -errno. */
+static long count_replies(int fd, uint32_t seq, uint8_t *buf)
 {
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	struct req req;
 	long count = 0;
 
-	memset(&req, 0, sizeof(req));
-	req.nlh.nlmsg_len = sizeof(req);
-	req.nlh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
-	req.nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	req.nlh.nlmsg_seq = seq;
-	req.r.sdiag_family = family;
-	req.r.sdiag_protocol = IPPROTO_TCP;
-	req.r.idiag_states = ~0u;
-	req.r.idiag_ext = 0;
-	if (sendto(fd, &req, sizeof(req), 0, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-		return -errno;
 	for (;;) {
 		ssize_t n = recv(fd, buf, RECVBUF, 0);
 		const struct nlmsghdr *h = (const struct nlmsghdr *)buf;
@@ -76,15 +76,63 @@ static long dump_family(int fd, uint8_t family, uint32_t seq, uint8_t *buf)
 	}
 }
 
+static long dump_legacy(int fd, uint32_t states, uint32_t seq, uint8_t *buf)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	struct req_legacy req;
+
+	memset(&req, 0, sizeof(req));
+	req.nlh.nlmsg_len = sizeof(req);
+	req.nlh.nlmsg_type = TCPDIAG_GETSOCK;
+	req.nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	req.nlh.nlmsg_seq = seq;
+	req.r.idiag_family = AF_UNSPEC;
+	req.r.idiag_states = states;
+	if (sendto(fd, &req, sizeof(req), 0, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return -errno;
+	return count_replies(fd, seq, buf);
+}
+
+static long dump_family(int fd, uint8_t family, uint32_t states, uint32_t seq, uint8_t *buf)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	struct req req;
+
+	memset(&req, 0, sizeof(req));
+	req.nlh.nlmsg_len = sizeof(req);
+	req.nlh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	req.nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	req.nlh.nlmsg_seq = seq;
+	req.r.sdiag_family = family;
+	req.r.sdiag_protocol = IPPROTO_TCP;
+	req.r.idiag_states = states;
+	req.r.idiag_ext = 0;
+	if (sendto(fd, &req, sizeof(req), 0, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return -errno;
+	return count_replies(fd, seq, buf);
+}
+
 int main(int argc, char **argv)
 {
 	static uint8_t buf[RECVBUF] __attribute__((aligned(8)));
 	int fd, opt, rcvbuf = SO_RCVBUF_SIZE, repeat = 1;
-	bool quiet = false;
+	uint32_t states = ~0u;
+	int only = 0;
+	bool quiet = false, legacy = false;
 	long v4 = 0, v6 = 0;
 
-	while ((opt = getopt(argc, argv, "qr:")) != -1) {
+	while ((opt = getopt(argc, argv, "qr:s:46L")) != -1) {
 		switch (opt) {
+		case 'L':
+			legacy = true;
+			break;
+		case '4':
+		case '6':
+			only = opt;
+			break;
+		case 's':
+			states = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
 		case 'q':
 			quiet = true;
 			break;
@@ -92,7 +140,7 @@ int main(int argc, char **argv)
 			repeat = atoi(optarg);
 			break;
 		default:
-			fprintf(stderr, "usage: rawdump [-q] [-r REPEAT]\n");
+			fprintf(stderr, "usage: rawdump [-q] [-r REPEAT] [-s STATE_MASK] [-4|-6|-L]\n");
 			return 2;
 		}
 	}
@@ -102,15 +150,27 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
-	for (int i = 0; i < repeat; i++) {
-		v4 = dump_family(fd, AF_INET, 2 * (uint32_t)i + 1, buf);
-		v6 = v4 < 0 ? v4 : dump_family(fd, AF_INET6, 2 * (uint32_t)i + 2, buf);
+	for (int i = 0; legacy && i < repeat; i++) {
+		v4 = dump_legacy(fd, states, (uint32_t)i + 1, buf);
+		if (v4 < 0) {
+			fprintf(stderr, "rawdump: %s\n", strerror((int)-v4));
+			return 1;
+		}
+	}
+	for (int i = 0; !legacy && i < repeat; i++) {
+		v4 = only == '6' ? 0 : dump_family(fd, AF_INET, states, 2 * (uint32_t)i + 1, buf);
+		if (v4 < 0)
+			v6 = v4;
+		else
+			v6 = only == '4' ? 0 : dump_family(fd, AF_INET6, states, 2 * (uint32_t)i + 2, buf);
 		if (v4 < 0 || v6 < 0) {
 			fprintf(stderr, "rawdump: %s\n", strerror((int)-(v4 < 0 ? v4 : v6)));
 			return 1;
 		}
 	}
-	if (!quiet)
+	if (!quiet && legacy)
+		printf("both %ld total %ld\n", v4, v4);
+	else if (!quiet)
 		printf("inet %ld inet6 %ld total %ld\n", v4, v6, v4 + v6);
 	close(fd);
 	return 0;

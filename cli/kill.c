@@ -33,7 +33,7 @@ enum {
 };
 
 struct kill_opts {
-	bool all;		/* no filter needed */
+	bool all; /* no filter needed */
 	bool dry_run;
 	bool mptcp_subflows;
 	unsigned batch;
@@ -48,9 +48,10 @@ struct kill_ctx {
 	const struct cli_opts *o;
 	const struct kill_opts *k;
 	struct out *out;
-	const char *netns;	/* label for rows and the summary, or NULL */
+	const char *netns;    /* label for rows and the summary, or NULL */
+	uint64_t netns_inode; /* its inode (--all-netns), 0 = none */
 	struct tally t;
-	int out_err;		/* first write error */
+	int out_err; /* first write error */
 };
 
 static int handle_opt(void *ctx, int val, const char *arg)
@@ -73,7 +74,8 @@ static int handle_opt(void *ctx, int val, const char *arg)
 		errno = 0;
 		n = strtoul(arg, &end, 10);
 		if (errno || *end || !*arg || n == 0 || n > 65536) {
-			fprintf(stderr, "sockdiag kill: --batch: expected 1..65536, got '%s'\n", arg);
+			fprintf(stderr, "sockdiag kill: --batch: expected 1..65536, got '%s'\n",
+				arg);
 			return -EINVAL;
 		}
 		k->batch = (unsigned)n;
@@ -101,11 +103,14 @@ static const char *unsupported_reason(const struct sdiag_sock *s)
 static int emit(struct kill_ctx *c, const struct sdiag_sock *s, const char *result,
 		const char *detail)
 {
-	struct out_extra x = { .result = result, .result_detail = detail, .netns = c->netns };
+	struct out_extra x = { .result = result,
+			       .result_detail = detail,
+			       .netns = c->netns,
+			       .netns_inode = c->netns_inode };
 	int r;
 
 	if (c->out_err)
-		return 0;	/* keep destroying; the write error is reported at the end */
+		return 0; /* keep destroying; the write error is reported at the end */
 	r = out_sock(c->out, s, &x);
 	if (r < 0)
 		c->out_err = r;
@@ -161,9 +166,13 @@ static int err_cb(enum sdiag_table t, int family, int err, void *userdata)
 		return err;
 	/* Tables that came with a default or a group are skipped silently. */
 	if (c->o->explicit_tables & SDIAG_TABLE_BIT(t))
-		fprintf(stderr, "sockdiag kill: %s%s: the kernel cannot dump these sockets (%s); "
-			"skipped\n", sdiag_table_netid(t),
-			family == AF_INET ? " (IPv4)" : family == AF_INET6 ? " (IPv6)" : "",
+		fprintf(stderr,
+			"sockdiag kill: %s%s: the kernel cannot dump these sockets (%s); "
+			"skipped\n",
+			sdiag_table_netid(t),
+			family == AF_INET  ? " (IPv4)" :
+			family == AF_INET6 ? " (IPv6)" :
+					     "",
 			strerror(-err));
 	return 0;
 }
@@ -174,13 +183,15 @@ static int fatal(int r, const char *netns)
 	const char *in = netns ? " in network namespace " : "";
 
 	if (r == -EPERM) {
-		fprintf(stderr, "sockdiag kill: no CAP_NET_ADMIN over the target network namespace%s%s: "
-			"no socket can be destroyed\n", in, netns ? netns : "");
+		fprintf(stderr,
+			"sockdiag kill: no CAP_NET_ADMIN over the target network namespace%s%s: "
+			"no socket can be destroyed\n",
+			in, netns ? netns : "");
 		return EXIT_FATAL;
 	}
 	if (r == -EOPNOTSUPP) {
 		fprintf(stderr, "sockdiag kill: this kernel cannot destroy sockets: it was built "
-			"without CONFIG_INET_DIAG_DESTROY\n");
+				"without CONFIG_INET_DIAG_DESTROY\n");
 		return EXIT_FATAL;
 	}
 	fprintf(stderr, "sockdiag kill: %s%s%s\n", strerror(-r), in, netns ? netns : "");
@@ -266,7 +277,8 @@ static int kill_all_netns(struct kill_ctx *c, struct tally *total)
 
 	r = sdiag_netns_list(&ns, &n);
 	if (r < 0) {
-		fprintf(stderr, "sockdiag kill: cannot list network namespaces: %s\n", strerror(-r));
+		fprintf(stderr, "sockdiag kill: cannot list network namespaces: %s\n",
+			strerror(-r));
 		return EXIT_RUNTIME;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -274,6 +286,7 @@ static int kill_all_netns(struct kill_ctx *c, struct tally *total)
 		int fd = -1;
 
 		c->netns = ns[i].label;
+		c->netns_inode = ns[i].inode;
 		memset(&c->t, 0, sizeof(c->t));
 		r = sdiag_netns_open(ns[i].path, &fd);
 		if (r >= 0)
@@ -295,6 +308,7 @@ static int kill_all_netns(struct kill_ctx *c, struct tally *total)
 	}
 	free(ns);
 	c->netns = NULL;
+	c->netns_inode = 0;
 	return worst;
 }
 
@@ -309,8 +323,11 @@ static int open_target(const struct cli_opts *o, struct sdiag_handle **ret)
 	if (fd >= 0)
 		close(fd);
 	if (r < 0)
-		fprintf(stderr, "sockdiag kill: %s%s: %s\n", o->netns ? "netns " : "cannot open a diag "
-			"socket", o->netns ? o->netns : "", strerror(-r));
+		fprintf(stderr, "sockdiag kill: %s%s: %s\n",
+			o->netns ? "netns " :
+				   "cannot open a diag "
+				   "socket",
+			o->netns ? o->netns : "", strerror(-r));
 	return r;
 }
 
@@ -338,7 +355,10 @@ int cmd_kill(int argc, char **argv)
 	};
 	struct kill_opts k = { 0 };
 	struct opt_extra extra = {
-		.longopts = longopts, .shortopts = "", .handle = handle_opt, .ctx = &k,
+		.longopts = longopts,
+		.shortopts = "",
+		.handle = handle_opt,
+		.ctx = &k,
 		.usage = kill_usage,
 	};
 	struct cli_opts o;
@@ -356,7 +376,8 @@ int cmd_kill(int argc, char **argv)
 	if (r < 0)
 		return EXIT_USAGE;
 	if (!o.filter_expr && !k.all) {
-		fprintf(stderr, "sockdiag kill: no FILTER: refusing to destroy every selected socket "
+		fprintf(stderr,
+			"sockdiag kill: no FILTER: refusing to destroy every selected socket "
 			"(give a FILTER, or --all)\n");
 		status = EXIT_USAGE;
 		goto out;
@@ -365,7 +386,8 @@ int cmd_kill(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto out;
 	}
-	if (o.processes) {
+	/* Scan only when asked: -p, or a filter on pid/comm/user. */
+	if (o.processes || sdiag_filter_needs_procs(f)) {
 		r = sdiag_procmap_scan(&pm, NULL);
 		if (r < 0) {
 			fprintf(stderr, "sockdiag kill: cannot scan processes: %s\n", strerror(-r));
@@ -373,13 +395,14 @@ int cmd_kill(int argc, char **argv)
 			goto out;
 		}
 		o.q.procmap = pm;
-		o.out.columns |= OUT_COL_PROCESS;
+		if (o.processes)
+			o.out.columns |= OUT_COL_PROCESS;
 	}
 	o.out.columns |= OUT_COL_RESULT;
 	if (o.all_netns)
 		o.out.columns |= OUT_COL_NETNS;
 	if (k.mptcp_subflows)
-		o.out.tables |= SDIAG_TABLE_BIT(SDIAG_T_TCP);	/* subflow rows: show Netid */
+		o.out.tables |= SDIAG_TABLE_BIT(SDIAG_T_TCP); /* subflow rows: show Netid */
 	if (!o.all_netns) {
 		if (open_target(&o, &h) < 0) {
 			status = EXIT_RUNTIME;

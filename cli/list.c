@@ -95,9 +95,11 @@ static int list_all_netns(struct list_ctx *c, const struct sdiag_query *q)
 			c->failed = true;
 			continue;
 		}
+		c->extra.netns_inode = ns[i].inode;
 		r = list_one(c, q, fd, ns[i].label);
 		close(fd);
 	}
+	c->extra.netns_inode = 0;
 	free(ns);
 	return r < 0 ? r : 0;
 }
@@ -108,7 +110,8 @@ static int run(struct cli_opts *o, struct list_ctx *c)
 	struct sdiag_query q = o->q;
 	int r = 0, fd;
 
-	if (o->processes) {
+	/* Scan only when asked: -p, or a filter on pid/comm/user. */
+	if (o->processes || sdiag_filter_needs_procs(o->q.filter)) {
 		r = sdiag_procmap_scan(&pm, NULL);
 		if (r < 0) {
 			fprintf(stderr, "sockdiag: cannot scan processes: %s\n", strerror(-r));

@@ -180,8 +180,9 @@ static int family_set(struct sel *s, const char *cmd, const char *name)
 	return -EINVAL;
 }
 
+/* Long-only options of ours start at OPTS_COMMON_BASE, leaving 0x100.. to subcommands. */
 enum {
-	O_TIPC = 256,
+	O_TIPC = OPTS_COMMON_BASE,
 	O_VSOCK,
 	O_XDP,
 	O_NETLINK,

@@ -40,7 +40,11 @@ struct cli_opts {
 };
 
 /* Options a subcommand adds. handle() gets getopt's value and argument; it
- * returns 0, or -EINVAL after printing a one-line error. */
+ * returns 0, or -EINVAL after printing a one-line error. Long-only options
+ * take values from 0x100 up to (not including) OPTS_COMMON_BASE; short ones
+ * must not reuse the common letters. */
+#define OPTS_COMMON_BASE 0x1000
+
 struct opt_extra {
 	const struct option *longopts;	/* terminated by an all-zero entry */
 	const char *shortopts;		/* getopt letters, "" if none */

@@ -122,6 +122,8 @@ static void cong_text(struct obuf *b, const struct out_opts *o, const struct sdi
 	}
 }
 
+static void tcp_rates_text(struct obuf *b, const struct out_opts *o, const struct sdiag_sock *s);
+
 static void tcp_info_text(struct obuf *b, const struct out_opts *o, const struct sdiag_sock *s)
 {
 	const struct sdiag_tcp_info *i = &s->inet.tcp_info;
@@ -174,6 +176,14 @@ static void tcp_info_text(struct obuf *b, const struct out_opts *o, const struct
 		bw(b, o, (double)i->tcpi_snd_cwnd * i->tcpi_snd_mss * 8000000.0 / rtt);
 		obuf_puts(b, "bps");
 	}
+	tcp_rates_text(b, o, s);
+}
+
+/* The second half of ss's tcp_stats_print(): rates, limits, counters. */
+static void tcp_rates_text(struct obuf *b, const struct out_opts *o, const struct sdiag_sock *s)
+{
+	const struct sdiag_tcp_info *i = &s->inet.tcp_info;
+
 	u32f(b, "lastsnd", i->tcpi_last_data_sent);
 	u32f(b, "lastrcv", i->tcpi_last_data_recv);
 	u32f(b, "lastack", i->tcpi_last_ack_recv);

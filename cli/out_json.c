@@ -28,6 +28,7 @@ struct jw {
 	bool first;
 };
 
+/* A member name given at run time (tcp_info's table). */
 static void key(struct jw *w, const char *k)
 {
 	struct obuf *b = w->b;
@@ -40,29 +41,55 @@ static void key(struct jw *w, const char *k)
 	obuf_puts(b, "\":");
 }
 
-static void kstr(struct jw *w, const char *k, const char *v)
+/* A literal member name, with its comma and quotes, copied in one go. */
+static inline void key_lit(struct jw *w, const char *lit, size_t n)
 {
-	key(w, k);
-	obuf_json_cstr(w->b, v);
+	obuf_put(w->b, lit + w->first, n - w->first);
+	w->first = false;
 }
 
-static void knum(struct jw *w, const char *k, uint64_t v)
+#define KEY(w, k) key_lit((w), ",\"" k "\":", sizeof(",\"" k "\":") - 1)
+
+static inline void knum_lit(struct jw *w, const char *lit, size_t n, uint64_t v)
 {
-	key(w, k);
+	key_lit(w, lit, n);
 	obuf_u64(w->b, v);
 }
 
-static void kbool(struct jw *w, const char *k, bool v)
+#define KNUM(w, k, v) knum_lit((w), ",\"" k "\":", sizeof(",\"" k "\":") - 1, (v))
+
+/* A string that needs no escaping (our own ASCII names). */
+static inline void raw_str(struct obuf *b, const char *v)
 {
-	key(w, k);
-	obuf_puts(w->b, v ? "true" : "false");
+	obuf_putc(b, '"');
+	obuf_puts(b, v);
+	obuf_putc(b, '"');
 }
+
+#define KRAW(w, k, v) (KEY(w, k), raw_str((w)->b, (v)))
+#define KSTR(w, k, v) (KEY(w, k), obuf_json_cstr((w)->b, (v)))
+#define KBOOL(w, k, v) (KEY(w, k), obuf_puts((w)->b, (v) ? "true" : "false"))
+
+static inline struct jw open_lit(struct jw *w, const char *lit, size_t n)
+{
+	key_lit(w, lit, n);
+	obuf_putc(w->b, '{');
+	return (struct jw){ w->b, true };
+}
+
+#define OPEN(w, k) open_lit((w), ",\"" k "\":", sizeof(",\"" k "\":") - 1)
 
 static struct jw open_obj(struct jw *w, const char *k)
 {
 	key(w, k);
 	obuf_putc(w->b, '{');
 	return (struct jw){ w->b, true };
+}
+
+static void knum(struct jw *w, const char *k, uint64_t v)
+{
+	key(w, k);
+	obuf_u64(w->b, v);
 }
 
 static void close_obj(struct jw *w)
@@ -72,6 +99,9 @@ static void close_obj(struct jw *w)
 
 const char *out_family_name(const struct sdiag_sock *s)
 {
+	/* SMC records carry their TCP socket's family. */
+	if (s->table == SDIAG_T_SMC)
+		return "smc";
 	switch (s->family) {
 	case AF_INET: return "inet";
 	case AF_INET6: return "inet6";
@@ -94,18 +124,18 @@ static void inet_ep(struct jw *w, const char *k, int family, const uint8_t *addr
 	char buf[48];
 	size_t n;
 
-	key(&e, "addr");
+	KEY(&e, "addr");
 	n = fmt_addr(buf, family, addr);
 	obuf_putc(e.b, '"');
 	obuf_put(e.b, buf, n);
 	obuf_putc(e.b, '"');
-	knum(&e, "port", port);
+	KNUM(&e, "port", port);
 	close_obj(&e);
 }
 
 static void unix_local(struct jw *w, const struct sdiag_sock *s)
 {
-	struct jw e = open_obj(w, "local");
+	struct jw e = OPEN(w, "local");
 	const uint8_t *p = s->un.name;
 	size_t n = s->un.name_len;
 	bool abstract;
@@ -119,15 +149,15 @@ static void unix_local(struct jw *w, const struct sdiag_sock *s)
 			/* A filesystem name ends at its first NUL. */
 			n = strnlen((const char *)p, n);
 		}
-		key(&e, "path");
+		KEY(&e, "path");
 		if (!obuf_json_str(e.b, p, n)) {
-			key(&e, "path_hex");
+			KEY(&e, "path_hex");
 			obuf_putc(e.b, '"');
 			obuf_hexbytes(e.b, p, n);
 			obuf_putc(e.b, '"');
 		}
 		if (abstract)
-			kbool(&e, "abstract", true);
+			KBOOL(&e, "abstract", true);
 	}
 	close_obj(&e);
 }
@@ -155,63 +185,63 @@ static void endpoints(struct jw *w, const struct out_opts *o, struct names *name
 		break;
 	case AF_UNIX:
 		unix_local(w, s);
-		e = open_obj(w, "peer");
+		e = OPEN(w, "peer");
 		if (s->has & SDIAG_HAS_PEER)
-			knum(&e, "inode", s->un.peer);
+			KNUM(&e, "inode", s->un.peer);
 		close_obj(&e);
 		break;
 	case AF_NETLINK:
-		e = open_obj(w, "local");
-		knum(&e, "portid", s->nl.portid);
+		e = OPEN(w, "local");
+		KNUM(&e, "portid", s->nl.portid);
 		close_obj(&e);
-		e = open_obj(w, "peer");
-		knum(&e, "portid", s->nl.dst_portid);
-		knum(&e, "group", s->nl.dst_group);
+		e = OPEN(w, "peer");
+		KNUM(&e, "portid", s->nl.dst_portid);
+		KNUM(&e, "group", s->nl.dst_group);
 		close_obj(&e);
 		break;
 	case AF_PACKET:
-		e = open_obj(w, "local");
-		knum(&e, "protocol", s->pkt.ethertype);
+		e = OPEN(w, "local");
+		KNUM(&e, "protocol", s->pkt.ethertype);
 		if (s->has & SDIAG_HAS_PKT_INFO) {
-			knum(&e, "ifindex", s->pkt.info.index);
+			KNUM(&e, "ifindex", s->pkt.info.index);
 			if (s->pkt.info.index && (str = names_ifname(names, s->pkt.info.index)))
-				kstr(&e, "ifname", str);
+				KSTR(&e, "ifname", str);
 		}
 		close_obj(&e);
-		e = open_obj(w, "peer");
+		e = OPEN(w, "peer");
 		close_obj(&e);
 		break;
 	case AF_VSOCK:
-		e = open_obj(w, "local");
-		knum(&e, "cid", s->vsock.src_cid);
-		knum(&e, "port", s->vsock.src_port);
+		e = OPEN(w, "local");
+		KNUM(&e, "cid", s->vsock.src_cid);
+		KNUM(&e, "port", s->vsock.src_port);
 		close_obj(&e);
-		e = open_obj(w, "peer");
-		knum(&e, "cid", s->vsock.dst_cid);
-		knum(&e, "port", s->vsock.dst_port);
+		e = OPEN(w, "peer");
+		KNUM(&e, "cid", s->vsock.dst_cid);
+		KNUM(&e, "port", s->vsock.dst_port);
 		close_obj(&e);
 		break;
 	case AF_XDP:
-		e = open_obj(w, "local");
+		e = OPEN(w, "local");
 		if (s->has & SDIAG_HAS_XDP_INFO) {
-			knum(&e, "ifindex", s->xdp.ifindex);
+			KNUM(&e, "ifindex", s->xdp.ifindex);
 			if (s->xdp.ifindex && (str = names_ifname(names, s->xdp.ifindex)))
-				kstr(&e, "ifname", str);
-			knum(&e, "queue_id", s->xdp.queue_id);
+				KSTR(&e, "ifname", str);
+			KNUM(&e, "queue_id", s->xdp.queue_id);
 		}
 		close_obj(&e);
-		e = open_obj(w, "peer");
+		e = OPEN(w, "peer");
 		close_obj(&e);
 		break;
 	case AF_TIPC:
-		e = open_obj(w, "local");
-		knum(&e, "node", s->tipc.addr);
-		knum(&e, "ref", s->tipc.ref);
+		e = OPEN(w, "local");
+		KNUM(&e, "node", s->tipc.addr);
+		KNUM(&e, "ref", s->tipc.ref);
 		close_obj(&e);
-		e = open_obj(w, "peer");
+		e = OPEN(w, "peer");
 		if (s->tipc.has_conn) {
-			knum(&e, "node", s->tipc.conn_node);
-			knum(&e, "port", s->tipc.conn_port);
+			KNUM(&e, "node", s->tipc.conn_node);
+			KNUM(&e, "port", s->tipc.conn_port);
 		}
 		close_obj(&e);
 		break;
@@ -277,13 +307,13 @@ static void fields(struct jw *w, const void *base, const struct field *f, size_t
 static void tcp_info_json(struct jw *w, const struct sdiag_sock *s)
 {
 	const struct sdiag_tcp_info *ti = &s->inet.tcp_info;
-	struct jw t = open_obj(w, "tcp_info");
+	struct jw t = OPEN(w, "tcp_info");
 
 	fields(&t, ti, tcp_fields, sizeof(tcp_fields) / sizeof(tcp_fields[0]));
-	knum(&t, "snd_wscale", ti->tcpi_snd_wscale);
-	knum(&t, "rcv_wscale", ti->tcpi_rcv_wscale);
-	kbool(&t, "delivery_rate_app_limited", ti->tcpi_delivery_rate_app_limited);
-	knum(&t, "fastopen_client_fail", ti->tcpi_fastopen_client_fail);
+	KNUM(&t, "snd_wscale", ti->tcpi_snd_wscale);
+	KNUM(&t, "rcv_wscale", ti->tcpi_rcv_wscale);
+	KBOOL(&t, "delivery_rate_app_limited", ti->tcpi_delivery_rate_app_limited);
+	KNUM(&t, "fastopen_client_fail", ti->tcpi_fastopen_client_fail);
 	close_obj(&t);
 }
 
@@ -293,36 +323,36 @@ static void cong_json(struct jw *w, const struct sdiag_sock *s)
 	struct jw c;
 
 	if ((s->has & SDIAG_HAS_CONG) && in->cong[0]) {
-		key(w, "cong");
+		KEY(w, "cong");
 		obuf_json_str(w->b, in->cong, strnlen(in->cong, sizeof(in->cong)));
 	}
 	if (s->has & SDIAG_HAS_VEGAS) {
-		c = open_obj(w, "vegas");
-		knum(&c, "enabled", in->vegas.enabled);
-		knum(&c, "rttcnt", in->vegas.rttcnt);
-		knum(&c, "rtt", in->vegas.rtt);
-		knum(&c, "minrtt", in->vegas.minrtt);
+		c = OPEN(w, "vegas");
+		KNUM(&c, "enabled", in->vegas.enabled);
+		KNUM(&c, "rttcnt", in->vegas.rttcnt);
+		KNUM(&c, "rtt", in->vegas.rtt);
+		KNUM(&c, "minrtt", in->vegas.minrtt);
 		close_obj(&c);
 	}
 	if (s->has & SDIAG_HAS_DCTCP) {
-		c = open_obj(w, "dctcp");
-		knum(&c, "enabled", in->dctcp.enabled);
-		knum(&c, "ce_state", in->dctcp.ce_state);
-		knum(&c, "alpha", in->dctcp.alpha);
-		knum(&c, "ab_ecn", in->dctcp.ab_ecn);
-		knum(&c, "ab_tot", in->dctcp.ab_tot);
+		c = OPEN(w, "dctcp");
+		KNUM(&c, "enabled", in->dctcp.enabled);
+		KNUM(&c, "ce_state", in->dctcp.ce_state);
+		KNUM(&c, "alpha", in->dctcp.alpha);
+		KNUM(&c, "ab_ecn", in->dctcp.ab_ecn);
+		KNUM(&c, "ab_tot", in->dctcp.ab_tot);
 		close_obj(&c);
 	}
 	if (s->has & SDIAG_HAS_BBR) {
-		c = open_obj(w, "bbr");
-		knum(&c, "bw", (uint64_t)in->bbr.bw_hi << 32 | in->bbr.bw_lo);
-		knum(&c, "min_rtt", in->bbr.min_rtt);
-		knum(&c, "pacing_gain", in->bbr.pacing_gain);
-		knum(&c, "cwnd_gain", in->bbr.cwnd_gain);
+		c = OPEN(w, "bbr");
+		KNUM(&c, "bw", (uint64_t)in->bbr.bw_hi << 32 | in->bbr.bw_lo);
+		KNUM(&c, "min_rtt", in->bbr.min_rtt);
+		KNUM(&c, "pacing_gain", in->bbr.pacing_gain);
+		KNUM(&c, "cwnd_gain", in->bbr.cwnd_gain);
 		close_obj(&c);
 	}
 	if ((s->has & SDIAG_HAS_ULP) && in->ulp[0]) {
-		key(w, "ulp");
+		KEY(w, "ulp");
 		obuf_json_str(w->b, in->ulp, strnlen(in->ulp, sizeof(in->ulp)));
 	}
 }
@@ -336,17 +366,17 @@ static void skmem_json(struct jw *w, const struct sdiag_sock *s)
 	struct jw m;
 
 	if (s->has & SDIAG_HAS_SKMEMINFO) {
-		m = open_obj(w, "skmem");
+		m = OPEN(w, "skmem");
 		for (int i = 0; i < SDIAG_SKMEM_VARS; i++)
 			knum(&m, names[i], s->skmem[i]);
 		close_obj(&m);
 	}
 	if ((s->family == AF_INET || s->family == AF_INET6) && (s->has & SDIAG_HAS_MEMINFO)) {
-		m = open_obj(w, "meminfo");
-		knum(&m, "rmem", s->inet.meminfo.rmem);
-		knum(&m, "wmem", s->inet.meminfo.wmem);
-		knum(&m, "fmem", s->inet.meminfo.fmem);
-		knum(&m, "tmem", s->inet.meminfo.tmem);
+		m = OPEN(w, "meminfo");
+		KNUM(&m, "rmem", s->inet.meminfo.rmem);
+		KNUM(&m, "wmem", s->inet.meminfo.wmem);
+		KNUM(&m, "fmem", s->inet.meminfo.fmem);
+		KNUM(&m, "tmem", s->inet.meminfo.tmem);
 		close_obj(&m);
 	}
 }
@@ -359,7 +389,7 @@ static void sockopt_json(struct jw *w, uint16_t v)
 					     "defer_connect" };
 	bool first = true;
 
-	key(w, "sockopt");
+	KEY(w, "sockopt");
 	obuf_putc(w->b, '[');
 	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		if (!(v & (1u << i)))
@@ -380,42 +410,42 @@ static void inet_json(struct jw *w, const struct out_opts *o, struct names *name
 	struct jw t;
 
 	if (in->ifindex) {
-		knum(w, "ifindex", in->ifindex);
+		KNUM(w, "ifindex", in->ifindex);
 		if ((str = names_ifname(names, in->ifindex)))
-			kstr(w, "ifname", str);
+			KSTR(w, "ifname", str);
 	}
 	if (s->has & SDIAG_HAS_RAW_PROTO)
-		knum(w, "raw_protocol", in->raw_protocol);
+		KNUM(w, "raw_protocol", in->raw_protocol);
 	if (s->has & SDIAG_HAS_V6ONLY)
-		kbool(w, "v6only", in->v6only);
+		KBOOL(w, "v6only", in->v6only);
 	if ((o->timers || o->ext) && (s->has & SDIAG_HAS_TIMER)) {
-		t = open_obj(w, "timer");
-		kstr(&t, "name", out_timer_name(in->timer));
-		knum(&t, "expires_ms", in->expires_ms);
-		knum(&t, "retrans", in->retrans);
+		t = OPEN(w, "timer");
+		KRAW(&t, "name", out_timer_name(in->timer));
+		KNUM(&t, "expires_ms", in->expires_ms);
+		KNUM(&t, "retrans", in->retrans);
 		close_obj(&t);
 	}
 	if (o->ext) {
 		if (s->has & SDIAG_HAS_MARK)
-			knum(w, "mark", in->mark);
+			KNUM(w, "mark", in->mark);
 		if (s->has & SDIAG_HAS_CGROUP)
-			knum(w, "cgroup_id", in->cgroup_id);
+			KNUM(w, "cgroup_id", in->cgroup_id);
 		if (s->has & SDIAG_HAS_SOCKOPT)
 			sockopt_json(w, in->sockopt);
 	}
 	if (o->tos) {
 		if (s->has & SDIAG_HAS_TOS)
-			knum(w, "tos", in->tos);
+			KNUM(w, "tos", in->tos);
 		if (s->has & SDIAG_HAS_TCLASS)
-			knum(w, "tclass", in->tclass);
+			KNUM(w, "tclass", in->tclass);
 		if (s->has & SDIAG_HAS_CLASS_ID)
-			knum(w, "class_id", in->class_id);
+			KNUM(w, "class_id", in->class_id);
 	}
 	if (o->info) {
 		if (s->has & SDIAG_HAS_TCP_INFO)
 			tcp_info_json(w, s);
 		if (s->has & SDIAG_HAS_MPTCP_INFO) {
-			t = open_obj(w, "mptcp_info");
+			t = OPEN(w, "mptcp_info");
 			fields(&t, &in->mptcp_info, mptcp_fields,
 			       sizeof(mptcp_fields) / sizeof(mptcp_fields[0]));
 			close_obj(&t);
@@ -430,9 +460,9 @@ static void netlink_json(struct jw *w, const struct out_opts *o, const struct sd
 						  "no_enobufs", "listen_all_nsid", "cap_ack" };
 	bool first = true;
 
-	knum(w, "protocol", s->protocol);
+	KNUM(w, "protocol", s->protocol);
 	if (s->has & SDIAG_HAS_GROUPS) {
-		key(w, "groups");
+		KEY(w, "groups");
 		obuf_putc(w->b, '[');
 		for (size_t i = 0; i < s->nl.n_group_words; i++)
 			for (unsigned bit = 0; bit < 32; bit++) {
@@ -446,7 +476,7 @@ static void netlink_json(struct jw *w, const struct out_opts *o, const struct sd
 		obuf_putc(w->b, ']');
 		if (o->ext && s->protocol == 0) {
 			first = true;
-			key(w, "group_names");
+			KEY(w, "group_names");
 			obuf_putc(w->b, '[');
 			for (size_t i = 0; i < s->nl.n_group_words; i++)
 				for (unsigned bit = 0; bit < 32; bit++) {
@@ -464,7 +494,7 @@ static void netlink_json(struct jw *w, const struct out_opts *o, const struct sd
 	}
 	if (o->ext && (s->has & SDIAG_HAS_NL_FLAGS)) {
 		first = true;
-		key(w, "flags");
+		KEY(w, "flags");
 		obuf_putc(w->b, '[');
 		for (unsigned i = 0; i < 6; i++) {
 			if (!(s->nl.flags & (1u << i)))
@@ -482,13 +512,13 @@ static void ring_json(struct jw *w, const char *k, const struct sdiag_packet_rin
 {
 	struct jw e = open_obj(w, k);
 
-	knum(&e, "block_size", r->block_size);
-	knum(&e, "block_nr", r->block_nr);
-	knum(&e, "frame_size", r->frame_size);
-	knum(&e, "frame_nr", r->frame_nr);
-	knum(&e, "retire_tmo", r->retire_tmo);
-	knum(&e, "sizeof_priv", r->sizeof_priv);
-	knum(&e, "features", r->features);
+	KNUM(&e, "block_size", r->block_size);
+	KNUM(&e, "block_nr", r->block_nr);
+	KNUM(&e, "frame_size", r->frame_size);
+	KNUM(&e, "frame_nr", r->frame_nr);
+	KNUM(&e, "retire_tmo", r->retire_tmo);
+	KNUM(&e, "sizeof_priv", r->sizeof_priv);
+	KNUM(&e, "features", r->features);
 	close_obj(&e);
 }
 
@@ -499,26 +529,26 @@ static void packet_json(struct jw *w, const struct out_opts *o, const struct sdi
 
 	if (!o->ext)
 		return;
-	k = open_obj(w, "packet");
+	k = OPEN(w, "packet");
 	if (s->has & SDIAG_HAS_PKT_INFO) {
-		knum(&k, "version", p->info.version);
-		knum(&k, "reserve", p->info.reserve);
-		knum(&k, "copy_thresh", p->info.copy_thresh);
-		knum(&k, "tstamp", p->info.tstamp);
-		knum(&k, "flags", p->info.flags);
+		KNUM(&k, "version", p->info.version);
+		KNUM(&k, "reserve", p->info.reserve);
+		KNUM(&k, "copy_thresh", p->info.copy_thresh);
+		KNUM(&k, "tstamp", p->info.tstamp);
+		KNUM(&k, "flags", p->info.flags);
 	}
 	if (s->has & SDIAG_HAS_RX_RING)
 		ring_json(&k, "rx_ring", &p->rx_ring);
 	if (s->has & SDIAG_HAS_TX_RING)
 		ring_json(&k, "tx_ring", &p->tx_ring);
 	if (s->has & SDIAG_HAS_FANOUT) {
-		e = open_obj(&k, "fanout");
-		knum(&e, "id", p->fanout & 0xffff);
-		knum(&e, "type", p->fanout >> 16);
+		e = OPEN(&k, "fanout");
+		KNUM(&e, "id", p->fanout & 0xffff);
+		KNUM(&e, "type", p->fanout >> 16);
 		close_obj(&e);
 	}
 	if (s->has & SDIAG_HAS_MCLIST) {
-		key(&k, "mclist");
+		KEY(&k, "mclist");
 		obuf_putc(k.b, '[');
 		for (size_t i = 0; i < p->n_mclist; i++) {
 			const struct sdiag_packet_mclist *m = &p->mclist[i];
@@ -527,10 +557,10 @@ static void packet_json(struct jw *w, const struct out_opts *o, const struct sdi
 			if (i)
 				obuf_putc(k.b, ',');
 			obuf_putc(k.b, '{');
-			knum(&x, "ifindex", m->index);
-			knum(&x, "count", m->count);
-			knum(&x, "type", m->type);
-			key(&x, "addr");
+			KNUM(&x, "ifindex", m->index);
+			KNUM(&x, "count", m->count);
+			KNUM(&x, "type", m->type);
+			KEY(&x, "addr");
 			obuf_putc(k.b, '"');
 			obuf_hexbytes(k.b, m->addr, m->alen < sizeof(m->addr) ? m->alen : sizeof(m->addr));
 			obuf_putc(k.b, '"');
@@ -539,7 +569,7 @@ static void packet_json(struct jw *w, const struct out_opts *o, const struct sdi
 		obuf_putc(k.b, ']');
 	}
 	if (s->has & SDIAG_HAS_FILTER)
-		knum(&k, "filter_len", p->n_filter);
+		KNUM(&k, "filter_len", p->n_filter);
 	close_obj(&k);
 }
 
@@ -550,31 +580,31 @@ static void xdp_json(struct jw *w, const struct out_opts *o, const struct sdiag_
 
 	if (!o->ext)
 		return;
-	k = open_obj(w, "xdp");
+	k = OPEN(w, "xdp");
 	if (s->has & SDIAG_HAS_XDP_RINGS) {
-		knum(&k, "rx_entries", x->rx_entries);
-		knum(&k, "tx_entries", x->tx_entries);
-		knum(&k, "fill_entries", x->fill_entries);
-		knum(&k, "completion_entries", x->completion_entries);
+		KNUM(&k, "rx_entries", x->rx_entries);
+		KNUM(&k, "tx_entries", x->tx_entries);
+		KNUM(&k, "fill_entries", x->fill_entries);
+		KNUM(&k, "completion_entries", x->completion_entries);
 	}
 	if (s->has & SDIAG_HAS_XDP_UMEM) {
-		knum(&k, "umem_id", x->umem_id);
-		knum(&k, "umem_size", x->umem_size);
-		knum(&k, "umem_num_pages", x->umem_num_pages);
-		knum(&k, "umem_chunk_size", x->umem_chunk_size);
-		knum(&k, "umem_headroom", x->umem_headroom);
-		knum(&k, "umem_ifindex", x->umem_ifindex);
-		knum(&k, "umem_queue_id", x->umem_queue_id);
-		knum(&k, "umem_flags", x->umem_flags);
-		knum(&k, "umem_refs", x->umem_refs);
+		KNUM(&k, "umem_id", x->umem_id);
+		KNUM(&k, "umem_size", x->umem_size);
+		KNUM(&k, "umem_num_pages", x->umem_num_pages);
+		KNUM(&k, "umem_chunk_size", x->umem_chunk_size);
+		KNUM(&k, "umem_headroom", x->umem_headroom);
+		KNUM(&k, "umem_ifindex", x->umem_ifindex);
+		KNUM(&k, "umem_queue_id", x->umem_queue_id);
+		KNUM(&k, "umem_flags", x->umem_flags);
+		KNUM(&k, "umem_refs", x->umem_refs);
 	}
 	if (s->has & SDIAG_HAS_XDP_STATS) {
-		knum(&k, "rx_dropped", x->rx_dropped);
-		knum(&k, "rx_invalid", x->rx_invalid);
-		knum(&k, "rx_full", x->rx_full);
-		knum(&k, "fill_empty", x->fill_empty);
-		knum(&k, "tx_invalid", x->tx_invalid);
-		knum(&k, "tx_empty", x->tx_empty);
+		KNUM(&k, "rx_dropped", x->rx_dropped);
+		KNUM(&k, "rx_invalid", x->rx_invalid);
+		KNUM(&k, "rx_full", x->rx_full);
+		KNUM(&k, "fill_empty", x->fill_empty);
+		KNUM(&k, "tx_invalid", x->tx_invalid);
+		KNUM(&k, "tx_empty", x->tx_empty);
 	}
 	close_obj(&k);
 }
@@ -586,14 +616,14 @@ static void unix_json(struct jw *w, const struct out_opts *o, const struct sdiag
 	if (!o->ext)
 		return;
 	if (s->has & SDIAG_HAS_VFS) {
-		v = open_obj(w, "vfs");
-		knum(&v, "ino", s->un.vfs_ino);
-		knum(&v, "dev_major", s->un.vfs_dev >> 20);
-		knum(&v, "dev_minor", s->un.vfs_dev & 0xfffff);
+		v = OPEN(w, "vfs");
+		KNUM(&v, "ino", s->un.vfs_ino);
+		KNUM(&v, "dev_major", s->un.vfs_dev >> 20);
+		KNUM(&v, "dev_minor", s->un.vfs_dev & 0xfffff);
 		close_obj(&v);
 	}
 	if (s->has & SDIAG_HAS_ICONS) {
-		key(w, "pending");
+		KEY(w, "pending");
 		obuf_putc(w->b, '[');
 		for (size_t i = 0; i < s->un.n_icons; i++) {
 			if (i)
@@ -613,7 +643,7 @@ static void time_json(struct jw *w, const struct timespec *ts)
 	if (!gmtime_r(&ts->tv_sec, &tm))
 		return;
 	n = strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
-	key(w, "time");
+	KEY(w, "time");
 	obuf_putc(w->b, '"');
 	obuf_put(w->b, buf, n);
 	obuf_printf(w->b, ".%06ldZ\"", ts->tv_nsec / 1000);
@@ -621,7 +651,7 @@ static void time_json(struct jw *w, const struct timespec *ts)
 
 static void procs_json(struct jw *w, const struct sdiag_sock *s)
 {
-	key(w, "processes");
+	KEY(w, "processes");
 	obuf_putc(w->b, '[');
 	for (size_t i = 0; i < s->n_procs; i++) {
 		const struct sdiag_proc *p = &s->procs[i];
@@ -630,10 +660,10 @@ static void procs_json(struct jw *w, const struct sdiag_sock *s)
 		if (i)
 			obuf_putc(w->b, ',');
 		obuf_putc(w->b, '{');
-		key(&e, "comm");
+		KEY(&e, "comm");
 		obuf_json_str(w->b, p->comm, strnlen(p->comm, sizeof(p->comm)));
-		knum(&e, "pid", (uint32_t)p->pid);
-		knum(&e, "fd", (uint32_t)p->fd);
+		KNUM(&e, "pid", (uint32_t)p->pid);
+		KNUM(&e, "fd", (uint32_t)p->fd);
 		obuf_putc(w->b, '}');
 	}
 	obuf_putc(w->b, ']');
@@ -650,53 +680,44 @@ void json_sock(struct obuf *b, const struct out_opts *o, struct names *names,
 	if (x && x->time)
 		time_json(&w, x->time);
 	if (x && x->netns)
-		kstr(&w, "netns", x->netns);
+		KSTR(&w, "netns", x->netns);
+	if (x && x->netns_inode)
+		KNUM(&w, "netns_inode", x->netns_inode);
 	if (x && x->result)
-		kstr(&w, "result", x->result);
+		KSTR(&w, "result", x->result);
 	if (x && x->result_detail)
-		kstr(&w, "result_detail", x->result_detail);
-	kstr(&w, "family", out_family_name(s));
-	kstr(&w, "netid", sdiag_table_netid(s->table) ? sdiag_table_netid(s->table) : "?");
+		KSTR(&w, "result_detail", x->result_detail);
+	KRAW(&w, "family", out_family_name(s));
+	KRAW(&w, "netid", sdiag_table_netid(s->table) ? sdiag_table_netid(s->table) : "?");
 	str = s->family == AF_NETLINK ? sdiag_netlink_proto_name(s->protocol)
 				      : sdiag_table_proto(s->table);
 	if (!str) {
 		num[fmt_u64(num, s->protocol)] = '\0';
 		str = num;
 	}
-	kstr(&w, "proto", str);
-	kstr(&w, "state", sdiag_state_name(s->state));
+	KRAW(&w, "proto", str);
+	KRAW(&w, "state", sdiag_state_name(s->state));
 	endpoints(&w, o, names, s);
 	if (s->has & SDIAG_HAS_QUEUES) {
-		knum(&w, "recv_q", s->rqueue);
-		knum(&w, "send_q", s->wqueue);
+		KNUM(&w, "recv_q", s->rqueue);
+		KNUM(&w, "send_q", s->wqueue);
 	}
 	if (s->has & SDIAG_HAS_INODE)
-		knum(&w, "inode", s->inode);
+		KNUM(&w, "inode", s->inode);
 	if (s->has & SDIAG_HAS_COOKIE) {
-		key(&w, "cookie");
+		KEY(&w, "cookie");
 		obuf_putc(b, '"');
 		obuf_hex(b, s->cookie);
 		obuf_putc(b, '"');
 	}
 	if (s->has & SDIAG_HAS_UID)
-		knum(&w, "uid", s->uid);
+		KNUM(&w, "uid", s->uid);
 	if (o->ext && (s->has & SDIAG_HAS_SHUTDOWN))
-		knum(&w, "shutdown", s->shutdown);
+		KNUM(&w, "shutdown", s->shutdown);
 	switch (s->family) {
 	case AF_INET:
 	case AF_INET6:
 		inet_json(&w, o, names, s);
-		break;
-	case AF_SMC:
-		if (s->has & SDIAG_HAS_SMC_INFO) {
-			struct jw m = open_obj(&w, "smc");
-
-			kstr(&m, "mode", s->smc.mode == 0 ? "smcr" : s->smc.mode == 1 ? "fallback" :
-				  s->smc.mode == 2 ? "smcd" : "unknown");
-			knum(&m, "fallback_reason", s->smc.fallback_reason);
-			knum(&m, "peer_diagnosis", s->smc.peer_diagnosis);
-			close_obj(&m);
-		}
 		break;
 	case AF_UNIX:
 		unix_json(&w, o, s);
@@ -712,6 +733,15 @@ void json_sock(struct obuf *b, const struct out_opts *o, struct names *names,
 		break;
 	default:
 		break;
+	}
+	if (s->table == SDIAG_T_SMC && (s->has & SDIAG_HAS_SMC_INFO)) {
+		struct jw m = OPEN(&w, "smc");
+
+		KRAW(&m, "mode", s->smc.mode == 0 ? "smcr" : s->smc.mode == 1 ? "fallback" :
+			  s->smc.mode == 2 ? "smcd" : "unknown");
+		KNUM(&m, "fallback_reason", s->smc.fallback_reason);
+		KNUM(&m, "peer_diagnosis", s->smc.peer_diagnosis);
+		close_obj(&m);
 	}
 	if (o->mem)
 		skmem_json(&w, s);

@@ -274,134 +274,190 @@ static void put_unix_name(struct obuf *a, const struct sdiag_sock *s)
 	obuf_text_bytes(a, p, strnlen((const char *)p, n));
 }
 
-/* Both endpoints: the four columns Local Address:, Port, Peer Address:, Port. */
+/* The endpoint helpers write the four columns Local Address:, Port, Peer
+ * Address:, Port, and mark where the first three end in o[]. */
+#define MARK(c) (o[(c) + 1] = (uint32_t)a->len)
+
+static void ep_inet(struct table *t, const struct sdiag_sock *s, uint32_t *o)
+{
+	struct obuf *a = &t->arena;
+	int fam = s->family == AF_SMC ? smc_family(s) : s->family;
+
+	put_inet_addr(t, s, fam, s->inet.src, s->inet.ifindex);
+	MARK(C_LADDR);
+	put_port(t, s, s->inet.sport);
+	MARK(C_LPORT);
+	put_inet_addr(t, s, fam, s->inet.dst, 0);
+	MARK(C_PADDR);
+	put_port(t, s, s->inet.dport);
+}
+
+static void ep_unix(struct table *t, const struct sdiag_sock *s, uint32_t *o)
+{
+	struct obuf *a = &t->arena;
+
+	put_unix_name(a, s);
+	obuf_putc(a, ' ');
+	MARK(C_LADDR);
+	obuf_u64(a, s->inode);
+	MARK(C_LPORT);
+	obuf_puts(a, "* ");
+	MARK(C_PADDR);
+	obuf_u64(a, s->un.peer);
+}
+
+static void ep_netlink(struct table *t, const struct sdiag_sock *s, uint32_t *o)
+{
+	struct obuf *a = &t->arena;
+	const char *str;
+	char buf[64];
+
+	str = t->opts->numeric ? NULL : names_nl_proto_ss(s->protocol);
+	if (str)
+		obuf_puts(a, str);
+	else
+		obuf_u64(a, s->protocol);
+	obuf_putc(a, ':');
+	MARK(C_LADDR);
+	str = t->opts->numeric ? NULL : names_nl_owner(t->names, (int32_t)s->nl.portid, buf);
+	if (str)
+		obuf_puts(a, str);
+	else
+		obuf_i64(a, (int32_t)s->nl.portid);
+	MARK(C_LPORT);
+	if (s->state == SDIAG_SS_ESTABLISHED) {
+		obuf_u64(a, s->nl.dst_group);
+		obuf_putc(a, ':');
+		MARK(C_PADDR);
+		obuf_i64(a, (int32_t)s->nl.dst_portid);
+	} else {
+		obuf_putc(a, '*');
+		MARK(C_PADDR);
+	}
+}
+
+static void put_ifname(struct table *t, unsigned ifindex)
+{
+	const char *str = names_ifname(t->names, ifindex);
+
+	if (str)
+		obuf_puts(&t->arena, str);
+	else
+		obuf_u64(&t->arena, ifindex);
+}
+
+static void ep_packet(struct table *t, const struct sdiag_sock *s, uint32_t *o)
+{
+	struct obuf *a = &t->arena;
+	const char *str;
+
+	str = s->pkt.ethertype == 3 ? "*" : names_ethertype(s->pkt.ethertype);
+	if (str)
+		obuf_puts(a, str);
+	else
+		obuf_printf(a, "0x%04x", s->pkt.ethertype);
+	obuf_putc(a, ':');
+	MARK(C_LADDR);
+	if (s->pkt.info.index)
+		put_ifname(t, s->pkt.info.index);
+	else
+		obuf_putc(a, '*');
+	MARK(C_LPORT);
+	obuf_putc(a, '*');
+	MARK(C_PADDR);
+}
+
+static void ep_vsock(struct table *t, const struct sdiag_sock *s, uint32_t *o)
+{
+	struct obuf *a = &t->arena;
+
+	put_cid(a, s->vsock.src_cid);
+	obuf_putc(a, ':');
+	MARK(C_LADDR);
+	put_cid(a, s->vsock.src_port);
+	MARK(C_LPORT);
+	put_cid(a, s->vsock.dst_cid);
+	obuf_putc(a, ':');
+	MARK(C_PADDR);
+	put_cid(a, s->vsock.dst_port);
+}
+
+static void ep_xdp(struct table *t, const struct sdiag_sock *s, uint32_t *o)
+{
+	struct obuf *a = &t->arena;
+
+	if (s->xdp.ifindex) {
+		put_ifname(t, s->xdp.ifindex);
+		obuf_putc(a, ':');
+		MARK(C_LADDR);
+		obuf_putc(a, 'q');
+		obuf_u64(a, s->xdp.queue_id);
+	} else {
+		obuf_putc(a, '*');
+		MARK(C_LADDR);
+	}
+	MARK(C_LPORT);
+	obuf_putc(a, '*');
+	MARK(C_PADDR);
+}
+
+static void ep_tipc(struct table *t, const struct sdiag_sock *s, uint32_t *o)
+{
+	struct obuf *a = &t->arena;
+
+	obuf_u64(a, s->tipc.addr);
+	obuf_putc(a, ':');
+	MARK(C_LADDR);
+	obuf_u64(a, s->tipc.ref);
+	MARK(C_LPORT);
+	if (s->tipc.has_conn) {
+		obuf_u64(a, s->tipc.conn_node);
+		obuf_putc(a, ':');
+		MARK(C_PADDR);
+		obuf_u64(a, s->tipc.conn_port);
+	} else {
+		obuf_putc(a, '-');
+		MARK(C_PADDR);
+	}
+}
+
 static void put_endpoints(struct table *t, const struct sdiag_sock *s, uint32_t *o)
 {
 	struct obuf *a = &t->arena;
-	char buf[64];
-	const char *str;
-	int fam;
 
 	switch (s->family) {
 	case AF_INET:
 	case AF_INET6:
 	case AF_SMC:
-		fam = s->family == AF_SMC ? smc_family(s) : s->family;
-		put_inet_addr(t, s, fam, s->inet.src, s->inet.ifindex);
-		o[C_LADDR + 1] = (uint32_t)a->len;
-		put_port(t, s, s->inet.sport);
-		o[C_LPORT + 1] = (uint32_t)a->len;
-		put_inet_addr(t, s, fam, s->inet.dst, 0);
-		o[C_PADDR + 1] = (uint32_t)a->len;
-		put_port(t, s, s->inet.dport);
+		ep_inet(t, s, o);
 		break;
 	case AF_UNIX:
-		put_unix_name(a, s);
-		obuf_putc(a, ' ');
-		o[C_LADDR + 1] = (uint32_t)a->len;
-		obuf_u64(a, s->inode);
-		o[C_LPORT + 1] = (uint32_t)a->len;
-		obuf_puts(a, "* ");
-		o[C_PADDR + 1] = (uint32_t)a->len;
-		obuf_u64(a, s->un.peer);
+		ep_unix(t, s, o);
 		break;
 	case AF_NETLINK:
-		str = t->opts->numeric ? NULL : names_nl_proto_ss(s->protocol);
-		if (str)
-			obuf_puts(a, str);
-		else
-			obuf_u64(a, s->protocol);
-		obuf_putc(a, ':');
-		o[C_LADDR + 1] = (uint32_t)a->len;
-		str = t->opts->numeric ? NULL : names_nl_owner(t->names, (int32_t)s->nl.portid, buf);
-		if (str)
-			obuf_puts(a, str);
-		else
-			obuf_i64(a, (int32_t)s->nl.portid);
-		o[C_LPORT + 1] = (uint32_t)a->len;
-		if (s->state == SDIAG_SS_ESTABLISHED) {
-			obuf_u64(a, s->nl.dst_group);
-			obuf_putc(a, ':');
-			o[C_PADDR + 1] = (uint32_t)a->len;
-			obuf_i64(a, (int32_t)s->nl.dst_portid);
-		} else {
-			obuf_putc(a, '*');
-			o[C_PADDR + 1] = (uint32_t)a->len;
-		}
+		ep_netlink(t, s, o);
 		break;
 	case AF_PACKET:
-		str = s->pkt.ethertype == 3 ? "*" : names_ethertype(s->pkt.ethertype);
-		if (str)
-			obuf_puts(a, str);
-		else
-			obuf_printf(a, "0x%04x", s->pkt.ethertype);
-		obuf_putc(a, ':');
-		o[C_LADDR + 1] = (uint32_t)a->len;
-		if (!s->pkt.info.index) {
-			obuf_putc(a, '*');
-		} else if ((str = names_ifname(t->names, s->pkt.info.index))) {
-			obuf_puts(a, str);
-		} else {
-			obuf_u64(a, s->pkt.info.index);
-		}
-		o[C_LPORT + 1] = (uint32_t)a->len;
-		obuf_putc(a, '*');
-		o[C_PADDR + 1] = (uint32_t)a->len;
+		ep_packet(t, s, o);
 		break;
 	case AF_VSOCK:
-		put_cid(a, s->vsock.src_cid);
-		obuf_putc(a, ':');
-		o[C_LADDR + 1] = (uint32_t)a->len;
-		put_cid(a, s->vsock.src_port);
-		o[C_LPORT + 1] = (uint32_t)a->len;
-		put_cid(a, s->vsock.dst_cid);
-		obuf_putc(a, ':');
-		o[C_PADDR + 1] = (uint32_t)a->len;
-		put_cid(a, s->vsock.dst_port);
+		ep_vsock(t, s, o);
 		break;
 	case AF_XDP:
-		if (s->xdp.ifindex) {
-			str = names_ifname(t->names, s->xdp.ifindex);
-			if (str)
-				obuf_puts(a, str);
-			else
-				obuf_u64(a, s->xdp.ifindex);
-			obuf_putc(a, ':');
-			o[C_LADDR + 1] = (uint32_t)a->len;
-			obuf_putc(a, 'q');
-			obuf_u64(a, s->xdp.queue_id);
-		} else {
-			obuf_putc(a, '*');
-			o[C_LADDR + 1] = (uint32_t)a->len;
-		}
-		o[C_LPORT + 1] = (uint32_t)a->len;
-		obuf_putc(a, '*');
-		o[C_PADDR + 1] = (uint32_t)a->len;
+		ep_xdp(t, s, o);
 		break;
 	case AF_TIPC:
-		obuf_u64(a, s->tipc.addr);
-		obuf_putc(a, ':');
-		o[C_LADDR + 1] = (uint32_t)a->len;
-		obuf_u64(a, s->tipc.ref);
-		o[C_LPORT + 1] = (uint32_t)a->len;
-		if (s->tipc.has_conn) {
-			obuf_u64(a, s->tipc.conn_node);
-			obuf_putc(a, ':');
-			o[C_PADDR + 1] = (uint32_t)a->len;
-			obuf_u64(a, s->tipc.conn_port);
-		} else {
-			obuf_putc(a, '-');
-			o[C_PADDR + 1] = (uint32_t)a->len;
-		}
+		ep_tipc(t, s, o);
 		break;
 	default:
 		obuf_putc(a, '?');
-		o[C_LADDR + 1] = o[C_LPORT + 1] = (uint32_t)a->len;
+		MARK(C_LADDR);
+		MARK(C_LPORT);
 		obuf_putc(a, '?');
-		o[C_PADDR + 1] = (uint32_t)a->len;
+		MARK(C_PADDR);
 		break;
 	}
-	o[C_PPORT + 1] = (uint32_t)a->len;
+	MARK(C_PPORT);
 }
 
 static void put_time(struct obuf *a, const struct timespec *ts)
@@ -496,11 +552,18 @@ int table_sock(struct table *t, const struct sdiag_sock *s, const struct out_ext
 static void spread(struct table *t)
 {
 	struct winsize ws;
-	size_t total = 0, n = 0, pad;
+	size_t total = 0, n = 0, pad, rem, screen = 0;
+	const char *env = getenv("COLUMNS");
 	bool first = true;
 
 	t->spread_done = true;
-	if (!isatty(t->ob->fd) || ioctl(t->ob->fd, TIOCGWINSZ, &ws) < 0 || !ws.ws_col)
+	if (!isatty(t->ob->fd))
+		return;
+	if (env && atoi(env) > 0)
+		screen = (size_t)atoi(env);
+	else if (ioctl(t->ob->fd, TIOCGWINSZ, &ws) == 0)
+		screen = ws.ws_col;
+	if (!screen)
 		return;
 	for (int c = 0; c < C_EXT; c++) {
 		if (!t->visible[c])
@@ -509,15 +572,16 @@ static void spread(struct table *t)
 		first = false;
 		n++;
 	}
-	if (!n || total >= ws.ws_col)
+	if (!n || total >= screen)
 		return;
-	pad = ws.ws_col - total;
+	pad = screen - total;
+	rem = pad % n;
 	for (int c = 0; c < C_EXT; c++) {
 		if (!t->visible[c])
 			continue;
-		t->width[c] += pad / n + (pad % n ? 1 : 0);
-		if (pad % n)
-			pad--;
+		t->width[c] += pad / n + (rem ? 1 : 0);
+		if (rem)
+			rem--;
 	}
 }
 

@@ -60,6 +60,7 @@ struct out_extra {
 	const char *result;		/* kill: the outcome for this socket */
 	const char *result_detail;	/* kill: error text, e.g. strerror */
 	const char *netns;		/* namespace label */
+	uint64_t netns_inode;		/* its inode (JSON netns_inode), 0 = absent */
 	const struct timespec *time;	/* watch: when the event was read (CLOCK_REALTIME) */
 };
 

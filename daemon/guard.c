@@ -245,8 +245,10 @@ static void log_action(const struct guard *g, const struct action *a, const size
 		if (v == GUARD_KEEP_UNRELATED || !a->kept[v])
 			continue;
 		nkept += a->kept[v];
-		off += (size_t)snprintf(kept + off, sizeof(kept) - off, "%s%s %zu", off ? ", " : "",
-					guard_verdict_name((enum guard_verdict)v), a->kept[v]);
+		if (off < sizeof(kept))
+			off += (size_t)snprintf(kept + off, sizeof(kept) - off, "%s%s %zu",
+						off ? ", " : "",
+						guard_verdict_name((enum guard_verdict)v), a->kept[v]);
 	}
 	if (!a->n && !nkept)
 		logline("%s: no sockets affected (%.2f ms)", what, ms);
@@ -289,6 +291,7 @@ static int act(struct guard *g, struct pending *p, const struct timespec *t0)
 		results = calloc(a.n, sizeof(*results));
 		if (!results) {
 			r = -ENOMEM;
+			logline("%s: cannot destroy: %s", p->what, strerror(-r));
 			goto out;
 		}
 		r = sdiag_destroy(g->h, (const struct sdiag_sock *const *)a.victims, a.n, results,
@@ -407,7 +410,7 @@ static int read_events(struct guard *g)
 	while (r == 0) {
 		ssize_t n = grtnl_read_events(&g->rtnl, buf, sizeof(buf));
 		const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
-		size_t len;
+		int len;
 
 		if (n == -EINTR)
 			continue;
@@ -421,12 +424,13 @@ static int read_events(struct guard *g)
 			r = (int)n;
 			break;
 		}
-		for (len = (size_t)n; r == 0 && mnl_nlmsg_ok(nlh, (int)len);
-		     nlh = mnl_nlmsg_next(nlh, (int *)&len))
+		for (len = (int)n; r == 0 && mnl_nlmsg_ok(nlh, len); nlh = mnl_nlmsg_next(nlh, &len))
 			r = on_message(g, &p, nlh);
 	}
+	/* A failed dump or destroy is logged and the daemon goes on: exiting
+	 * would not help, a restart resyncs without acting on the past. */
 	if (r == 0)
-		r = act(g, &p, &t0);
+		(void)act(g, &p, &t0);
 	pending_fini(&p);
 	return r;
 }
@@ -440,8 +444,13 @@ static int load_config(struct guard *g, bool reload)
 	int r;
 
 	if (access(g->config_path, F_OK) < 0 && !g->config_explicit) {
+		/* No file at the default path: the defaults. */
+		if (reload) {
+			guard_config_fini(&g->cfg);
+			logline("reload: no %s; using the defaults", g->config_path);
+		}
 		guard_config_init(&g->cfg);
-		return 0; /* no file: defaults */
+		return 0;
 	}
 	r = guard_config_load(&c, g->config_path, err, sizeof(err));
 	if (r < 0) {

@@ -41,6 +41,7 @@ struct parse {
 	char *err;
 	size_t errlen;
 	unsigned line;
+	bool states_seen;	/* the first tcp-states line replaces the defaults */
 };
 
 __attribute__((format(printf, 2, 3))) static int fail(struct parse *p, const char *fmt, ...)
@@ -72,7 +73,8 @@ static int parse_bool(struct parse *p, const char *key, const char *v, bool *out
 	return 0;
 }
 
-static int parse_u32(const char *s, uint32_t *out)
+/* base 0 takes 0x hex (marks); uids are decimal, so "010" is 10, not 8. */
+static int parse_u32(const char *s, int base, uint32_t *out)
 {
 	unsigned long long v;
 	char *end;
@@ -80,7 +82,7 @@ static int parse_u32(const char *s, uint32_t *out)
 	if (!*s || *s == '-' || *s == '+')
 		return -EINVAL;
 	errno = 0;
-	v = strtoull(s, &end, 0);
+	v = strtoull(s, &end, base);
 	if (errno || *end || v > UINT32_MAX)
 		return -EINVAL;
 	*out = (uint32_t)v;
@@ -114,11 +116,14 @@ static int add_uid(struct parse *p, const char *v)
 	struct guard_range r;
 	char lo[32], *dash;
 
-	snprintf(lo, sizeof(lo), "%s", v);
+	/* A longer token is no uid range; copying it cut short could make one. */
+	if (snprintf(lo, sizeof(lo), "%s", v) >= (int)sizeof(lo))
+		return fail(p, "exempt-uid: '%s' is not a uid or uid range (A-B)", v);
 	dash = strchr(lo, '-');
 	if (dash)
 		*dash = '\0';
-	if (parse_u32(lo, &r.lo) < 0 || (dash ? parse_u32(dash + 1, &r.hi) : (r.hi = r.lo, 0)) < 0)
+	if (parse_u32(lo, 10, &r.lo) < 0 ||
+	    (dash ? parse_u32(dash + 1, 10, &r.hi) : (r.hi = r.lo, 0)) < 0)
 		return fail(p, "exempt-uid: '%s' is not a uid or uid range (A-B)", v);
 	if (r.hi < r.lo)
 		return fail(p, "exempt-uid: empty range '%s'", v);
@@ -154,11 +159,12 @@ static int add_mark(struct parse *p, const char *v)
 	uint32_t mark, mask = UINT32_MAX;
 	char buf[64], *slash;
 
-	snprintf(buf, sizeof(buf), "%s", v);
+	if (snprintf(buf, sizeof(buf), "%s", v) >= (int)sizeof(buf))
+		return fail(p, "exempt-mark: '%s' is not MARK or MARK/MASK", v);
 	slash = strchr(buf, '/');
 	if (slash)
 		*slash = '\0';
-	if (parse_u32(buf, &mark) < 0 || (slash && parse_u32(slash + 1, &mask) < 0))
+	if (parse_u32(buf, 0, &mark) < 0 || (slash && parse_u32(slash + 1, 0, &mask) < 0))
 		return fail(p, "exempt-mark: '%s' is not MARK or MARK/MASK", v);
 	c->exempt_marks = grow(c->exempt_marks, c->n_exempt_marks, sizeof(*c->exempt_marks));
 	if (!c->exempt_marks)
@@ -177,7 +183,8 @@ static int add_dst(struct parse *p, const char *v)
 	uint32_t len;
 	unsigned max;
 
-	snprintf(buf, sizeof(buf), "%s", v);
+	if (snprintf(buf, sizeof(buf), "%s", v) >= (int)sizeof(buf))
+		return fail(p, "exempt-dst: '%s' is not an IPv4 or IPv6 address", v);
 	slash = strchr(buf, '/');
 	if (slash)
 		*slash = '\0';
@@ -189,7 +196,7 @@ static int add_dst(struct parse *p, const char *v)
 		return fail(p, "exempt-dst: '%s' is not an IPv4 or IPv6 address", buf);
 	max = pf.family == AF_INET ? 32 : 128;
 	len = max;
-	if (slash && (parse_u32(slash + 1, &len) < 0 || len > max))
+	if (slash && (parse_u32(slash + 1, 10, &len) < 0 || len > max))
 		return fail(p, "exempt-dst: bad prefix length in '%s' (0-%u)", v, max);
 	pf.len = (uint8_t)len;
 	c->exempt_dsts = grow(c->exempt_dsts, c->n_exempt_dsts, sizeof(pf));
@@ -213,7 +220,10 @@ static int apply(struct parse *p, const char *key, char *value)
 	if (!strcmp(key, "dry-run"))
 		return parse_bool(p, key, value, &p->c->dry_run);
 	if (!strcmp(key, "tcp-states")) {
-		p->c->tcp_states = 0; /* the file says which, not "these too" */
+		/* The file says which, not "these too"; later lines add up. */
+		if (!p->states_seen)
+			p->c->tcp_states = 0;
+		p->states_seen = true;
 		add = add_states;
 	} else if (!strcmp(key, "exempt-uid")) {
 		add = add_uid;
@@ -255,8 +265,12 @@ int guard_config_parse(struct guard_config *c, const char *text, const char *cgr
 	int r = 0;
 
 	guard_config_init(c);
-	if (!copy)
+	if (errlen)
+		err[0] = '\0';
+	if (!copy) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
 		return -ENOMEM;
+	}
 	for (line = copy; line && r == 0; line = next) {
 		char *hash, *eq, *key, *value;
 
@@ -292,6 +306,8 @@ int guard_config_parse(struct guard_config *c, const char *text, const char *cgr
 		r = -EINVAL;
 	}
 	if (r < 0) {
+		if (errlen && !err[0]) /* out of memory: no line to blame */
+			snprintf(err, errlen, "%s", strerror(-r));
 		guard_config_fini(c);
 		guard_config_init(c);
 	}
@@ -303,8 +319,9 @@ int guard_config_load(struct guard_config *c, const char *path, char *err, size_
 	FILE *f = fopen(path, "re");
 	char *text = NULL;
 	size_t len = 0;
-	int r;
+	int r = 0;
 
+	guard_config_init(c);
 	if (!f) {
 		r = -errno;
 		snprintf(err, errlen, "cannot open %s: %s", path, strerror(-r));
@@ -317,11 +334,21 @@ int guard_config_load(struct guard_config *c, const char *path, char *err, size_
 
 		if (!m) {
 			fclose(f);
+			snprintf(err, errlen, "%s", strerror(ENOMEM));
 			return -ENOMEM;
 		}
 		while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
 			fwrite(buf, 1, n, m);
+		/* A directory opens, then fails to read (EISDIR). */
+		if (ferror(f))
+			r = errno ? -errno : -EIO;
 		fclose(m);
+	}
+	if (r < 0) {
+		snprintf(err, errlen, "cannot read %s: %s", path, strerror(-r));
+		fclose(f);
+		free(text);
+		return r;
 	}
 	fclose(f);
 	r = guard_config_parse(c, text ? text : "", NULL, err, errlen);

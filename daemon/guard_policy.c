@@ -13,7 +13,8 @@
  *     LINK_DOWN concerns sockets bound to the device and those using any
  *     address the link had.
  *  2. State: TCP in the configured states; UDP only when connected.
- *     Listeners and unconnected UDP are never destroyed: they hold no peer.
+ *     Unconnected UDP is never destroyed, listeners only when "listening" is
+ *     configured: they hold no peer.
  *  3. Exemptions: loopback traffic, uid, cgroup, mark, destination prefix.
  */
 #include <errno.h>
@@ -182,9 +183,12 @@ const char *guard_verdict_name(enum guard_verdict v)
 
 /* ---- the address table ------------------------------------------------------------- */
 
+/* 10.0.0.1/24 and 10.0.0.1/16 can both be on one link: removing one leaves
+ * the address assigned, so the prefix length is part of an entry's key. */
 static bool addr_eq(const struct guard_addr *a, const struct guard_addr *b)
 {
-	return a->ifindex == b->ifindex && same_addr(a->family, a->addr, b->family, b->addr);
+	return a->ifindex == b->ifindex && a->prefixlen == b->prefixlen &&
+	       same_addr(a->family, a->addr, b->family, b->addr);
 }
 
 int guard_table_add_addr(struct guard_table *t, const struct guard_addr *a)

@@ -210,7 +210,21 @@ int grtnl_dump(struct grtnl *g, struct guard_table *ret)
 
 ssize_t grtnl_read_events(struct grtnl *g, void *buf, size_t size)
 {
-	ssize_t n = mnl_socket_recvfrom(g->events, buf, size);
+	for (;;) {
+		struct sockaddr_nl sa;
+		struct iovec iov = { buf, size };
+		struct msghdr mh = { .msg_name = &sa, .msg_namelen = sizeof(sa),
+				     .msg_iov = &iov, .msg_iovlen = 1 };
+		ssize_t n = recvmsg(mnl_socket_get_fd(g->events), &mh, 0);
 
-	return n < 0 ? -errno : n;
+		if (n < 0)
+			return -errno;
+		if (mh.msg_flags & MSG_TRUNC)
+			return -ENOBUFS; /* an event cut short is an event lost: resync */
+		/* Only the kernel speaks for the host's addresses: a process
+		 * able to unicast to this socket must not fake a removal. */
+		if (mh.msg_namelen != sizeof(sa) || sa.nl_pid != 0)
+			continue;
+		return n;
+	}
 }

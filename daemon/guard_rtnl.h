@@ -21,7 +21,8 @@ void grtnl_close(struct grtnl *g);
 int grtnl_event_fd(const struct grtnl *g);
 /* Full dump of links and addresses into a new table (*ret, caller frees). */
 int grtnl_dump(struct grtnl *g, struct guard_table *ret);
-/* One datagram of events; -EAGAIN when none, -ENOBUFS when events were lost. */
+/* One datagram of events; -EAGAIN when none, -ENOBUFS when events were lost
+ * (or one was cut short). Datagrams not sent by the kernel are skipped. */
 ssize_t grtnl_read_events(struct grtnl *g, void *buf, size_t size);
 int grtnl_parse_addr(const struct nlmsghdr *nlh, struct guard_addr *ret);
 int grtnl_parse_link(const struct nlmsghdr *nlh, struct guard_link *ret);

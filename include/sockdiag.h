@@ -457,6 +457,10 @@ int sdiag_filter_parse(struct sdiag_filter **ret, const char *expr,
 		       struct sdiag_filter_error *err);
 /* The userspace matcher: the authority on what matches, for every family. */
 bool sdiag_filter_match(const struct sdiag_filter *f, const struct sdiag_sock *s);
+/* Whether f has process predicates (pid, comm, user): they match only records
+ * with owners, so the query needs a process map (struct sdiag_query.procmap).
+ * False for NULL. */
+bool sdiag_filter_needs_procs(const struct sdiag_filter *f);
 /* The state mask the filter's state/exclude clauses allow (SDIAG_STATES_ALL if none). */
 uint32_t sdiag_filter_states(const struct sdiag_filter *f);
 /* Accepts NULL. */
@@ -574,7 +578,7 @@ void sdiag_watch_close(struct sdiag_watch *w);
 struct sdiag_proc {
 	int32_t pid;
 	int32_t fd;
-	uint32_t uid;		/* the process's effective uid (owner of /proc/PID) */
+	uint32_t uid;		/* the process's effective uid (/proc/PID/status) */
 	char comm[16];
 };
 

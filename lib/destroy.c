@@ -30,12 +30,12 @@
 #include "destroy.h"
 
 #define DEFAULT_BATCH 1024u
-#define REUSEPORT_TRIES 64u	/* remote ports tried before "gone" */
+#define REUSEPORT_TRIES 64u /* remote ports tried before "gone" */
 #define DEFAULT_PASSES 4u
 
 struct pend {
-	struct sdiag_sock *s;	/* our copy */
-	unsigned variant;	/* remote port used for the next request; 0 = as dumped */
+	struct sdiag_sock *s; /* our copy */
+	unsigned variant;     /* remote port used for the next request; 0 = as dumped */
 	bool done;
 	int err;
 	enum sdiag_destroy_result res;
@@ -45,18 +45,20 @@ struct sdiag_destroyer {
 	struct sd_dnl *nl;
 	sdiag_destroy_cb cb;
 	void *userdata;
-	unsigned batch;		/* records held before a flush */
+	unsigned batch; /* records held before a flush */
 	unsigned n;
-	struct pend *pend;	/* batch entries */
-	unsigned *wire;		/* pend index of each request on the wire */
+	struct pend *pend; /* batch entries */
+	unsigned *wire;	   /* pend index of each request on the wire */
 	int *errs;
 };
 
 SD_EXPORT const char *sdiag_destroy_result_name(enum sdiag_destroy_result r)
 {
 	static const char *const names[] = {
-		[SDIAG_DESTROYED] = "destroyed", [SDIAG_GONE] = "gone",
-		[SDIAG_UNSUPPORTED] = "unsupported", [SDIAG_DENIED] = "denied",
+		[SDIAG_DESTROYED] = "destroyed",
+		[SDIAG_GONE] = "gone",
+		[SDIAG_UNSUPPORTED] = "unsupported",
+		[SDIAG_DENIED] = "denied",
 		[SDIAG_ERROR] = "error",
 	};
 
@@ -315,8 +317,8 @@ static int array_cb(const struct sdiag_sock *s, enum sdiag_destroy_result res, i
 	return 0;
 }
 
-SD_EXPORT int sdiag_destroy(struct sdiag_handle *h, const struct sdiag_sock *const *socks,
-			    size_t n, enum sdiag_destroy_result *ret_results, int *ret_errs)
+SD_EXPORT int sdiag_destroy(struct sdiag_handle *h, const struct sdiag_sock *const *socks, size_t n,
+			    enum sdiag_destroy_result *ret_results, int *ret_errs)
 {
 	struct array_run a = { 0 };
 	struct sdiag_destroyer *d = NULL;
@@ -354,8 +356,8 @@ out:
 
 /* Cookies already reported, so that later passes act on new sockets only. */
 struct cookie_set {
-	uint64_t *keys;		/* open addressing; 0 = empty (cookies are never 0) */
-	size_t cap;		/* power of two */
+	uint64_t *keys; /* open addressing; 0 = empty (cookies are never 0) */
+	size_t cap;	/* power of two */
 	size_t used;
 };
 
@@ -416,10 +418,10 @@ static bool set_has(const struct cookie_set *c, uint64_t key)
 
 struct kill_run {
 	struct sdiag_destroyer *d;
-	struct cookie_set seen;		/* every socket reported */
-	struct cookie_set tokens;	/* --mptcp-subflows: tokens of matched MPTCP sockets */
+	struct cookie_set seen;	  /* every socket reported */
+	struct cookie_set tokens; /* --mptcp-subflows: tokens of matched MPTCP sockets */
 	unsigned pass;
-	uint64_t destroyed;		/* in this pass */
+	uint64_t destroyed; /* in this pass */
 	sdiag_destroy_cb cb;
 	sdiag_error_cb err_cb;
 	void *userdata;
@@ -506,7 +508,7 @@ static int kill_subflows(struct sdiag_handle *h, const struct sdiag_query *q, st
 		.tables = SDIAG_TABLE_BIT(SDIAG_T_TCP),
 		.states = SDIAG_STATES_ALL & ~SDIAG_STATE_BIT(SDIAG_SS_LISTEN),
 		.afs = q->afs,
-		.show = SDIAG_SHOW_INFO,	/* carries the ULP info */
+		.show = SDIAG_SHOW_INFO, /* carries the ULP info */
 	};
 	int r;
 
@@ -539,10 +541,10 @@ SD_EXPORT int sdiag_kill(struct sdiag_handle *h, const struct sdiag_query *q,
 	}
 	pq = *q;
 	if (o && o->mptcp_subflows && (q->tables & SDIAG_TABLE_BIT(SDIAG_T_MPTCP))) {
-		r = set_grow(&k.tokens);	/* non-NULL keys: collect tokens */
+		r = set_grow(&k.tokens); /* non-NULL keys: collect tokens */
 		if (r < 0)
 			goto out;
-		pq.show |= SDIAG_SHOW_INFO;	/* carries the MPTCP token */
+		pq.show |= SDIAG_SHOW_INFO; /* carries the MPTCP token */
 	}
 	for (k.pass = 0; k.pass < passes; k.pass++) {
 		k.destroyed = 0;

@@ -42,42 +42,43 @@
 
 /* struct inet_diag_req_v2 (uapi/linux/inet_diag.h), our own copy. */
 struct sd_inet_sockid {
-	uint16_t sport;		/* network order */
+	uint16_t sport; /* network order */
 	uint16_t dport;
 	uint32_t src[4];
 	uint32_t dst[4];
 	uint32_t ifindex;
-	uint32_t cookie[2];	/* low word, high word */
+	uint32_t cookie[2]; /* low word, high word */
 };
 
 struct sd_inet_req_v2 {
 	uint8_t family;
 	uint8_t protocol;
 	uint8_t ext;
-	uint8_t raw_protocol;	/* "pad"; the real protocol for SOCK_RAW */
+	uint8_t raw_protocol; /* "pad"; the real protocol for SOCK_RAW */
 	uint32_t states;
 	struct sd_inet_sockid id;
 };
 
 _Static_assert(sizeof(struct sd_inet_req_v2) == 56, "inet_diag_req_v2 is 56 bytes");
 
-#define MSG_MAX (MNL_ALIGN(sizeof(struct nlmsghdr)) + MNL_ALIGN(sizeof(struct sd_inet_req_v2)) + \
-		 MNL_ATTR_HDRLEN + sizeof(uint32_t))
-#define BATCH_MAX 4096u		/* upper bound on any batch we build */
-#define REPLY_TRUESIZE 1024u	/* kernel memory one error reply costs, with margin */
+#define MSG_MAX                                                                                    \
+	(MNL_ALIGN(sizeof(struct nlmsghdr)) + MNL_ALIGN(sizeof(struct sd_inet_req_v2)) +           \
+	 MNL_ATTR_HDRLEN + sizeof(uint32_t))
+#define BATCH_MAX 4096u	     /* upper bound on any batch we build */
+#define REPLY_TRUESIZE 1024u /* kernel memory one error reply costs, with margin */
 #define WANT_SNDBUF (1 << 20)
 #define WANT_RCVBUF (4 << 20)
 #define RX_VLEN 64
-#define RX_SLOT 128		/* an error reply with NETLINK_CAP_ACK is 36 bytes */
+#define RX_SLOT 128 /* an error reply with NETLINK_CAP_ACK is 36 bytes */
 
 struct sd_dnl {
 	int fd;
 	uint32_t portid;
-	uint32_t seq;		/* sequence number of the batch's first request */
+	uint32_t seq; /* sequence number of the batch's first request */
 	unsigned cap;
-	unsigned n;		/* requests in the batch */
-	size_t len;		/* bytes in buf */
-	uint8_t *buf;		/* BATCH_MAX * MSG_MAX */
+	unsigned n;   /* requests in the batch */
+	size_t len;   /* bytes in buf */
+	uint8_t *buf; /* BATCH_MAX * MSG_MAX */
 	uint8_t rx[RX_VLEN][RX_SLOT] __attribute__((aligned(8)));
 };
 
@@ -308,7 +309,8 @@ static int drain(struct sd_dnl *d, int *errs, size_t n)
 
 		for (unsigned i = 0; i < RX_VLEN; i++) {
 			iov[i] = (struct iovec){ d->rx[i], RX_SLOT };
-			msgs[i] = (struct mmsghdr){ .msg_hdr = { .msg_iov = &iov[i], .msg_iovlen = 1 } };
+			msgs[i] = (struct mmsghdr){ .msg_hdr = { .msg_iov = &iov[i],
+								 .msg_iovlen = 1 } };
 		}
 		got = recvmmsg(d->fd, msgs, RX_VLEN, MSG_DONTWAIT, NULL);
 		if (got < 0) {
@@ -324,8 +326,9 @@ static int drain(struct sd_dnl *d, int *errs, size_t n)
 		}
 		/* A truncated reply still holds its header and error code. */
 		for (int i = 0; i < got; i++)
-			take_replies(d, d->rx[i], msgs[i].msg_len < RX_SLOT ? msgs[i].msg_len : RX_SLOT,
-				     errs, n);
+			take_replies(d, d->rx[i],
+				     msgs[i].msg_len < RX_SLOT ? msgs[i].msg_len : RX_SLOT, errs,
+				     n);
 		if (got < RX_VLEN)
 			break;
 	}
@@ -357,7 +360,7 @@ int sd_dnl_send(struct sd_dnl *d, int *errs, size_t n)
 	r = drain(d, errs, n);
 out:
 	d->seq += (uint32_t)n;
-	if (d->seq < (uint32_t)n + 1)	/* wrapped: keep clear of 0 */
+	if (d->seq < (uint32_t)n + 1) /* wrapped: keep clear of 0 */
 		d->seq = 1;
 	sd_dnl_reset(d);
 	return r;

@@ -69,12 +69,13 @@ void sd_fnode_free(struct sd_fnode *n)
 		struct sd_fnode *next = n->b;
 
 		sd_fnode_free(n->a);
-		if (n->kind == SD_F_UNIX_NAME)
+		if (n->kind == SD_F_UNIX_NAME ||
+		    (n->kind == SD_F_PROC && n->field == SD_FPROC_COMM))
 			free(n->u.str);
 		else if (n->kind == SD_F_UNIX_PEER)
 			free(n->u.inodes.v);
 		free(n);
-		n = next;	/* iterate on the right: or-chains of addresses can be long */
+		n = next; /* iterate on the right: or-chains of addresses can be long */
 	}
 }
 
@@ -97,7 +98,8 @@ static int push(struct parser *ps, enum tok_type type, size_t off, size_t len, c
 	char *copy;
 
 	if (ps->n >= MAX_TOKENS)
-		return sd_ferr(&ps->p, off, len, "filter too long (more than %d words)", MAX_TOKENS);
+		return sd_ferr(&ps->p, off, len, "filter too long (more than %d words)",
+			       MAX_TOKENS);
 	if (ps->n == ps->cap) {
 		size_t cap = ps->cap ? ps->cap * 2 : 16;
 		struct token *v = realloc(ps->toks, cap * sizeof(*v));
@@ -216,8 +218,8 @@ static int cmp_op(const struct token *tk)
 		enum sd_fcmp cmp;
 	} ops[] = {
 		{ { "=", "==", "eq", NULL }, SD_EQ }, { { "!=", "ne", "neq", NULL }, SD_NE },
-		{ { "<", "lt", NULL }, SD_LT },	       { { "<=", "le", "leq", NULL }, SD_LE },
-		{ { ">", "gt", NULL }, SD_GT },	       { { ">=", "ge", "geq", NULL }, SD_GE },
+		{ { "<", "lt", NULL }, SD_LT },	      { { "<=", "le", "leq", NULL }, SD_LE },
+		{ { ">", "gt", NULL }, SD_GT },	      { { ">=", "ge", "geq", NULL }, SD_GE },
 	};
 
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
@@ -248,8 +250,8 @@ static int optional_cmp(struct parser *ps, const char *kw, bool allow_order, enu
 		return 0;
 	}
 	if (!allow_order && c != SD_EQ && c != SD_NE)
-		return sd_ferr(&ps->p, tk->t.off, tk->t.len,
-			       "'%s' takes only = or != (not '%s')", kw, tk->t.text);
+		return sd_ferr(&ps->p, tk->t.off, tk->t.len, "'%s' takes only = or != (not '%s')",
+			       kw, tk->t.text);
 	ps->pos++;
 	*ret = (enum sd_fcmp)c;
 	return 0;
@@ -297,8 +299,8 @@ static int parse_states(struct parser *ps, struct sd_fnode **ret)
 	return 0;
 }
 
-static int parse_num_pred(struct parser *ps, const char *kw, enum sd_ffield field,
-			  enum sd_fdir dir, struct sd_fnode **ret)
+static int parse_num_pred(struct parser *ps, const char *kw, enum sd_ffield field, enum sd_fdir dir,
+			  struct sd_fnode **ret)
 {
 	const struct sd_ftok *v = NULL;
 	struct sd_fnode *n;
@@ -318,8 +320,7 @@ static int parse_num_pred(struct parser *ps, const char *kw, enum sd_ffield fiel
 		if (r < 0)
 			return r;
 		if (port < 0 && cmp != SD_EQ)
-			return sd_ferr(&ps->p, v->off, v->len,
-				       "'*' (any port) only works with =");
+			return sd_ferr(&ps->p, v->off, v->len, "'*' (any port) only works with =");
 		val = port < 0 ? UINT64_MAX : (uint64_t)port;
 	} else {
 		r = sd_fparse_number(&ps->p, v, field, &val);
@@ -371,13 +372,15 @@ static int parse_simple(struct parser *ps, const char *kw, enum sd_fkind kind,
 	r = optional_cmp(ps, kw, false, &cmp);
 	if (r < 0)
 		return r;
-	r = expect_value(ps, kind == SD_F_DEV ? "a device name or index" :
-			 kind == SD_F_MARK ? "MARK[/MASK]" :
-			 kind == SD_F_CGROUP ? "a cgroup path" :
-			 kind == SD_F_TABLES ? "a socket kind (tcp, udp, unix, netlink, ...)" :
+	r = expect_value(ps,
+			 kind == SD_F_DEV     ? "a device name or index" :
+			 kind == SD_F_MARK    ? "MARK[/MASK]" :
+			 kind == SD_F_CGROUP  ? "a cgroup path" :
+			 kind == SD_F_TABLES  ? "a socket kind (tcp, udp, unix, netlink, ...)" :
 			 kind == SD_F_NLPROTO ? "a netlink protocol (route, generic, 16, ...)" :
 			 kind == SD_F_NLGROUP ? "a group number or rtnetlink group name" :
-			 "a glob", &v);
+						"a glob",
+			 &v);
 	if (r < 0)
 		return r;
 	n = sd_fnode_new(kind);
@@ -442,6 +445,23 @@ fail:
 	return r;
 }
 
+/* pid/comm/user: the owning processes (filter_proc.c); `<` etc. only for pid. */
+static int parse_proc_pred(struct parser *ps, const char *kw, struct sd_fnode **ret)
+{
+	const struct sd_ftok *v = NULL;
+	enum sd_fcmp cmp;
+	int r;
+
+	r = optional_cmp(ps, kw, !strcmp(kw, "pid"), &cmp);
+	if (r < 0)
+		return r;
+	r = expect_value(ps, !strcmp(kw, "comm") ? "a command name glob" :
+			     !strcmp(kw, "pid") ? "a process id" : "a user name or uid", &v);
+	if (r < 0)
+		return r;
+	return sd_fparse_proc(&ps->p, kw, cmp, v, ret);
+}
+
 static int parse_exprlist(struct parser *ps, struct sd_fnode **ret);
 
 static int parse_predicate(struct parser *ps, struct sd_fnode **ret)
@@ -480,6 +500,8 @@ static int parse_predicate(struct parser *ps, struct sd_fnode **ret)
 		return parse_host_pred(ps, kw, kw[0] == 's' ? SD_DIR_SRC : SD_DIR_DST, ret);
 	if (!strcmp(kw, "autobound"))
 		return sd_fparse_autobound(&ps->p, &tk->t, ret);
+	if (!strcmp(kw, "pid") || !strcmp(kw, "comm") || !strcmp(kw, "user"))
+		return parse_proc_pred(ps, kw, ret);
 	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
 		if (!strcmp(kw, nums[i].kw))
 			return parse_num_pred(ps, kw, nums[i].field, nums[i].dir, ret);

@@ -25,16 +25,20 @@ enum sd_fkind {
 	SD_F_DEV,	/* u.num.value = ifindex, cmp EQ or NE */
 	SD_F_MARK,	/* u.mark */
 	SD_F_CGROUP,	/* u.num.value = cgroup v2 id, cmp EQ or NE */
-	SD_F_AUTOBOUND,	/* u.range: the ephemeral port range read at parse time */
+	SD_F_AUTOBOUND, /* u.range: the ephemeral port range read at parse time */
 	SD_F_TABLES,	/* proto NAME: u.tables */
 	SD_F_NLPROTO,	/* u.num.value = netlink protocol */
 	SD_F_NLGROUP,	/* u.num.value = group number */
-	SD_F_UNIX_NAME,	/* src/path GLOB on unix sockets: u.str */
-	SD_F_UNIX_PEER,	/* dst GLOB on unix sockets: u.inodes (peers' inodes) */
+	SD_F_UNIX_NAME, /* src/path GLOB on unix sockets: u.str */
+	SD_F_UNIX_PEER, /* dst GLOB on unix sockets: u.inodes (peers' inodes) */
 	SD_F_NETLINK,	/* netlink:PROTO:PORTID host: u.nl */
 	SD_F_PACKET,	/* link:PROTO:IFINDEX host: u.pkt */
 	SD_F_VSOCK,	/* vsock:CID:PORT host: u.vs */
+	SD_F_PROC,	/* pid/comm/user of the owners (filter_proc.c): field = sd_fproc */
 };
+
+/* What SD_F_PROC compares: u.num.value (pid, uid) or u.str (comm glob). */
+enum sd_fproc { SD_FPROC_PID, SD_FPROC_COMM, SD_FPROC_USER };
 
 /* Which side of the socket a predicate looks at. */
 enum sd_fdir { SD_DIR_SRC, SD_DIR_DST };
@@ -47,9 +51,9 @@ enum sd_fcmp { SD_EQ, SD_NE, SD_LT, SD_LE, SD_GT, SD_GE };
 enum sd_ffield { SD_FLD_PORT, SD_FLD_UID, SD_FLD_INODE, SD_FLD_COOKIE };
 
 struct sd_fhost {
-	uint8_t family;		/* AF_UNSPEC (any address), AF_INET, AF_INET6 */
+	uint8_t family; /* AF_UNSPEC (any address), AF_INET, AF_INET6 */
 	uint8_t plen;
-	int32_t port;		/* -1 = any */
+	int32_t port; /* -1 = any */
 	uint8_t addr[16];
 };
 
@@ -58,7 +62,7 @@ struct sd_fnode {
 	uint8_t dir;		/* enum sd_fdir */
 	uint8_t cmp;		/* enum sd_fcmp */
 	uint8_t field;		/* enum sd_ffield */
-	struct sd_fnode *a, *b;	/* operands of AND/OR (a, b) and NOT (a) */
+	struct sd_fnode *a, *b; /* operands of AND/OR (a, b) and NOT (a) */
 	union {
 		uint32_t states;
 		uint32_t tables;
@@ -74,15 +78,15 @@ struct sd_fnode {
 		} range;
 		char *str;
 		struct {
-			uint32_t *v;	/* sorted */
+			uint32_t *v; /* sorted */
 			size_t n;
 		} inodes;
 		struct {
 			int32_t proto;	/* -1 any */
-			int64_t portid;	/* -1 any */
+			int64_t portid; /* -1 any */
 		} nl;
 		struct {
-			int32_t proto;	/* ethertype, -1 any */
+			int32_t proto;	 /* ethertype, -1 any */
 			int64_t ifindex; /* -1 any */
 		} pkt;
 		struct {
@@ -92,8 +96,8 @@ struct sd_fnode {
 };
 
 struct sdiag_filter {
-	struct sd_fnode *root;	/* NULL: the empty filter, matches everything */
-	bool net_admin;		/* CAP_NET_ADMIN at parse time: MARK_COND may be sent */
+	struct sd_fnode *root; /* NULL: the empty filter, matches everything */
+	bool net_admin;	       /* CAP_NET_ADMIN at parse time: MARK_COND may be sent */
 };
 
 /* filter.c: sdiag_filter_parse with flags. SD_FPARSE_OFFLINE: no DNS lookups
@@ -116,6 +120,9 @@ bool sd_fnode_match(const struct sd_fnode *n, const struct sdiag_sock *s);
 bool sd_unix_name(const struct sdiag_sock *s, char *buf, size_t size);
 /* fnmatch() without flags: '*' matches '/' too, as in ss. */
 bool sd_glob_match(const char *glob, const char *name);
+
+/* filter_proc.c: process predicates, user space only. */
+bool sd_fproc_match(const struct sd_fnode *n, const struct sdiag_sock *s);
 
 /* filter_bc.c: the kernel's inet_diag_bc_audit, re-implemented for tests and
  * the fuzzer. Returns 0 or the errno the kernel would give (-EINVAL, -EPERM

@@ -59,13 +59,13 @@ struct bc_hostcond {
 	/* followed by 0, 4 or 16 address bytes */
 };
 
-#define BC_MAX 8192	/* keeps every jump well inside the u8 yes / u16 no fields */
+#define BC_MAX 8192 /* keeps every jump well inside the u8 yes / u16 no fields */
 
 /* A compiled piece: a program, or a constant. */
 struct frag {
 	uint8_t *b;
 	size_t len;
-	int k;		/* 0: program in b; 1: always true; -1: always false */
+	int k; /* 0: program in b; 1: always true; -1: always false */
 };
 
 static int frag_const(struct frag *f, int k)
@@ -264,7 +264,7 @@ static int compile_leaf(const struct sd_fnode *n, bool over, uint8_t family, boo
 	case SD_F_NETLINK:
 	case SD_F_PACKET:
 	case SD_F_VSOCK:
-		return frag_const(f, -1);	/* never true on an inet socket */
+		return frag_const(f, -1); /* never true on an inet socket */
 	default:
 		break;
 	}
@@ -313,7 +313,7 @@ int sd_filter_bytecode(const struct sdiag_filter *f, uint8_t family, void **ret)
 		return 0;
 	r = compile(f->root, true, family, f->net_admin, &fr);
 	if (r == -E2BIG)
-		return 0;	/* too large to push down: filter in userspace only */
+		return 0; /* too large to push down: filter in userspace only */
 	if (r < 0)
 		return r;
 	if (fr.k == 1)
@@ -364,8 +364,10 @@ static int min_len_of(const uint8_t *bc, int len, int *min_len)
 		if (len < *min_len)
 			return -EINVAL;
 		memcpy(&hc, bc + 4, sizeof(hc));
-		alen = hc.family == 0 ? 0 : hc.family == AF_INET ? 4 :
-		       hc.family == AF_INET6 ? 16 : -1;
+		alen = hc.family == 0	     ? 0 :
+		       hc.family == AF_INET  ? 4 :
+		       hc.family == AF_INET6 ? 16 :
+					       -1;
 		if (alen < 0)
 			return -EINVAL;
 		*min_len += alen;
@@ -435,8 +437,10 @@ static bool run_hostcond(const uint8_t *bc, const struct sdiag_sock *s)
 	n.u.host.family = hc.family;
 	n.u.host.plen = hc.prefix_len;
 	n.u.host.port = hc.port;
-	memcpy(n.u.host.addr, bc + 4 + sizeof(hc), hc.family == AF_INET6 ? 16 :
-						     hc.family == AF_INET ? 4 : 0);
+	memcpy(n.u.host.addr, bc + 4 + sizeof(hc),
+	       hc.family == AF_INET6 ? 16 :
+	       hc.family == AF_INET  ? 4 :
+				       0);
 	return sd_fnode_match(&n, s);
 }
 
@@ -495,7 +499,7 @@ bool sd_bc_run(const void *bytecode, size_t size, const struct sdiag_sock *s)
 		memcpy(&op, bc, 4);
 		step = run_op(bc, s) ? op.yes : op.no;
 		if (step < 4)
-			return false;	/* not an audited program */
+			return false; /* not an audited program */
 		len -= step;
 		bc += step;
 	}

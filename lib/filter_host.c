@@ -55,8 +55,8 @@ static struct sd_fnode *host_node(enum sd_fdir dir, uint8_t family, uint8_t plen
 	return n;
 }
 
-static int resolve_name(struct sd_fparser *p, size_t off, size_t len, const char *name,
-			int family, enum sd_fdir dir, int32_t port, struct sd_fnode **ret)
+static int resolve_name(struct sd_fparser *p, size_t off, size_t len, const char *name, int family,
+			enum sd_fdir dir, int32_t port, struct sd_fnode **ret)
 {
 	struct addrinfo hints = { .ai_family = family, .ai_socktype = SOCK_STREAM };
 	struct addrinfo *res = NULL, *ai;
@@ -70,9 +70,10 @@ static int resolve_name(struct sd_fparser *p, size_t off, size_t len, const char
 		return sd_ferr(p, off, len, "cannot resolve host '%s' (%s)", name,
 			       gai_strerror(gai));
 	for (ai = res; ai; ai = ai->ai_next) {
-		const void *a = ai->ai_family == AF_INET6 ?
-			(const void *)&((struct sockaddr_in6 *)ai->ai_addr)->sin6_addr :
-			(const void *)&((struct sockaddr_in *)ai->ai_addr)->sin_addr;
+		const void *a =
+			ai->ai_family == AF_INET6 ?
+				(const void *)&((struct sockaddr_in6 *)ai->ai_addr)->sin6_addr :
+				(const void *)&((struct sockaddr_in *)ai->ai_addr)->sin_addr;
 		uint8_t plen = ai->ai_family == AF_INET6 ? 128 : 32;
 		struct sd_fnode *n;
 		bool dup = false;
@@ -295,7 +296,7 @@ static int ethertype(const char *s, int32_t *ret)
 		const char *name;
 		int32_t type;
 	} names[] = {
-		{ "all", 0x0003 }, { "ip", 0x0800 },   { "ipv4", 0x0800 }, { "arp", 0x0806 },
+		{ "all", 0x0003 },  { "ip", 0x0800 },	  { "ipv4", 0x0800 }, { "arp", 0x0806 },
 		{ "ipv6", 0x86dd }, { "802.1q", 0x8100 }, { "vlan", 0x8100 }, { "lldp", 0x88cc },
 	};
 	int64_t v;
@@ -331,8 +332,10 @@ static int parse_packet(struct sd_fparser *p, const struct sd_ftok *t, size_t sk
 	}
 	n->dir = (uint8_t)dir;
 	if (ethertype(s, &n->u.pkt.proto) < 0) {
-		r = sd_ferr(p, off, strlen(s), "unknown link protocol '%s' (all, ip, ipv6, arp, "
-			    "or a number)", s);
+		r = sd_ferr(p, off, strlen(s),
+			    "unknown link protocol '%s' (all, ip, ipv6, arp, "
+			    "or a number)",
+			    s);
 		goto out;
 	}
 	n->u.pkt.ifindex = -1;
@@ -354,8 +357,8 @@ out:
 	return r;
 }
 
-static int parse_vsock(struct sd_fparser *p, const struct sd_ftok *t, size_t skip,
-		       enum sd_fdir dir, struct sd_fnode **ret)
+static int parse_vsock(struct sd_fparser *p, const struct sd_ftok *t, size_t skip, enum sd_fdir dir,
+		       struct sd_fnode **ret)
 {
 	size_t off = t->off + skip;
 	char *s = strdup(t->text + skip), *colon;

@@ -69,12 +69,12 @@ static bool match_host(const struct sd_fnode *n, const struct sdiag_sock *s)
 		return false;
 	if (h->port >= 0 && h->port != port)
 		return false;
-	if (h->family == 0)	/* AF_UNSPEC: any address */
+	if (h->family == 0) /* AF_UNSPEC: any address */
 		return true;
 	if (h->family != s->family) {
 		/* An IPv4 condition also matches v4-mapped addresses. */
-		return s->family == AF_INET6 && h->family == AF_INET &&
-		       !memcmp(addr, mapped, 12) && prefix_eq(addr + 12, h->addr, h->plen);
+		return s->family == AF_INET6 && h->family == AF_INET && !memcmp(addr, mapped, 12) &&
+		       prefix_eq(addr + 12, h->addr, h->plen);
 	}
 	return prefix_eq(addr, h->addr, h->plen);
 }
@@ -111,7 +111,7 @@ static bool match_num(const struct sd_fnode *n, const struct sdiag_sock *s)
 	if (!get_num(n, s, &v))
 		return false;
 	if (n->field == SD_FLD_PORT && n->u.num.value == UINT64_MAX)
-		return true;	/* sport = * */
+		return true; /* sport = * */
 	return cmp_u64(v, (enum sd_fcmp)n->cmp, n->u.num.value);
 }
 
@@ -159,10 +159,10 @@ static bool match_autobound(const struct sd_fnode *n, const struct sdiag_sock *s
 
 	if (is_inet(s))
 		return s->inet.sport >= n->u.range.lo && s->inet.sport <= n->u.range.hi;
-	if (s->family == AF_UNIX)	/* the kernel's autobind name: "\0" + 5 hex digits */
-		return sd_unix_name(s, name, sizeof(name)) && name[0] == '@' &&
-		       strlen(name) == 6 && strspn(name + 1, "0123456789abcdef") == 5;
-	if (s->family == AF_NETLINK)	/* autobound port ids are negative */
+	if (s->family == AF_UNIX) /* the kernel's autobind name: "\0" + 5 hex digits */
+		return sd_unix_name(s, name, sizeof(name)) && name[0] == '@' && strlen(name) == 6 &&
+		       strspn(name + 1, "0123456789abcdef") == 5;
+	if (s->family == AF_NETLINK) /* autobound port ids are negative */
 		return (int32_t)s->nl.portid < 0;
 	if (s->family == AF_VSOCK)
 		return s->vsock.src_port > 1023;
@@ -209,7 +209,8 @@ static bool match_leaf(const struct sd_fnode *n, const struct sdiag_sock *s)
 	case SD_F_AUTOBOUND:
 		return match_autobound(n, s);
 	case SD_F_TABLES:
-		return (unsigned)s->table < SDIAG_T_MAX && (n->u.tables & SDIAG_TABLE_BIT(s->table));
+		return (unsigned)s->table < SDIAG_T_MAX &&
+		       (n->u.tables & SDIAG_TABLE_BIT(s->table));
 	case SD_F_NLPROTO:
 		return s->family == AF_NETLINK && s->protocol == n->u.num.value;
 	case SD_F_NLGROUP:
@@ -218,8 +219,7 @@ static bool match_leaf(const struct sd_fnode *n, const struct sdiag_sock *s)
 		return sd_unix_name(s, name, sizeof(name)) && sd_glob_match(n->u.str, name);
 	case SD_F_UNIX_PEER:
 		peer = s->un.peer;
-		return s->family == AF_UNIX && (s->has & SDIAG_HAS_PEER) && peer &&
-		       n->u.inodes.n &&
+		return s->family == AF_UNIX && (s->has & SDIAG_HAS_PEER) && peer && n->u.inodes.n &&
 		       bsearch(&peer, n->u.inodes.v, n->u.inodes.n, sizeof(peer), cmp_inode);
 	case SD_F_NETLINK:
 		if (s->family != AF_NETLINK)
@@ -242,8 +242,10 @@ static bool match_leaf(const struct sd_fnode *n, const struct sdiag_sock *s)
 		    n->u.vs.cid != (n->dir == SD_DIR_SRC ? s->vsock.src_cid : s->vsock.dst_cid))
 			return false;
 		return n->u.vs.port < 0 ||
-		       n->u.vs.port == (n->dir == SD_DIR_SRC ? s->vsock.src_port :
-							       s->vsock.dst_port);
+		       n->u.vs.port ==
+			       (n->dir == SD_DIR_SRC ? s->vsock.src_port : s->vsock.dst_port);
+	case SD_F_PROC:
+		return sd_fproc_match(n, s);
 	default:
 		return false;
 	}

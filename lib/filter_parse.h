@@ -7,15 +7,15 @@
 
 /* One word of the expression, unquoted, with its place in the source text. */
 struct sd_ftok {
-	const char *text;	/* NUL-terminated copy */
-	size_t off, len;	/* byte range in the expression (quotes included) */
+	const char *text; /* NUL-terminated copy */
+	size_t off, len;  /* byte range in the expression (quotes included) */
 };
 
 struct sd_fparser {
 	const char *expr;
 	struct sdiag_filter_error *err;
 	bool err_set;
-	unsigned flags;		/* SD_FPARSE_* */
+	unsigned flags; /* SD_FPARSE_* */
 };
 
 /* Record an error at [off, off+len) unless one was already recorded; returns -EINVAL. */
@@ -40,6 +40,9 @@ int sd_fparse_group(struct sd_fparser *p, const struct sd_ftok *t, uint32_t *ret
 		    bool *ret_rtnl);
 int sd_fparse_unix_peer(struct sd_fparser *p, const struct sd_ftok *t, const char *glob,
 			struct sd_fnode **ret);
+/* pid/comm/user (kw) with its operator: an SD_F_PROC node (filter_proc.c). */
+int sd_fparse_proc(struct sd_fparser *p, const char *kw, enum sd_fcmp cmp,
+		   const struct sd_ftok *v, struct sd_fnode **ret);
 int sd_fparse_autobound(struct sd_fparser *p, const struct sd_ftok *t, struct sd_fnode **ret);
 
 #endif

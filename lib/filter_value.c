@@ -77,7 +77,8 @@ int sd_fparse_state(struct sd_fparser *p, const struct sd_ftok *t, uint32_t *ret
 	return sd_ferr(p, t->off, t->len,
 		       "unknown state '%s' (established, syn-sent, syn-recv, fin-wait-1, "
 		       "fin-wait-2, time-wait, closed, close-wait, last-ack, listening, closing, "
-		       "bound-inactive, all, connected, synchronized, bucket, big)", t->text);
+		       "bound-inactive, all, connected, synchronized, bucket, big)",
+		       t->text);
 }
 
 /* ---- numbers ------------------------------------------------------------------- */
@@ -189,9 +190,8 @@ int sd_fparse_mark(struct sd_fparser *p, const struct sd_ftok *t, uint32_t *ret_
 	if (slash) {
 		*slash = '\0';
 		if (!parse_u64(slash + 1, &mask) || mask > UINT32_MAX)
-			return sd_ferr(p, t->off + (size_t)(slash - buf) + 1,
-				       strlen(slash + 1), "bad mask '%s' (a 32-bit number)",
-				       slash + 1);
+			return sd_ferr(p, t->off + (size_t)(slash - buf) + 1, strlen(slash + 1),
+				       "bad mask '%s' (a 32-bit number)", slash + 1);
 	}
 	if (!parse_u64(buf, &mark) || mark > UINT32_MAX)
 		return sd_ferr(p, t->off, strlen(buf), "bad mark '%s' (a 32-bit number)", buf);
@@ -257,7 +257,8 @@ int sd_fparse_cgroup(struct sd_fparser *p, const struct sd_ftok *t, uint64_t *re
 	if (!strncmp(t->text, mnt, ml) && (t->text[ml] == '/' || !t->text[ml]))
 		snprintf(path, sizeof(path), "%s", t->text);
 	else
-		snprintf(path, sizeof(path), "%s/%s", mnt, t->text[0] == '/' ? t->text + 1 : t->text);
+		snprintf(path, sizeof(path), "%s/%s", mnt,
+			 t->text[0] == '/' ? t->text + 1 : t->text);
 	if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
 		return sd_ferr(p, t->off, t->len, "cannot find cgroup '%s' (%s)", path,
 			       strerror(errno ? errno : ENOTDIR));
@@ -289,7 +290,8 @@ int sd_fparse_tables(struct sd_fparser *p, const struct sd_ftok *t, uint32_t *re
 		return sd_ferr(p, t->off, t->len,
 			       "unknown socket kind '%s' (tcp, udp, udplite, raw, mptcp, sctp, "
 			       "inet, unix, u_str, u_dgr, u_seq, netlink, packet, vsock, xdp, "
-			       "tipc, smc)", t->text);
+			       "tipc, smc)",
+			       t->text);
 	*ret = m;
 	return 0;
 }
@@ -307,8 +309,8 @@ int sd_fparse_nlproto(struct sd_fparser *p, const struct sd_ftok *t, uint32_t *r
 
 	if (parse_u64(t->text, &v)) {
 		if (v > 31)
-			return sd_ferr(p, t->off, t->len,
-				       "netlink protocol %s out of range (0-31)", t->text);
+			return sd_ferr(p, t->off, t->len, "netlink protocol %s out of range (0-31)",
+				       t->text);
 		*ret = (uint32_t)v;
 		return 0;
 	}
@@ -338,7 +340,8 @@ int sd_fparse_group(struct sd_fparser *p, const struct sd_ftok *t, uint32_t *ret
 
 	if (parse_u64(s, &v)) {
 		if (v < 1 || v > UINT32_MAX)
-			return sd_ferr(p, t->off, t->len, "group %s out of range (1-4294967295)", s);
+			return sd_ferr(p, t->off, t->len, "group %s out of range (1-4294967295)",
+				       s);
 		*ret_group = (uint32_t)v;
 		*ret_rtnl = false;
 		return 0;
@@ -355,7 +358,8 @@ int sd_fparse_group(struct sd_fparser *p, const struct sd_ftok *t, uint32_t *ret
 		}
 	}
 	return sd_ferr(p, t->off, t->len,
-		       "unknown group '%s' (a number, or an rtnetlink group such as link)", t->text);
+		       "unknown group '%s' (a number, or an rtnetlink group such as link)",
+		       t->text);
 }
 
 /* ---- autobound --------------------------------------------------------------------- */

@@ -88,6 +88,38 @@ static void read_comm(int piddir, char comm[16])
 		comm[n - 1] = '\0';
 }
 
+/* The effective uid from the "Uid:" line of /proc/PID/status. The owner of
+ * /proc/PID is not it: a process that changed credentials (every daemon
+ * that drops root) is not dumpable, and its /proc files then belong to root. */
+static bool read_euid(int piddir, uint32_t *ret)
+{
+	char buf[1024], *line, *end;
+	unsigned long real, eff;
+	ssize_t n;
+	int fd;
+
+	fd = openat(piddir, "status", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	line = strstr(buf, "\nUid:");
+	if (!line)
+		return false;
+	errno = 0;
+	real = strtoul(line + 5, &end, 10);
+	if (end == line + 5)
+		return false;
+	eff = strtoul(end, &end, 10);
+	if (errno || eff > UINT32_MAX || real > UINT32_MAX)
+		return false;
+	*ret = (uint32_t)eff;
+	return true;
+}
+
 static int scan_pid(struct sdiag_procmap *m, int procfd, const char *name, int32_t pid)
 {
 	struct sdiag_proc p = { .pid = pid };
@@ -102,7 +134,7 @@ static int scan_pid(struct sdiag_procmap *m, int procfd, const char *name, int32
 	if (piddir < 0)
 		return 0; /* exited */
 	if (fstat(piddir, &st) == 0)
-		p.uid = st.st_uid;
+		p.uid = st.st_uid;	/* unless status says otherwise */
 	fdfd = openat(piddir, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fdfd < 0)
 		goto out; /* exited, or not ours to read */
@@ -125,6 +157,7 @@ static int scan_pid(struct sdiag_procmap *m, int procfd, const char *name, int32
 			continue;
 		if (!have_comm) {
 			read_comm(piddir, p.comm);
+			read_euid(piddir, &p.uid);
 			have_comm = true;
 		}
 		p.fd = atoi(de->d_name);

@@ -42,7 +42,7 @@ struct req {
 };
 
 struct killer {
-	int dfd;		/* destroy socket */
+	int dfd; /* destroy socket */
 	unsigned batch, n;
 	uint32_t seq;
 	struct req *reqs;
@@ -97,8 +97,8 @@ static void add(struct killer *k, uint8_t family, const struct inet_diag_msg *m)
 }
 
 /* Returns the number of socket messages, or -errno. */
-static long dump_family(int fd, struct killer *k, uint8_t family, uint32_t states,
-			uint32_t seq, uint8_t *buf)
+static long dump_family(int fd, struct killer *k, uint8_t family, uint32_t states, uint32_t seq,
+			uint8_t *buf)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 	struct req req;
@@ -190,7 +190,7 @@ int main(int argc, char **argv)
 	if (!buf || !k.reqs)
 		return 1;
 	fd = open_diag(1 << 20);
-	k.dfd = open_diag(8 << 20);	/* room for every reply of a batch */
+	k.dfd = open_diag(8 << 20); /* room for every reply of a batch */
 	(void)setsockopt(k.dfd, SOL_SOCKET, SO_SNDBUFFORCE, &sndbuf, sizeof(sndbuf));
 	for (int f = 0; f < 2; f++) {
 		r = dump_family(fd, &k, f ? AF_INET6 : AF_INET, states, (uint32_t)f + 1, buf);

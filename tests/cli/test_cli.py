@@ -169,6 +169,21 @@ def test_table(p):
           and len(out.splitlines()) == 3, out)
     out = ok_run("-an")
     check("several tables: Netid column", out.splitlines()[0].startswith("Netid State"))
+    n4, n6, n46 = (len(rows_of(ok_run("-tan", *f))) for f in (["-4"], ["-6"], ["-4", "-6"]))
+    check("-4, -6 and both (ss keeps only the last)", (n4, n6, n46) == (3, 1, 4),
+          repr((n4, n6, n46)))
+    nets = {l.split()[0] for l in rows_of(ok_run("-an", "-A", "tcp,udp"))}
+    check("-A tcp,udp: exactly those tables", nets == {"tcp", "udp"}, repr(nets))
+    nets = {l.split()[0] for l in rows_of(ok_run("-an", "-A", "all,!tcp"))}
+    check("-A all,!tcp: no tcp", "tcp" not in nets and "udp" in nets and "u_str" in nets,
+          repr(nets))
+    rows = rows_of(ok_run("-an", "-f", "inet"))
+    check("-f inet: inet tables, IPv4 only", rows and all(r.split()[0] in ("tcp", "udp")
+                                                          and "[" not in r for r in rows),
+          repr(rows))
+    nets = {l.split()[0] for l in rows_of(ok_run("-n"))}
+    check("no options: every table, connected states", {"tcp", "udp", "u_str"} <= nets
+          and "nl" not in nets, repr(nets))
     out = ok_run("-tanH")
     check("-H: no header", len(out.splitlines()) == 4 and "State" not in out)
     out = ok_run("-tanQ")

@@ -19,7 +19,7 @@
 
 struct corpus_entry {
 	char *expr;
-	char *noss;	/* the reason, or NULL when ss can be compared */
+	char *noss; /* the reason, or NULL when ss can be compared */
 };
 
 struct corpus {

@@ -56,7 +56,7 @@ static void check_family(const struct sdiag_filter *f, uint8_t family)
 	int n = sd_filter_bytecode(f, family, &bc);
 
 	if (n < 0)
-		return;		/* ENOMEM */
+		return; /* ENOMEM */
 	if (n > 0 && sd_bc_audit(bc, (size_t)n, true) != 0)
 		abort();
 	for (unsigned i = 0; n > 0 && i < 256; i++) {

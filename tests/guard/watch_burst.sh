@@ -17,7 +17,7 @@ if [ -z "${SOCKDIAG_IN_NETNS:-}" ]; then
 fi
 ip link set lo up
 T=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$T"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$T"' EXIT
 
 run() { # rcvbuf-args...
 	"$SD" watch -u --ndjson "$@" >"$T/events" 2>"$T/err" &

@@ -117,7 +117,7 @@ static int sock_error(int fd)
 struct blocked {
 	pthread_t t;
 	int fd;
-	int op;			/* 0 recv, 1 accept */
+	int op; /* 0 recv, 1 accept */
 	volatile int started;
 	ssize_t ret;
 	int err;
@@ -142,7 +142,7 @@ static void blocked_start(struct blocked *b, int fd, int op)
 	assert_int_equal(pthread_create(&b->t, NULL, blocked_run, b), 0);
 	while (!b->started)
 		usleep(1000);
-	usleep(100 * 1000);	/* let it block in the kernel */
+	usleep(100 * 1000); /* let it block in the kernel */
 }
 
 /* Wait for the call to return (at most 3 s); returns its errno (0 = success). */
@@ -339,7 +339,7 @@ static void test_time_wait(void **state)
 	(void)state;
 	tcp_pair(&p, AF_INET6, "::1");
 	cookie = fd_cookie(p.cfd);
-	close(p.cfd);		/* the side closing first goes to TIME-WAIT */
+	close(p.cfd); /* the side closing first goes to TIME-WAIT */
 	assert_int_equal(recv(p.afd, &ch, 1, 0), 0);
 	close(p.afd);
 	usleep(50 * 1000);
@@ -349,7 +349,7 @@ static void test_time_wait(void **state)
 		const struct sdiag_sock *t;
 
 		collect_tables(&l, T_TCP, 0);
-		t = find_cookie(&l, cookie);	/* TIME-WAIT keeps the cookie */
+		t = find_cookie(&l, cookie); /* TIME-WAIT keeps the cookie */
 		assert_non_null(t);
 		assert_int_equal(t->state, SDIAG_SS_TIME_WAIT);
 		s = sdiag_sock_dup(t);
@@ -487,7 +487,8 @@ static void reuseport_group(bool tcp)
 	fds[0] = tcp ? reuseport_listener(0) : udp_bound(AF_INET, "127.0.0.1", 0, true);
 	port = fd_port(fds[0]);
 	for (int i = 1; i < 8; i++)
-		fds[i] = tcp ? reuseport_listener(port) : udp_bound(AF_INET, "127.0.0.1", port, true);
+		fds[i] = tcp ? reuseport_listener(port) :
+			       udp_bound(AF_INET, "127.0.0.1", port, true);
 	for (int i = 0; i < 8; i++)
 		recs[i] = record_of(fds[i], tcp ? T_TCP : T_UDP);
 
@@ -553,15 +554,16 @@ static void test_unsupported_families(void **state)
 	res = calloc(l.n + 1, sizeof(*res));
 	errs = calloc(l.n + 1, sizeof(*errs));
 	assert_int_equal(sdiag_open(&h), 0);
-	assert_int_equal(sdiag_destroy(h, (const struct sdiag_sock *const *)l.socks, l.n, res, errs),
-			 0);
+	assert_int_equal(
+		sdiag_destroy(h, (const struct sdiag_sock *const *)l.socks, l.n, res, errs), 0);
 	sdiag_close(h);
 	for (size_t i = 0; i < l.n; i++) {
 		assert_false(sdiag_destroyable(l.socks[i]));
 		assert_int_equal(res[i], SDIAG_UNSUPPORTED);
 		assert_int_equal(errs[i], -EOPNOTSUPP);
 		if (l.socks[i]->cookie == fd_cookie(sv[0]) || l.socks[i]->cookie == fd_cookie(nl) ||
-		    l.socks[i]->cookie == fd_cookie(pk) || (ml >= 0 && l.socks[i]->cookie == fd_cookie(ml)))
+		    l.socks[i]->cookie == fd_cookie(pk) ||
+		    (ml >= 0 && l.socks[i]->cookie == fd_cookie(ml)))
 			mine++;
 	}
 	assert_int_equal(mine, ml >= 0 ? 4 : 3);
@@ -665,7 +667,8 @@ static void test_batches(void **state)
 	(void)state;
 	raise_nofile();
 	for (int i = 0; i < N; i++)
-		fds[i] = udp_bound(i % 2 ? AF_INET6 : AF_INET, i % 2 ? "::1" : "127.0.0.1", 0, false);
+		fds[i] = udp_bound(i % 2 ? AF_INET6 : AF_INET, i % 2 ? "::1" : "127.0.0.1", 0,
+				   false);
 	collect_tables(&l, T_UDP, 0);
 	for (int i = 0; i < N; i++) {
 		const struct sdiag_sock *s = find_cookie(&l, fd_cookie(fds[i]));
@@ -775,8 +778,8 @@ static void test_kill_concurrent_close(void **state)
 	assert_non_null(find_cookie(&l, fd_cookie(lfd)));
 	assert_int_equal(sock_error(lfd), 0);
 	sdiag_sock_list_free(&l);
-	fprintf(stderr, "# kill: destroyed %d, gone %d, reported %zu\n",
-		k.counts[SDIAG_DESTROYED], k.counts[SDIAG_GONE], k.n);
+	fprintf(stderr, "# kill: destroyed %d, gone %d, reported %zu\n", k.counts[SDIAG_DESTROYED],
+		k.counts[SDIAG_GONE], k.n);
 	for (int i = 0; i < N; i++) {
 		if (cfd[i] >= 0)
 			close(cfd[i]);

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <linux/filter.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <linux/netlink.h>
@@ -50,6 +51,19 @@ static const struct sdiag_sock *must_find(const struct sdiag_sock_list *l, int f
 	assert_true(s->has & SDIAG_HAS_INODE);
 	assert_int_equal(s->inode, fd_inode(fd));
 	return s;
+}
+
+/* SK_MEMINFO came (SDIAG_SHOW_MEM) and its buffer sizes are the socket's. */
+static void assert_skmem(const struct sdiag_sock *s, int fd)
+{
+	int rcvbuf, sndbuf;
+	socklen_t len = sizeof(int);
+
+	assert_int_equal(getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &len), 0);
+	assert_int_equal(getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &len), 0);
+	assert_true(s->has & SDIAG_HAS_SKMEMINFO);
+	assert_int_equal(s->skmem[SDIAG_SKMEM_RCVBUF], rcvbuf);
+	assert_int_equal(s->skmem[SDIAG_SKMEM_SNDBUF], sndbuf);
 }
 
 /* ---- unix ------------------------------------------------------------------ */
@@ -118,13 +132,15 @@ static void test_unix_stream(void **state)
 	s = must_find(&l, cfd);
 	assert_int_equal(s->state, SDIAG_SS_ESTABLISHED);
 	assert_false((s->has & SDIAG_HAS_NAME) && s->un.name_len > 0);
+	assert_false(s->has & SDIAG_HAS_SKMEMINFO);
 	sdiag_sock_list_free(&l);
 
 	afd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 	assert_true(afd >= 0);
 	assert_int_equal(send(cfd, "hello", 5, 0), 5);
-	collect_tables(&l, SDIAG_TABLE_BIT(SDIAG_T_UNIX_STREAM), 0);
+	collect_tables(&l, SDIAG_TABLE_BIT(SDIAG_T_UNIX_STREAM), SDIAG_SHOW_MEM);
 	s = must_find(&l, cfd);
+	assert_skmem(s, cfd);
 	assert_true(s->has & SDIAG_HAS_PEER);
 	assert_int_equal(s->un.peer, fd_inode(afd));
 	s = must_find(&l, afd);
@@ -302,6 +318,7 @@ static void test_netlink_route_groups(void **state)
 	assert_true(s->has & SDIAG_HAS_NL_FLAGS);
 	assert_true(s->nl.flags & 0x8); /* NDIAG_FLAG_NO_ENOBUFS */
 	assert_string_equal(sdiag_netlink_proto_name(s->protocol), "route");
+	assert_skmem(s, fd);
 	sdiag_sock_list_free(&l);
 	close(fd);
 }
@@ -416,9 +433,16 @@ static void test_packet(void **state)
 				   .tp_frame_size = 2048, .tp_frame_nr = 4 };
 	struct packet_mreq mr = { .mr_ifindex = (int)lo, .mr_type = PACKET_MR_PROMISC };
 	int all, ip, fan, fanout = 77 | PACKET_FANOUT_HASH << 16;
+	/* ldh [12]; jeq #0x800, accept, drop; ret #0xffff; ret #0 */
+	struct sock_filter prog[] = {
+		{ 0x28, 0, 0, 12 }, { 0x15, 0, 1, ETH_P_IP }, { 0x06, 0, 0, 0xffff },
+		{ 0x06, 0, 0, 0 },
+	};
+	struct sock_fprog fprog = { .len = sizeof(prog) / sizeof(prog[0]), .filter = prog };
 
 	(void)state;
 	all = packet_socket(SOCK_RAW, ETH_P_ALL, NULL);
+	assert_int_equal(setsockopt(all, SOL_SOCKET, SO_ATTACH_FILTER, &fprog, sizeof(fprog)), 0);
 	ip = packet_socket(SOCK_DGRAM, ETH_P_IP, "lo");
 	assert_int_equal(setsockopt(ip, SOL_PACKET, PACKET_RX_RING, &req, sizeof(req)), 0);
 	assert_int_equal(setsockopt(ip, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr, sizeof(mr)), 0);
@@ -437,6 +461,7 @@ static void test_packet(void **state)
 	assert_int_equal(s->uid, getuid());
 	assert_false(s->has & SDIAG_HAS_FANOUT);
 	assert_false(s->has & SDIAG_HAS_RX_RING);
+	assert_skmem(s, all);
 
 	s = must_find(&l, ip);
 	assert_int_equal(s->table, SDIAG_T_PACKET_DGRAM);
@@ -459,6 +484,12 @@ static void test_packet(void **state)
 	assert_int_equal(s->pkt.ethertype, ETH_P_IPV6);
 	assert_true(s->has & SDIAG_HAS_FANOUT);
 	assert_int_equal(s->pkt.fanout, (uint32_t)fanout);
+	assert_false(s->has & SDIAG_HAS_FILTER);
+	/* The classic BPF program, instruction for instruction (root sees it). */
+	s = must_find(&l, all);
+	assert_true(s->has & SDIAG_HAS_FILTER);
+	assert_int_equal(s->pkt.n_filter, sizeof(prog) / sizeof(prog[0]));
+	assert_memory_equal(s->pkt.filter, prog, sizeof(prog));
 	sdiag_sock_list_free(&l);
 
 	collect_tables(&l, SDIAG_TABLE_BIT(SDIAG_T_PACKET_RAW), 0);

@@ -30,6 +30,8 @@ ss quirks normalised here (iproute2 6.1; each is ss's, not the kernel's):
      device as "*".
   Q11 when the selection leaves a single state (udp without -a: ESTAB), ss
      drops the State column; the state is then the one selected.
+  Q12 ss -e prints "uid:N" only for a uid other than 0 (and TIME-WAIT and
+     request sockets have uid 0 in the kernel's reply).
 """
 import ipaddress
 import json
@@ -59,6 +61,7 @@ def fail(msg):
 class Population:
     def __init__(self, tmpdir):
         self.keep = []
+        self.child = None
         self.tmp = tmpdir
         self.expect = {"tcp": 0, "udp": 0, "unix": 0, "netlink": 0, "packet": 0}
 
@@ -116,6 +119,21 @@ class Population:
             fail("SYN-SENT socket: unexpected connect result")
         self.add("tcp", c1, c2)
         del full
+
+    def other_user(self, uid=4321):
+        """A tcp listener and a udp socket owned by uid, held by a child."""
+        code = ("import os, socket, sys\n"
+                "os.setresgid(%d, %d, %d); os.setresuid(%d, %d, %d)\n"
+                "t = socket.socket(); t.bind(('127.0.0.1', 5100)); t.listen(1)\n"
+                "u = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM); u.bind(('::1', 6100))\n"
+                "print('ready', flush=True); sys.stdin.read()\n") % ((uid,) * 6)
+        child = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, text=True)
+        if child.stdout.readline().strip() != "ready":
+            fail("the uid %d child did not start" % uid)
+        self.child = child
+        self.expect["tcp"] += 1
+        self.expect["udp"] += 1
 
     def udp(self):
         def bound(fam, addr, port):
@@ -268,7 +286,8 @@ def inet_ss(rows, implied_state=None):
         la, dev, lp = split_ss_ep(local)
         pa, _, pp = split_ss_ep(peer)
         ino = int(extra(t[5:], "ino:", "0"))  # Q3
-        keys.append((state, la, lp, dev, pa, pp, ino, int(t[1]), int(t[2])))
+        uid = int(extra(t[5:], "uid:", "0"))  # Q12
+        keys.append((state, la, lp, dev, pa, pp, ino, int(t[1]), int(t[2]), uid))
     return keys
 
 
@@ -279,7 +298,8 @@ def inet_sd(recs):
                      canon_addr(need(r, "local", "addr")), need(r, "local", "port"),
                      r.get("ifname"),
                      canon_addr(need(r, "peer", "addr")), need(r, "peer", "port"),
-                     r.get("inode", 0), need(r, "recv_q"), need(r, "send_q")))
+                     r.get("inode", 0), need(r, "recv_q"), need(r, "send_q"),
+                     r.get("uid", 0)))
     return keys
 
 
@@ -423,11 +443,14 @@ def main():
         pop.unix()
         pop.netlink()
         pop.packet()
+        pop.other_user()
         time.sleep(0.05)  # let the SYN-SENT socket send its first SYN
         ok = True
         for name, ss_args, sd_args, ss_fn, sd_fn, minimum in cases(pop):
             ok &= compare(name, ss_fn(ss_rows(ss_args)), sd_fn(sd_records(sockdiag, sd_args)),
                           minimum)
+        pop.child.stdin.close()
+        pop.child.wait()
     return 0 if ok else 1
 
 

@@ -60,10 +60,11 @@ static void expect_bc(const char *expr, uint8_t family, const uint8_t *want, siz
 }
 
 /* Little-endian helpers to spell programs: OP(code, yes, no), PORT(p). */
-#define OP(c, y, n) (c), (y), (uint8_t)((n) & 0xff), (uint8_t)((n) >> 8)
-#define PORT(p) 0, 0, (uint8_t)((p) & 0xff), (uint8_t)((p) >> 8)
-#define U32(v) (uint8_t)((v) & 0xff), (uint8_t)(((v) >> 8) & 0xff), \
-	(uint8_t)(((v) >> 16) & 0xff), (uint8_t)((v) >> 24)
+#define OP(c, y, n) (c), (y), (uint8_t)((n)&0xff), (uint8_t)((n) >> 8)
+#define PORT(p) 0, 0, (uint8_t)((p)&0xff), (uint8_t)((p) >> 8)
+#define U32(v)                                                                                     \
+	(uint8_t)((v)&0xff), (uint8_t)(((v) >> 8) & 0xff), (uint8_t)(((v) >> 16) & 0xff),          \
+		(uint8_t)((v) >> 24)
 
 enum { NOP, JMP, S_GE, S_LE, D_GE, D_LE, AUTO, S_COND, D_COND, DEV, MARK, S_EQ, D_EQ, CGROUP };
 
@@ -73,23 +74,43 @@ static void test_known_programs(void **state)
 	const uint8_t not_seq[] = { OP(S_EQ, 8, 12), PORT(5000), OP(JMP, 4, 8) };
 	const uint8_t reject[] = { OP(JMP, 4, 8) };
 	/* A or B: A, then JMP over B; A's failure lands on B. */
-	const uint8_t or[] = { OP(S_EQ, 8, 12), PORT(22), OP(JMP, 4, 12), OP(S_EQ, 8, 12),
-			       PORT(80) };
+	const uint8_t or
+		[] = { OP(S_EQ, 8, 12), PORT(22), OP(JMP, 4, 12), OP(S_EQ, 8, 12), PORT(80) };
 	/* A and B: A's failure is relocated past B. */
 	const uint8_t and[] = { OP(S_EQ, 8, 20), PORT(22), OP(D_GE, 8, 12), PORT(1024) };
 	const uint8_t lt[] = { OP(S_GE, 8, 12), PORT(1024), OP(JMP, 4, 8) };
 	const uint8_t gt[] = { OP(D_LE, 8, 12), PORT(1024), OP(JMP, 4, 8) };
 	const uint8_t host4[] = { OP(D_COND, 16, 20), 2, 8, 0, 0, U32(80), 10, 0, 0, 0 };
-	const uint8_t host6[] = { OP(S_COND, 28, 32), 10, 128, 0, 0, U32(0xffffffffu),
-				  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 };
+	const uint8_t host6[] = { OP(S_COND, 28, 32),
+				  10,
+				  128,
+				  0,
+				  0,
+				  U32(0xffffffffu),
+				  0,
+				  0,
+				  0,
+				  0,
+				  0,
+				  0,
+				  0,
+				  0,
+				  0,
+				  0,
+				  0,
+				  0,
+				  0,
+				  0,
+				  0,
+				  1 };
 	const uint8_t anyport[] = { OP(S_COND, 12, 16), 0, 0, 0, 0, U32(22) };
 	const uint8_t dev[] = { OP(DEV, 8, 20), U32(1), OP(S_EQ, 8, 12), PORT(5000) };
 	const uint8_t mark[] = { OP(MARK, 12, 16), U32(0x10), U32(0xff) };
 	const uint8_t ne[] = { OP(S_EQ, 8, 12), PORT(5000), OP(JMP, 4, 8) };
 	/* (sport 1 or sport 2) and dport 3: the or's rejects move past the and */
 	const uint8_t notnot[] = { OP(S_GE, 8, 12), PORT(5001), OP(JMP, 4, 8), OP(JMP, 4, 8) };
-	const uint8_t prec[] = { OP(S_EQ, 8, 12), PORT(1), OP(JMP, 4, 12), OP(S_EQ, 8, 20),
-				 PORT(2), OP(D_EQ, 8, 12), PORT(3) };
+	const uint8_t prec[] = { OP(S_EQ, 8, 12), PORT(1),	   OP(JMP, 4, 12), OP(S_EQ, 8, 20),
+				 PORT(2),	  OP(D_EQ, 8, 12), PORT(3) };
 
 	(void)state;
 	expect_bc("sport >= :5001", AF_INET, sge, sizeof(sge));
@@ -132,7 +153,8 @@ static void test_audit_rejects(void **state)
 	const uint8_t unknown[] = { OP(99, 4, 8) };
 	const uint8_t short_yes[] = { OP(S_GE, 4, 12), PORT(1) };
 	const uint8_t odd[] = { OP(JMP, 4, 6) };
-	const uint8_t mid_op[] = { OP(JMP, 4, 8), OP(S_GE, 8, 12), PORT(1) }; /* lands on the port */
+	const uint8_t mid_op[] = { OP(JMP, 4, 8), OP(S_GE, 8, 12),
+				   PORT(1) }; /* lands on the port */
 	const uint8_t v4_33[] = { OP(S_COND, 16, 20), 2, 33, 0, 0, U32(0), 1, 2, 3, 4 };
 	const uint8_t mark[] = { OP(MARK, 12, 16), U32(1), U32(1) };
 
@@ -161,8 +183,7 @@ static int count_cb(const struct nlmsghdr *nlh, void *data)
 }
 
 /* Send one inet dump with this program; the kernel audits it first. */
-static int kernel_dump(struct sd_nl *nl, uint8_t family, uint16_t proto, const void *bc,
-		       size_t len)
+static int kernel_dump(struct sd_nl *nl, uint8_t family, uint16_t proto, const void *bc, size_t len)
 {
 	struct sd_req req = {
 		.family = family,
@@ -187,7 +208,7 @@ static void test_kernel_accepts_corpus(void **state)
 
 	(void)state;
 	if (unshare(CLONE_NEWNET) < 0)
-		skip();	/* needs CAP_SYS_ADMIN */
+		skip(); /* needs CAP_SYS_ADMIN */
 	assert_int_equal(sd_nl_open(&nl), 0);
 	/* The control: the kernel does reject a malformed program. */
 	assert_int_equal(kernel_dump(nl, AF_INET, IPPROTO_TCP, bad, sizeof(bad)), -EINVAL);
@@ -257,10 +278,11 @@ static void random_record(struct sdiag_sock *s, unsigned *seed)
 {
 	static const char *const v4[] = { "127.0.0.1", "127.0.0.2", "0.0.0.0", "10.1.2.3",
 					  "192.168.1.9" };
-	static const char *const v6[] = { "::1", "::", "::ffff:127.0.0.1", "2001:db8::1",
-					  "::ffff:10.1.2.3", "fe80::1" };
-	static const uint16_t ports[] = { 0, 22, 53, 80, 1024, 5000, 5001, 5002, 5003, 5004,
-					  5005, 5353, 6000, 32768, 40000, 60999, 65535 };
+	static const char *const v6[] = {
+		"::1", "::", "::ffff:127.0.0.1", "2001:db8::1", "::ffff:10.1.2.3", "fe80::1"
+	};
+	static const uint16_t ports[] = { 0,	22,   53,   80,	  1024,	 5000,	5001,  5002, 5003,
+					  5004, 5005, 5353, 6000, 32768, 40000, 60999, 65535 };
 	bool six = rand_r(seed) & 1;
 
 	memset(s, 0, sizeof(*s));
@@ -279,7 +301,7 @@ static void random_record(struct sdiag_sock *s, unsigned *seed)
 	s->inet.ifindex = (uint32_t)(rand_r(seed) % 3);
 	s->has = SDIAG_HAS_COOKIE;
 	s->cookie = (uint64_t)rand_r(seed);
-	if (rand_r(seed) % 4) {	/* a full socket */
+	if (rand_r(seed) % 4) { /* a full socket */
 		s->has |= SDIAG_HAS_UID | SDIAG_HAS_INODE | SDIAG_HAS_MARK | SDIAG_HAS_CGROUP;
 		s->uid = rand_r(seed) & 1 ? 0 : 1000;
 		s->inode = (uint64_t)rand_r(seed);

@@ -359,10 +359,13 @@ static void test_states_match(void **state)
 static void test_other_predicates(void **state)
 {
 	static const uint8_t path[] = "/run/foo.sock";
-	static const uint8_t auto_name[] = "\0" "1f2e3";
-	static const uint8_t abstract[] = "\0" "my-service";
+	static const uint8_t auto_name[] = "\0"
+					   "1f2e3";
+	static const uint8_t abstract[] = "\0"
+					  "my-service";
 	static const uint32_t groups[2] = { 1U << 0, 1U << 1 }; /* groups 1 and 34 */
-	struct sdiag_sock un = { .table = SDIAG_T_UNIX_STREAM, .family = AF_UNIX,
+	struct sdiag_sock un = { .table = SDIAG_T_UNIX_STREAM,
+				 .family = AF_UNIX,
 				 .state = SDIAG_SS_LISTEN };
 	struct sdiag_sock nl = { .table = SDIAG_T_NETLINK, .family = AF_NETLINK, .protocol = 0 };
 	struct sdiag_sock t = tcp("127.0.0.1", 5000, "127.0.0.1", 40000, SDIAG_SS_ESTABLISHED);
@@ -380,7 +383,7 @@ static void test_other_predicates(void **state)
 	assert_true(matches("proto unix and proto u_str", &un));
 	assert_false(matches("proto u_dgr", &un));
 	assert_true(matches("inode 77", &un));
-	assert_false(matches("uid 0", &un));	/* no uid reported: no match */
+	assert_false(matches("uid 0", &un)); /* no uid reported: no match */
 	assert_false(matches("autobound", &un));
 	un.un.name = auto_name;
 	un.un.name_len = sizeof(auto_name) - 1;
@@ -391,7 +394,7 @@ static void test_other_predicates(void **state)
 	assert_false(matches("autobound", &un));
 	assert_true(matches("src @my-*", &un));
 
-	nl.nl.portid = 0xfffff000;	/* negative: kernel-assigned */
+	nl.nl.portid = 0xfffff000; /* negative: kernel-assigned */
 	nl.nl.groups = groups;
 	nl.nl.n_group_words = 2;
 	assert_true(matches("netlink-proto route", &nl));
@@ -399,7 +402,7 @@ static void test_other_predicates(void **state)
 	assert_false(matches("netlink-proto generic", &nl));
 	assert_true(matches("group 1 and group 34", &nl));
 	assert_false(matches("group 2", &nl));
-	assert_true(matches("group link", &nl));	/* RTNLGRP_LINK = 1 */
+	assert_true(matches("group link", &nl)); /* RTNLGRP_LINK = 1 */
 	assert_true(matches("autobound", &nl));
 	assert_true(matches("src netlink:route", &nl));
 	assert_false(matches("src netlink:route:kernel", &nl));
@@ -410,7 +413,7 @@ static void test_other_predicates(void **state)
 	assert_true(matches("cookie 0x1234 and inode 4242", &t));
 	assert_true(matches("proto tcp and not proto udp", &t));
 	assert_true(matches("proto inet", &t));
-	assert_false(matches("dev lo", &t));	/* not bound to a device */
+	assert_false(matches("dev lo", &t)); /* not bound to a device */
 	assert_true(matches("dev != lo", &t));
 	t.inet.ifindex = 1;
 	assert_true(matches("dev lo and dev 1", &t));
@@ -465,7 +468,8 @@ static void test_filter_states(void **state)
 	assert_int_equal(states_of("not ( state listening or state closed )"),
 			 SDIAG_STATES_ALL & ~(SB(LISTEN) | SB(CLOSE)));
 	assert_int_equal(states_of("state bucket"), SB(SYN_RECV) | SB(TIME_WAIT));
-	assert_int_equal(states_of("state connected"), SDIAG_STATES_ALL & ~(SB(LISTEN) | SB(CLOSE)));
+	assert_int_equal(states_of("state connected"),
+			 SDIAG_STATES_ALL & ~(SB(LISTEN) | SB(CLOSE)));
 }
 
 static bool excludes(const char *expr, enum sdiag_table t)

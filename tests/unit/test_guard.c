@@ -103,6 +103,41 @@ static void config_errors(void **state)
 	}
 }
 
+/* Repeated list keys add up (tcp-states too, past its first line); uids are
+ * decimal; a token too long for its buffer is refused, not cut short. */
+static void config_lists(void **state)
+{
+	const char *text = "tcp-states = established\n"
+			   "tcp-states = time-wait\n"
+			   "exempt-uid = 010 0x10\n";
+	struct guard_config c;
+	char err[256] = "", longuid[64];
+
+	(void)state;
+	assert_int_equal(guard_config_parse(&c, text, "/", err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "line 3: exempt-uid: '0x10' is not a uid or uid range (A-B)");
+	guard_config_fini(&c);
+	assert_int_equal(guard_config_parse(&c, "tcp-states = established\n"
+						"tcp-states = time-wait\nexempt-uid = 010\n",
+					    "/", err, sizeof(err)), 0);
+	assert_int_equal(c.tcp_states, SDIAG_STATE_BIT(SDIAG_SS_ESTABLISHED) |
+					       SDIAG_STATE_BIT(SDIAG_SS_TIME_WAIT));
+	assert_int_equal(c.n_exempt_uids, 1);
+	assert_int_equal(c.exempt_uids[0].lo, 10);
+	guard_config_fini(&c);
+	/* 40 zeros and a 5: cut to 31 characters it would read as uid 0. */
+	snprintf(longuid, sizeof(longuid), "exempt-uid = %040d5\n", 0);
+	assert_int_equal(guard_config_parse(&c, longuid, "/", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "line 1: exempt-uid:"));
+	guard_config_fini(&c);
+	/* Nothing left to destroy is refused, with no line to blame. */
+	assert_int_equal(guard_config_parse(&c, "tcp-states = ,\nudp-connected = no\n", "/",
+					    err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "configuration destroys nothing: no tcp-states and "
+				 "udp-connected = no");
+	guard_config_fini(&c);
+}
+
 /* ---- policy ----------------------------------------------------------------------------- */
 
 static struct sdiag_sock tcp(const char *src, const char *dst, enum sdiag_state st)
@@ -178,6 +213,20 @@ static void policy_addr_removed(void **state)
 		struct guard_addr moved = addr(3, "10.0.0.2");
 
 		assert_int_equal(guard_table_add_addr(&t, &moved), 0);
+		s = tcp("10.0.0.2", "10.0.0.1", SDIAG_SS_ESTABLISHED);
+		assert_int_equal(decide_removed(&c, &t, &gone, &s), GUARD_KEEP_STILL_ASSIGNED);
+	}
+	guard_table_fini(&t);
+	/* The same address twice on one link (/24 and /16): removing one
+	 * leaves the other, and the socket keeps working. */
+	{
+		struct guard_addr wide = addr(2, "10.0.0.2");
+
+		wide.prefixlen = 16;
+		assert_int_equal(guard_table_add_addr(&t, &gone), 0);
+		assert_int_equal(guard_table_add_addr(&t, &wide), 0);
+		assert_true(guard_table_del_addr(&t, &gone));
+		assert_int_equal(t.n_addrs, 1);
 		s = tcp("10.0.0.2", "10.0.0.1", SDIAG_SS_ESTABLISHED);
 		assert_int_equal(decide_removed(&c, &t, &gone, &s), GUARD_KEEP_STILL_ASSIGNED);
 	}
@@ -279,7 +328,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(config_defaults),   cmocka_unit_test(config_full),
-		cmocka_unit_test(config_errors),     cmocka_unit_test(policy_addr_removed),
+		cmocka_unit_test(config_errors),     cmocka_unit_test(config_lists),
+		cmocka_unit_test(policy_addr_removed),
 		cmocka_unit_test(policy_link_local), cmocka_unit_test(policy_link_down),
 		cmocka_unit_test(policy_exemptions),
 	};

@@ -1,0 +1,203 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# bench/guard/run.sh — the guard benchmark (issue 6, "Performance").
+#
+#   bench/guard/run.sh [-r RUNS] [-n N] [-e EHASH] [-o REPORT.md]
+#
+# Event-to-last-destroy latency when an address carrying N (default 10000)
+# established TCP connections is removed, against the batched destroy floor
+# for the same sockets. Two private namespaces joined by a veth pair: a server
+# (bench/guard/manyconn server) in A on 8 ports, N clients from one address in
+# B (manyconn client, which also timestamps the moment the last of its sockets
+# reports the error). Each run builds the N connections afresh, then either
+#   guard: `sockdiag guard -N B` is running; `ip -n B addr del` removes the
+#          address. Reported: the guard's own time from the event's arrival to
+#          the last destroy (its log line, "in X ms"), and end to end from
+#          just before `ip` starts to the moment the last client saw its
+#          socket gone (CLOCK_REALTIME both), or
+#   floor: bench/kill/rawkill in B (dump + batched SOCK_DESTROY, nothing
+#          decoded) destroys the same sockets. Reported: its wall time, and
+#          end to end from just before it starts to the last client's error.
+# Guard, rawkill and the clients run in sessions (autogroups) of their own at
+# nice -20, as the other benchmarks on this shared machine do.
+#
+# -e EHASH: give A and B TCP and UDP hash tables of their own with EHASH
+# buckets (net.ipv4.tcp_child_ehash_entries, set in an outer private
+# namespace that creates them), so the dumps do not walk the sockets of every
+# other namespace on the machine. Default 0: the host's shared tables, as a
+# guard of the host's own namespace sees them.
+#
+# Environment: BUILD (default build-guarddoc), SOCKDIAG, CC (default cc).
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+BUILD=${BUILD:-$ROOT/build-guarddoc}
+SOCKDIAG=${SOCKDIAG:-$BUILD/cli/sockdiag}
+RUNS=7 N=10000 EHASH=0 OUT=
+NPORTS=8
+
+while getopts "r:n:e:o:" opt; do
+	case $opt in
+	r) RUNS=$OPTARG ;;
+	n) N=$OPTARG ;;
+	e) EHASH=$OPTARG ;;
+	o) OUT=$OPTARG ;;
+	*) echo "usage: run.sh [-r RUNS] [-n N] [-e EHASH] [-o REPORT.md]" >&2; exit 2 ;;
+	esac
+done
+[ "$(id -u)" = 0 ] || { echo "guard/run.sh: needs root (network namespaces)" >&2; exit 1; }
+[ -x "$SOCKDIAG" ] || { echo "guard/run.sh: no $SOCKDIAG (build it first)" >&2; exit 1; }
+
+# With -e, run everything from an outer private namespace whose child hash
+# sizes A and B inherit; nothing of the host's is changed.
+if [ "$EHASH" != 0 ] && [ -z "${GUARD_BENCH_OUTER:-}" ]; then
+	exec env GUARD_BENCH_OUTER=1 unshare -n "$0" "$@"
+fi
+if [ -n "${GUARD_BENCH_OUTER:-}" ]; then
+	sysctl -qw net.ipv4.tcp_child_ehash_entries="$EHASH"
+	sysctl -qw net.ipv4.udp_child_hash_entries="$EHASH" 2>/dev/null || true
+fi
+
+T=$(mktemp -d)
+A=sdgb$$a
+B=sdgb$$b
+PIDS=()
+cleanup() {
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	ip netns del "$A" 2>/dev/null || true
+	ip netns del "$B" 2>/dev/null || true
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+CC=${CC:-cc}
+"$CC" -O2 -o "$T/manyconn" "$HERE/manyconn.c"
+"$CC" -O2 -o "$T/rawkill" "$ROOT/bench/kill/rawkill.c"
+MC=$T/manyconn
+
+wait_for() { # FILE PATTERN TENTHS
+	local i
+	for ((i = 0; i < $3; i++)); do
+		grep -q -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "guard/run.sh: timed out waiting for '$2' in $1:" >&2
+	cat "$1" >&2
+	exit 1
+}
+
+ip netns add "$A"
+ip netns add "$B"
+ip link add va netns "$A" type veth peer name vb netns "$B"
+ip -n "$A" link set lo up
+ip -n "$B" link set lo up
+ip -n "$A" addr add 10.20.0.1/16 dev va
+ip -n "$A" link set va up
+ip -n "$B" link set vb up
+ip netns exec "$A" "$MC" server 10.20.0.1 7000 $NPORTS >"$T/server" &
+PIDS+=($!)
+wait_for "$T/server" listening 50
+
+# connect RUN: the address back on vb, N fresh connections from it.
+connect() {
+	# The resets of sockets destroyed after their address went could not be
+	# sent, so the server's ends are still there, holding the 4-tuples the
+	# new connections need: clear them first (untimed).
+	ip netns exec "$A" "$T/rawkill" -q
+	ip -n "$B" addr add 10.20.0.2/16 dev vb 2>/dev/null || true
+	ip netns exec "$B" "$MC" run -p -20 "$MC" client 10.20.0.2 10.20.0.1 7000 $NPORTS "$N" \
+		>"$T/client.$1" 2>&1 &
+	CLIENT=$!
+	PIDS+=($CLIENT)
+	wait_for "$T/client.$1" "^ready $N" 600
+	# The server accepts asynchronously; let it catch up.
+	sleep 1
+}
+
+field() { sed -n "s/.*$2=\([0-9.]*\).*/\1/p" "$1" | head -n 1; }
+ms() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (a - b) * 1000 }'; }
+
+run_guard() {
+	local r=$1 log=$T/guard.$r start last logts indaemon line
+	ip netns exec "$B" true # warm the page cache for ip
+	"$MC" run -p -20 "$SOCKDIAG" guard -N "$B" >"$T/guardrun.$r" 2>"$log" &
+	local gp=$!
+	PIDS+=($gp)
+	wait_for "$log" started 100
+	"$MC" run ip -n "$B" addr del 10.20.0.2/16 dev vb >"$T/ip.$r"
+	wait_for "$T/client.$r" "^closed" 600
+	wait_for "$log" "removed from vb: destroyed" 100
+	kill "$gp"
+	wait "$CLIENT" "$gp" 2>/dev/null || true
+	line=$(grep "removed from vb: destroyed" "$log" | head -n 1)
+	grep -q "destroyed $N sockets" <<<"$line" || { echo "guard/run.sh: $line" >&2; exit 1; }
+	start=$(field "$T/ip.$r" start)
+	last=$(field "$T/client.$r" last)
+	# "2026-12-03T06:37:19.753Z": the log's millisecond wall clock.
+	logts=$(date -d "$(cut -d' ' -f1 <<<"$line")" +%s.%N)
+	indaemon=$(sed -n 's/.* in \([0-9.]*\) ms$/\1/p' <<<"$line")
+	echo "$indaemon $(ms "$last" "$start") $(ms "$logts" "$start")" >>"$T/guard.results"
+	echo "guard run $r: in daemon $indaemon ms; ip→last owner $(ms "$last" "$start") ms;" \
+		"ip→log line $(ms "$logts" "$start") ms" >&2
+}
+
+run_floor() {
+	local r=$1 start last wall
+	ip netns exec "$B" "$MC" run -p -20 "$T/rawkill" >"$T/floor.$r"
+	wait_for "$T/client.$r" "^closed" 600
+	wait "$CLIENT" 2>/dev/null || true
+	grep -q "destroyed $N failed 0" "$T/floor.$r" ||
+		{ echo "guard/run.sh: rawkill: $(cat "$T/floor.$r")" >&2; exit 1; }
+	start=$(field "$T/floor.$r" start)
+	wall=$(field "$T/floor.$r" wall)
+	last=$(field "$T/client.$r" last)
+	echo "$(awk -v w="$wall" 'BEGIN { printf "%.2f", w * 1000 }') $(ms "$last" "$start")" \
+		>>"$T/floor.results"
+	echo "floor run $r: rawkill $(awk -v w="$wall" 'BEGIN { printf "%.2f", w * 1000 }') ms;" \
+		"start→last owner $(ms "$last" "$start") ms" >&2
+}
+
+for ((r = 1; r <= RUNS; r++)); do
+	connect "g$r"
+	run_guard "g$r"
+	connect "f$r"
+	run_floor "f$r"
+done
+
+# stats FILE COLUMN: "min median" of a column.
+stats() {
+	awk -v c="$2" '{ print $c }' "$1" | sort -g |
+		awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
+			printf "%.2f %.2f", v[1], m }'
+}
+read -r g_min g_med <<<"$(stats "$T/guard.results" 1)"
+read -r ge_min ge_med <<<"$(stats "$T/guard.results" 2)"
+read -r gl_min gl_med <<<"$(stats "$T/guard.results" 3)"
+read -r f_min f_med <<<"$(stats "$T/floor.results" 1)"
+read -r fe_min fe_med <<<"$(stats "$T/floor.results" 2)"
+target=$(awk -v f="$f_med" 'BEGIN { printf "%.2f", 1.2 * f + 5 }')
+target_e=$(awk -v f="$fe_med" 'BEGIN { printf "%.2f", 1.2 * f + 5 }')
+hash="the host's shared TCP/UDP hash tables ($(cat /proc/sys/net/ipv4/tcp_ehash_entries 2>/dev/null || echo ?) buckets)"
+[ "$EHASH" != 0 ] && hash="private hash tables of $EHASH buckets (tcp_child_ehash_entries)"
+report() {
+	cat <<EOF
+$N established TCP connections from one address, $RUNS runs each, $hash;
+load average at the end: $(cut -d' ' -f1-3 /proc/loadavg). Milliseconds, min / median.
+
+| | min | median |
+|---|---:|---:|
+| guard: event → last destroy (its log line, "in X ms") | $g_min | $g_med |
+| floor: rawkill dump + batched SOCK_DESTROY (wall) | $f_min | $f_med |
+| target: 1.2 × floor median + 5 ms | | $target |
+| guard end to end: \`ip addr del\` starts → last owner sees the error | $ge_min | $ge_med |
+| guard end to end: \`ip addr del\` starts → the guard's log line | $gl_min | $gl_med |
+| floor end to end: rawkill starts → last owner sees the error | $fe_min | $fe_med |
+| target end to end: 1.2 × floor median + 5 ms | | $target_e |
+EOF
+}
+report
+[ -n "$OUT" ] && report >"$OUT"
+exit 0
