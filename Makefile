@@ -21,10 +21,10 @@ MESON_TEST_ARGS ?=
 
 # Everything the build, the tests and the fuzzers need on Debian 12.
 # clang + libclang-rt-14-dev: libFuzzer and the sanitizer runtimes for clang;
-# iproute2 (ss, ip): differential and namespace tests; python3, jq: test helpers;
-# groff-base: man page check.
+# iproute2 (ss, ip), procps (sysctl): namespace and differential tests; python3, jq: test
+# helpers; groff-base: man page check.
 DEPS := build-essential pkg-config meson ninja-build libmnl-dev libcmocka-dev libcap-ng-dev \
-	iproute2 clang libclang-rt-14-dev python3 jq groff-base
+	iproute2 procps clang libclang-rt-14-dev python3 jq groff-base
 
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 MESON_SETUP := meson setup --prefix=$(PREFIX)

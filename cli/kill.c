@@ -30,6 +30,7 @@ enum {
 	OPT_DRY_RUN,
 	OPT_MPTCP_SUBFLOWS,
 	OPT_BATCH,
+	OPT_PASSES,
 };
 
 struct kill_opts {
@@ -37,6 +38,7 @@ struct kill_opts {
 	bool dry_run;
 	bool mptcp_subflows;
 	unsigned batch;
+	unsigned passes;
 };
 
 /* Counts for the summary line, per namespace and in total. */
@@ -58,7 +60,7 @@ static int handle_opt(void *ctx, int val, const char *arg)
 {
 	struct kill_opts *k = ctx;
 	char *end;
-	unsigned long n;
+	unsigned long n, max;
 
 	switch (val) {
 	case OPT_ALL:
@@ -71,14 +73,19 @@ static int handle_opt(void *ctx, int val, const char *arg)
 		k->mptcp_subflows = true;
 		return 0;
 	case OPT_BATCH:
+	case OPT_PASSES:
+		max = val == OPT_BATCH ? 65536 : 100;
 		errno = 0;
 		n = strtoul(arg, &end, 10);
-		if (errno || *end || !*arg || n == 0 || n > 65536) {
-			fprintf(stderr, "sockdiag kill: --batch: expected 1..65536, got '%s'\n",
-				arg);
+		if (errno || *end || !*arg || n == 0 || n > max) {
+			fprintf(stderr, "sockdiag kill: --%s: expected 1..%lu, got '%s'\n",
+				val == OPT_BATCH ? "batch" : "passes", max, arg);
 			return -EINVAL;
 		}
-		k->batch = (unsigned)n;
+		if (val == OPT_BATCH)
+			k->batch = (unsigned)n;
+		else
+			k->passes = (unsigned)n;
 		return 0;
 	default:
 		return -EINVAL;
@@ -227,6 +234,7 @@ static int kill_in(struct kill_ctx *c, struct sdiag_handle *h)
 {
 	struct sdiag_kill_opts ko = {
 		.batch = c->k->batch,
+		.max_passes = c->k->passes,
 		.mptcp_subflows = c->k->mptcp_subflows,
 	};
 	int r;
@@ -342,7 +350,8 @@ static const char kill_usage[] =
 	"      --all              no FILTER: destroy every socket the options select\n"
 	"      --dry-run          destroy nothing; show what would be destroyed\n"
 	"      --mptcp-subflows   for matched MPTCP sockets, destroy their TCP subflows\n"
-	"      --batch N          destroy requests per batch (default 1024)\n";
+	"      --batch N          destroy requests per batch (default 1024)\n"
+	"      --passes N         dumps at most (default 4; 1 = no re-dump)\n";
 
 int cmd_kill(int argc, char **argv)
 {
@@ -351,6 +360,7 @@ int cmd_kill(int argc, char **argv)
 		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 		{ "mptcp-subflows", no_argument, NULL, OPT_MPTCP_SUBFLOWS },
 		{ "batch", required_argument, NULL, OPT_BATCH },
+		{ "passes", required_argument, NULL, OPT_PASSES },
 		{ 0 },
 	};
 	struct kill_opts k = { 0 };

@@ -53,8 +53,9 @@ static int list_one(struct list_ctx *c, const struct sdiag_query *q, int nsfd, c
 
 	r = nsfd < 0 ? sdiag_open(&h) : sdiag_open_netns(&h, nsfd);
 	if (r < 0) {
-		if (label)
-			fprintf(stderr, "sockdiag: netns %s: %s\n", label, strerror(-r));
+		if (nsfd >= 0)	/* named by its label, or as given to -N */
+			fprintf(stderr, "sockdiag: netns %s: cannot enter: %s\n",
+				label ? label : c->opts->netns, strerror(-r));
 		else
 			fprintf(stderr, "sockdiag: cannot open a sock_diag socket: %s\n",
 				strerror(-r));
@@ -91,7 +92,8 @@ static int list_all_netns(struct list_ctx *c, const struct sdiag_query *q)
 		int fd = open(ns[i].path, O_RDONLY | O_CLOEXEC);
 
 		if (fd < 0) {
-			fprintf(stderr, "sockdiag: netns %s: %s\n", ns[i].label, strerror(errno));
+			fprintf(stderr, "sockdiag: netns %s: cannot enter: %s\n", ns[i].label,
+				strerror(errno));
 			c->failed = true;
 			continue;
 		}

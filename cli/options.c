@@ -193,7 +193,7 @@ enum {
 	O_NDJSON,
 	O_NO_KFILTER,
 	O_ALL_NETNS,
-	O_SCTP,
+	O_SOCKOPT,
 };
 
 static const struct option common_long[] = {
@@ -234,11 +234,13 @@ static const struct option common_long[] = {
 	{ "no-kernel-filter", no_argument, NULL, O_NO_KFILTER },
 	{ "netns", required_argument, NULL, 'N' },
 	{ "all-netns", no_argument, NULL, O_ALL_NETNS },
+	{ "inet-sockopt", no_argument, NULL, O_SOCKOPT },
+	{ "filter", required_argument, NULL, 'F' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
 };
-static const char common_short[] = "nroemiptuwxMS046alBf:A:HOQN:hV";
+static const char common_short[] = "nroemiptuwxMS046alBf:A:F:HOQN:hV";
 
 /* Apply one common option. Returns 0, OPTS_EXIT, or -EINVAL. */
 static int common_opt(struct cli_opts *o, struct sel *s, const char *cmd, int c, char *arg,
@@ -286,6 +288,8 @@ static int common_opt(struct cli_opts *o, struct sel *s, const char *cmd, int c,
 	case O_NO_KFILTER: o->q.no_kernel_filter = true; break;
 	case 'N': o->netns = arg; break;
 	case O_ALL_NETNS: o->all_netns = true; break;
+	case O_SOCKOPT: o->out.sockopt = true; break;
+	case 'F': o->filter_file = arg; break;
 	case 'h':
 		opts_usage(stdout, cmd, extra);
 		return OPTS_EXIT;
@@ -359,6 +363,55 @@ static int join_args(struct cli_opts *o, int argc, char **argv)
 	return 0;
 }
 
+/* -F FILE: the whole file is the expression, its newlines are spaces. */
+static int read_filter_file(struct cli_opts *o, const char *cmd)
+{
+	FILE *f = strcmp(o->filter_file, "-") ? fopen(o->filter_file, "re") : stdin;
+	size_t len = 0, cap = 256;
+	char *buf = NULL, *nb;
+	int r = 0;
+
+	if (!f) {
+		fprintf(stderr, "sockdiag %s: -F %s: %s\n", cmd, o->filter_file, strerror(errno));
+		return -EINVAL;
+	}
+	for (;;) {
+		size_t n;
+
+		nb = realloc(buf, cap);
+		if (!nb) {
+			r = -ENOMEM;
+			break;
+		}
+		buf = nb;
+		n = fread(buf + len, 1, cap - len - 1, f);
+		len += n;
+		if (len + 1 < cap)
+			break;
+		cap *= 2;
+	}
+	if (r == 0 && ferror(f)) {
+		fprintf(stderr, "sockdiag %s: -F %s: read error\n", cmd, o->filter_file);
+		r = -EINVAL;
+	}
+	if (f != stdin)
+		fclose(f);
+	if (r < 0) {
+		free(buf);
+		return r;
+	}
+	buf[len] = '\0';
+	for (char *p = buf; *p; p++)
+		if (*p == '\n' || *p == '\r' || *p == '\t')
+			*p = ' ';
+	if (strspn(buf, " ") == len) {	/* an empty file: no filter */
+		free(buf);
+		buf = NULL;
+	}
+	o->filter_expr = buf;
+	return 0;
+}
+
 /* Turn the selection into the query, ss's end-of-main() part. */
 static int finish_selection(struct cli_opts *o, struct sel *s, const char *cmd)
 {
@@ -428,7 +481,12 @@ int opts_parse(struct cli_opts *o, int argc, char **argv, const struct opt_extra
 		if (r != 0)
 			goto out;
 	}
-	r = join_args(o, argc - optind, argv + optind);
+	if (o->filter_file && optind < argc) {
+		fprintf(stderr, "sockdiag %s: a FILTER both with -F and as arguments\n", cmd);
+		r = -EINVAL;
+		goto out;
+	}
+	r = o->filter_file ? read_filter_file(o, cmd) : join_args(o, argc - optind, argv + optind);
 	if (r < 0)
 		goto out;
 	r = finish_selection(o, &s, cmd);
@@ -511,12 +569,15 @@ void opts_usage(FILE *f, const char *cmd, const struct opt_extra *extra)
 		"Usage: sockdiag %s [OPTIONS] [FILTER]\n"
 		"Sockets:  -t|--tcp -u|--udp -w|--raw -M|--mptcp -S|--sctp --udplite --smc\n"
 		"          -x|--unix -0|--packet --netlink --vsock --xdp --tipc\n"
-		"          -4|--ipv4 -6|--ipv6 -f|--family FAMILY  -A|--query LIST (ss's names, !NAME excludes)\n"
+		"          -4|--ipv4 -6|--ipv6 -f|--family FAMILY\n"
+		"          -A|--query LIST (ss's names, !NAME excludes)\n"
 		"States:   -a|--all -l|--listening -B|--bound-inactive, or FILTER's state/exclude\n"
 		"Details:  -o|--options -e|--extended -m|--memory -i|--info --tos -p|--processes\n"
 		"Output:   -n|--numeric -r|--resolve -H|--no-header -O|--oneline -Q|--no-queues\n"
 		"          --json --ndjson\n"
+		"          --inet-sockopt\n"
 		"Other:    -N|--netns NAME|PATH|pid:PID --all-netns --no-kernel-filter\n"
+		"          -F|--filter FILE (the FILTER, from a file; - is stdin)\n"
 		"          -h|--help -V|--version\n"
 		"FILTER:   ss's expression language, see sockdiag(8)\n",
 		cmd);

@@ -33,7 +33,9 @@ struct cli_opts {
 	 * cannot dump one of these, say so; tables that only came with a
 	 * default or a group (all, inet, -4) are skipped silently. */
 	uint32_t explicit_tables;
-	char *filter_expr;	/* the trailing arguments joined by spaces, or NULL */
+	char *filter_expr;	/* the trailing arguments joined by spaces, or -F FILE's
+				 * text (newlines as spaces), or NULL */
+	const char *filter_file;	/* -F FILE ("-": stdin) */
 	bool processes;		/* -p */
 	const char *netns;	/* -N NAME|PATH|pid:PID */
 	bool all_netns;		/* --all-netns */

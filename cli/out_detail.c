@@ -307,11 +307,28 @@ static void shutdown_arrows(struct obuf *b, const struct sdiag_sock *s)
 	obuf_putc(b, s->shutdown & 2 ? '-' : '>');
 }
 
+static void sockopt_text(struct obuf *b, const struct out_opts *o, uint16_t v)
+{
+	static const char *const names[] = { "recverr", "is_icsk", "freebind", "hdrincl",
+					     "mc_loop", "transparent", "mc_all", "nodefrag",
+					     "bind_addr_no_port", "recverr_rfc4884",
+					     "defer_connect" };
+
+	obuf_puts(b, o->oneline ? " inet-sockopt: (" : "\n\tinet-sockopt: (");
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (v & (1u << i)) {
+			obuf_putc(b, ' ');
+			obuf_puts(b, names[i]);
+		}
+	obuf_putc(b, ')');
+}
+
 static void inet_text(struct obuf *b, const struct out_opts *o, struct names *names,
 		      const struct sdiag_sock *s)
 {
 	const struct sdiag_inet *in = &s->inet;
 	bool is_udp = s->table == SDIAG_T_UDP || s->table == SDIAG_T_UDPLITE;
+	size_t mark, after_sep;
 
 	if ((o->timers || o->ext) && in->timer) {
 		obuf_printf(b, " timer:(%s,", out_timer_name(in->timer));
@@ -332,19 +349,26 @@ static void inet_text(struct obuf *b, const struct out_opts *o, struct names *na
 		if (s->has & SDIAG_HAS_CLASS_ID)
 			obuf_printf(b, " class_id:%#x", in->class_id);
 	}
+	if (o->sockopt && (s->has & SDIAG_HAS_SOCKOPT))
+		sockopt_text(b, o, in->sockopt);
 	if (!(o->mem || (o->info && !is_udp)))
 		return;
+	mark = b->len;
 	sep(b, o);
+	after_sep = b->len;
 	if (o->mem)
 		skmem(b, s);
-	if (!o->info)
-		return;
-	if (s->has & SDIAG_HAS_TCP_INFO)
-		tcp_info_text(b, o, s);
-	if (s->has & SDIAG_HAS_MPTCP_INFO)
-		mptcp_info_text(b, s);
-	if ((s->has & SDIAG_HAS_ULP) && in->ulp[0])
-		obuf_printf(b, " tcp-ulp-%.*s", (int)sizeof(in->ulp), in->ulp);
+	if (o->info) {
+		if (s->has & SDIAG_HAS_TCP_INFO)
+			tcp_info_text(b, o, s);
+		if (s->has & SDIAG_HAS_MPTCP_INFO)
+			mptcp_info_text(b, s);
+		if ((s->has & SDIAG_HAS_ULP) && in->ulp[0])
+			obuf_printf(b, " tcp-ulp-%.*s", (int)sizeof(in->ulp), in->ulp);
+	}
+	/* Nothing to show (no tcp_info for this socket): no empty line either. */
+	if (b->len == after_sep)
+		b->len = mark;
 }
 
 static void netlink_text(struct obuf *b, const struct out_opts *o, const struct sdiag_sock *s)
@@ -484,7 +508,7 @@ static void xdp_text(struct obuf *b, const struct out_opts *o, const struct sdia
 void detail_text(struct obuf *b, const struct out_opts *o, struct names *names,
 		 const struct sdiag_sock *s)
 {
-	if (!(o->timers || o->ext || o->mem || o->info || o->tos))
+	if (!(o->timers || o->ext || o->mem || o->info || o->tos || o->sockopt))
 		return;
 	switch (s->family) {
 	case AF_INET:

@@ -430,9 +430,9 @@ static void inet_json(struct jw *w, const struct out_opts *o, struct names *name
 			KNUM(w, "mark", in->mark);
 		if (s->has & SDIAG_HAS_CGROUP)
 			KNUM(w, "cgroup_id", in->cgroup_id);
-		if (s->has & SDIAG_HAS_SOCKOPT)
-			sockopt_json(w, in->sockopt);
 	}
+	if ((o->ext || o->sockopt) && (s->has & SDIAG_HAS_SOCKOPT))
+		sockopt_json(w, in->sockopt);
 	if (o->tos) {
 		if (s->has & SDIAG_HAS_TOS)
 			KNUM(w, "tos", in->tos);
@@ -480,7 +480,8 @@ static void netlink_json(struct jw *w, const struct out_opts *o, const struct sd
 			obuf_putc(w->b, '[');
 			for (size_t i = 0; i < s->nl.n_group_words; i++)
 				for (unsigned bit = 0; bit < 32; bit++) {
-					const char *n = sdiag_rtnl_group_name((unsigned)i * 32 + bit + 1);
+					unsigned g = (unsigned)i * 32 + bit + 1;
+					const char *n = sdiag_rtnl_group_name(g);
 
 					if (!(s->nl.groups[i] & (UINT32_C(1) << bit)) || !n)
 						continue;
@@ -562,7 +563,8 @@ static void packet_json(struct jw *w, const struct out_opts *o, const struct sdi
 			KNUM(&x, "type", m->type);
 			KEY(&x, "addr");
 			obuf_putc(k.b, '"');
-			obuf_hexbytes(k.b, m->addr, m->alen < sizeof(m->addr) ? m->alen : sizeof(m->addr));
+			obuf_hexbytes(k.b, m->addr,
+				      m->alen < sizeof(m->addr) ? m->alen : sizeof(m->addr));
 			obuf_putc(k.b, '"');
 			obuf_putc(k.b, '}');
 		}

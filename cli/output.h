@@ -53,6 +53,7 @@ struct out_opts {
 	bool mem;		/* -m */
 	bool info;		/* -i */
 	bool tos;		/* --tos */
+	bool sockopt;		/* --inet-sockopt */
 };
 
 /* Per-socket additions; every member is optional (NULL = absent). */

@@ -450,9 +450,10 @@ struct sdiag_filter_error {
 	char msg[160];
 };
 
-/* Parse an expression. Host names, service names and devices are resolved now.
+/* Parse an expression (grammar: docs/filter.md). Host names, service names,
+ * users, devices, cgroups and unix `dst` peers are resolved now.
  * Returns 0, -EINVAL for a malformed expression (err says where and why),
- * -ENOMEM. */
+ * -EPERM for fwmark without CAP_NET_ADMIN (err set too), -ENOMEM. */
 int sdiag_filter_parse(struct sdiag_filter **ret, const char *expr,
 		       struct sdiag_filter_error *err);
 /* The userspace matcher: the authority on what matches, for every family. */
@@ -670,7 +671,7 @@ int sdiag_destroy(struct sdiag_handle *h, const struct sdiag_sock *const *socks,
 
 struct sdiag_kill_opts {
 	unsigned batch;		/* records per batch; 0 = default */
-	unsigned max_passes;	/* dumps at most; 0 = default (4) */
+	unsigned max_passes;	/* passes at most; 0 = default (4) */
 	/* MPTCP sockets cannot be destroyed; also destroy the TCP subflows
 	 * of every matched MPTCP connection (found by its token). */
 	bool mptcp_subflows;
@@ -679,10 +680,11 @@ struct sdiag_kill_opts {
 /*
  * Dump what q selects and destroy it while dumping, reporting each socket once
  * through cb. A dump resumes each chunk by position, so destroying during it
- * can hide live sockets from the rest of it: while a pass destroyed anything,
- * the kill dumps again and acts on the sockets not yet reported (by cookie);
- * sockets created meanwhile that match are destroyed too. err_cb is as for
- * sdiag_dump. Returns 0 or a negative errno as sdiag_destroyer_new.
+ * can hide live sockets from the rest of it: each inet table and address
+ * family is dumped on its own, and those in which a pass destroyed anything
+ * are dumped again, acting on the destroyable sockets not yet reported (by
+ * cookie); sockets created meanwhile that match are destroyed too. err_cb is
+ * as for sdiag_dump. Returns 0 or a negative errno as sdiag_destroyer_new.
  */
 int sdiag_kill(struct sdiag_handle *h, const struct sdiag_query *q,
 	       const struct sdiag_kill_opts *o, sdiag_destroy_cb cb, sdiag_error_cb err_cb,

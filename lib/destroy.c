@@ -421,7 +421,7 @@ struct kill_run {
 	struct cookie_set seen;	  /* every socket reported */
 	struct cookie_set tokens; /* --mptcp-subflows: tokens of matched MPTCP sockets */
 	unsigned pass;
-	uint64_t destroyed; /* in this pass */
+	uint64_t destroyed; /* in the current dump */
 	sdiag_destroy_cb cb;
 	sdiag_error_cb err_cb;
 	void *userdata;
@@ -442,11 +442,13 @@ static int kill_sock_cb(const struct sdiag_sock *s, void *userdata)
 	struct kill_run *k = userdata;
 	int r;
 
-	if (!(s->has & SDIAG_HAS_COOKIE)) {
-		/* Cannot be told apart from one reported before. */
-		if (k->pass > 0)
-			return 0;
-	} else {
+	if (k->pass > 0 && (!(s->has & SDIAG_HAS_COOKIE) || !sdiag_destroyable(s))) {
+		/* Later passes look for destroyable sockets the first one's dump
+		 * skipped; a record without a cookie cannot be told apart from
+		 * one reported before. */
+		return 0;
+	}
+	if (s->has & SDIAG_HAS_COOKIE) {
 		r = set_insert(&k->seen, s->cookie);
 		if (r != 0)
 			return r < 0 ? r : 0;
@@ -520,13 +522,66 @@ static int kill_subflows(struct sdiag_handle *h, const struct sdiag_query *q, st
 	return r;
 }
 
+/* One dump and the destroys it queued. Returns how many were destroyed, or a
+ * negative errno. */
+static int64_t kill_dump(struct sdiag_handle *h, const struct sdiag_query *uq, struct kill_run *k)
+{
+	int r;
+
+	k->destroyed = 0;
+	r = sdiag_dump(h, uq, kill_sock_cb, kill_err_cb, k);
+	if (r >= 0)
+		r = sdiag_destroyer_flush(k->d);
+	return r < 0 ? r : (int64_t)k->destroyed;
+}
+
+/*
+ * One pass: a dump per inet table and address family (flushing after each,
+ * so that destroys land while their own dump runs), then, in the first pass,
+ * one for every other table (nothing there can be destroyed, but it is
+ * reported). again[af] collects the tables whose dump destroyed something:
+ * the only dumps that can have skipped a live socket, hence the only ones the
+ * next pass repeats.
+ */
+static int kill_pass(struct sdiag_handle *h, const struct sdiag_query *pq, const uint32_t todo[2],
+		     uint32_t again[2], struct kill_run *k)
+{
+	static const uint32_t afs[2] = { SDIAG_AF_INET, SDIAG_AF_INET6 };
+	struct sdiag_query uq = *pq;
+	int64_t n;
+
+	again[0] = again[1] = 0;
+	for (unsigned t = 0; t < SDIAG_T_MAX; t++) {
+		for (unsigned f = 0; f < 2; f++) {
+			if (!(todo[f] & SDIAG_TABLE_BIT(t)))
+				continue;
+			uq.tables = SDIAG_TABLE_BIT(t);
+			uq.afs = afs[f];
+			n = kill_dump(h, &uq, k);
+			if (n < 0)
+				return (int)n;
+			if (n > 0)
+				again[f] |= SDIAG_TABLE_BIT(t);
+		}
+	}
+	uq.tables = pq->tables & ~SDIAG_TABLES_INET;
+	uq.afs = pq->afs;
+	if (k->pass == 0 && uq.tables) {
+		n = kill_dump(h, &uq, k);
+		if (n < 0)
+			return (int)n;
+	}
+	return 0;
+}
+
 SD_EXPORT int sdiag_kill(struct sdiag_handle *h, const struct sdiag_query *q,
 			 const struct sdiag_kill_opts *o, sdiag_destroy_cb cb,
 			 sdiag_error_cb err_cb, void *userdata)
 {
 	struct kill_run k = { .cb = cb, .err_cb = err_cb, .userdata = userdata };
-	struct sdiag_query pq;
 	unsigned passes = o && o->max_passes ? o->max_passes : DEFAULT_PASSES;
+	uint32_t afs, todo[2], again[2];
+	struct sdiag_query pq;
 	int r;
 
 	if (!h || !q || !cb)
@@ -546,15 +601,30 @@ SD_EXPORT int sdiag_kill(struct sdiag_handle *h, const struct sdiag_query *q,
 			goto out;
 		pq.show |= SDIAG_SHOW_INFO; /* carries the MPTCP token */
 	}
-	for (k.pass = 0; k.pass < passes; k.pass++) {
-		k.destroyed = 0;
-		r = sdiag_dump(h, &pq, kill_sock_cb, kill_err_cb, &k);
-		if (r >= 0)
-			r = sdiag_destroyer_flush(k.d);
+	afs = q->afs ? q->afs : SDIAG_AF_ALL;
+	todo[0] = afs & SDIAG_AF_INET ? q->tables & SDIAG_TABLES_INET : 0;
+	todo[1] = afs & SDIAG_AF_INET6 ? q->tables & SDIAG_TABLES_INET : 0;
+	for (k.pass = 0; k.pass < passes && (todo[0] | todo[1]); k.pass++) {
+		r = kill_pass(h, &pq, todo, again, &k);
 		if (r >= 0 && k.pass == 0)
 			r = kill_subflows(h, q, &k);
-		if (r < 0 || !k.destroyed)
+		if (r < 0)
 			break;
+		todo[0] = again[0];
+		todo[1] = again[1];
+		/* Later passes skip what cannot be destroyed: bound-inactive
+		 * sockets (among them every explicitly bound socket the first
+		 * pass destroyed or reset) need not even be dumped. */
+		if (!pq.states)
+			pq.states = SDIAG_STATES_ALL;
+		pq.states &= ~SDIAG_STATE_BIT(SDIAG_SS_BOUND_INACTIVE);
+		if (!pq.states)
+			break;
+	}
+	/* Only non-inet tables asked for: the first pass never ran. */
+	if (r >= 0 && k.pass == 0 && (q->tables & ~SDIAG_TABLES_INET)) {
+		todo[0] = todo[1] = 0;
+		r = kill_pass(h, &pq, todo, again, &k);
 	}
 out:
 	/* On error the records still queued were never sent: drop them. */

@@ -13,14 +13,16 @@
 # reports the error). Each run builds the N connections afresh, then either
 #   guard: `sockdiag guard -N B` is running; `ip -n B addr del` removes the
 #          address. Reported: the guard's own time from the event's arrival to
-#          the last destroy (its log line, "in X ms"), and end to end from
-#          just before `ip` starts to the moment the last client saw its
-#          socket gone (CLOCK_REALTIME both), or
-#   floor: bench/kill/rawkill in B (dump + batched SOCK_DESTROY, nothing
-#          decoded) destroys the same sockets. Reported: its wall time, and
-#          end to end from just before it starts to the last client's error.
-# Guard, rawkill and the clients run in sessions (autogroups) of their own at
-# nice -20, as the other benchmarks on this shared machine do.
+#          the last destroy (its log line, "in X ms"), its CPU time, and end
+#          to end from the moment the removal is written to an `ip -batch`
+#          already running to the moment the last client saw its socket gone
+#          (CLOCK_REALTIME both), or
+#   floor: the address is removed (no guard running), then bench/kill/rawkill
+#          in B (dump + batched SOCK_DESTROY, nothing decoded) destroys the
+#          same sockets. Reported: its wall and CPU time, and end to end from
+#          just before it starts to the last client's error.
+# Guard, rawkill, `ip` and the clients run in sessions (autogroups) of their
+# own at nice -20, as the other benchmarks on this shared machine do.
 #
 # -e EHASH: give A and B TCP and UDP hash tables of their own with EHASH
 # buckets (net.ipv4.tcp_child_ehash_entries, set in an outer private
@@ -127,25 +129,46 @@ run_guard() {
 	local gp=$!
 	PIDS+=($gp)
 	wait_for "$log" started 100
-	"$MC" run ip -n "$B" addr del 10.20.0.2/16 dev vb >"$T/ip.$r"
+	# The guard's CPU time for the event (its schedstat: ns on a CPU), which
+	# the load of other sessions on this shared machine does not inflate.
+	local gpid cpu0 cpu1
+	gpid=$(pgrep -P "$gp")
+	read -r cpu0 _ </proc/"$gpid"/schedstat
+	# `ip` is started beforehand and waits for its command on a FIFO, so
+	# the time starts when the removal is asked for, not when a program
+	# begins to load (bash's $EPOCHREALTIME: no fork to read the clock).
+	local ipfd
+	mkfifo "$T/ipfifo.$r"
+	"$MC" run -p -20 ip -n "$B" -batch - <"$T/ipfifo.$r" >"$T/ip.$r" 2>&1 &
+	exec {ipfd}>"$T/ipfifo.$r"
+	sleep 0.5
+	start=$EPOCHREALTIME
+	echo "addr del 10.20.0.2/16 dev vb" >&"$ipfd"
+	exec {ipfd}>&-
 	wait_for "$T/client.$r" "^closed" 600
 	wait_for "$log" "removed from vb: destroyed" 100
+	read -r cpu1 _ </proc/"$gpid"/schedstat
 	kill "$gp"
 	wait "$CLIENT" "$gp" 2>/dev/null || true
 	line=$(grep "removed from vb: destroyed" "$log" | head -n 1)
 	grep -q "destroyed $N sockets" <<<"$line" || { echo "guard/run.sh: $line" >&2; exit 1; }
-	start=$(field "$T/ip.$r" start)
 	last=$(field "$T/client.$r" last)
 	# "2026-12-03T06:37:19.753Z": the log's millisecond wall clock.
 	logts=$(date -d "$(cut -d' ' -f1 <<<"$line")" +%s.%N)
 	indaemon=$(sed -n 's/.* in \([0-9.]*\) ms$/\1/p' <<<"$line")
-	echo "$indaemon $(ms "$last" "$start") $(ms "$logts" "$start")" >>"$T/guard.results"
-	echo "guard run $r: in daemon $indaemon ms; ip→last owner $(ms "$last" "$start") ms;" \
-		"ip→log line $(ms "$logts" "$start") ms" >&2
+	local cpu
+	cpu=$(awk -v a="$cpu0" -v b="$cpu1" 'BEGIN { printf "%.2f", (b - a) / 1e6 }')
+	echo "$indaemon $(ms "$last" "$start") $(ms "$logts" "$start") $cpu" >>"$T/guard.results"
+	echo "guard run $r: in daemon $indaemon ms (cpu $cpu ms); ip→last owner" \
+		"$(ms "$last" "$start") ms; ip→log line $(ms "$logts" "$start") ms" >&2
 }
 
 run_floor() {
-	local r=$1 start last wall
+	local r=$1 start last wall cpu
+	# The same sockets in the same condition as the guard finds them: their
+	# address gone, so no reset can leave (sending one would cost the floor
+	# a route lookup, a packet and the server's work for it).
+	ip -n "$B" addr del 10.20.0.2/16 dev vb
 	ip netns exec "$B" "$MC" run -p -20 "$T/rawkill" >"$T/floor.$r"
 	wait_for "$T/client.$r" "^closed" 600
 	wait "$CLIENT" 2>/dev/null || true
@@ -153,11 +176,13 @@ run_floor() {
 		{ echo "guard/run.sh: rawkill: $(cat "$T/floor.$r")" >&2; exit 1; }
 	start=$(field "$T/floor.$r" start)
 	wall=$(field "$T/floor.$r" wall)
+	cpu=$(field "$T/floor.$r" cpu)
 	last=$(field "$T/client.$r" last)
-	echo "$(awk -v w="$wall" 'BEGIN { printf "%.2f", w * 1000 }') $(ms "$last" "$start")" \
-		>>"$T/floor.results"
-	echo "floor run $r: rawkill $(awk -v w="$wall" 'BEGIN { printf "%.2f", w * 1000 }') ms;" \
-		"start→last owner $(ms "$last" "$start") ms" >&2
+	wall=$(awk -v w="$wall" 'BEGIN { printf "%.2f", w * 1000 }')
+	cpu=$(awk -v w="$cpu" 'BEGIN { printf "%.2f", w * 1000 }')
+	echo "$wall $(ms "$last" "$start") $cpu" >>"$T/floor.results"
+	echo "floor run $r: rawkill $wall ms (cpu $cpu ms); start→last owner" \
+		"$(ms "$last" "$start") ms" >&2
 }
 
 for ((r = 1; r <= RUNS; r++)); do
@@ -176,7 +201,9 @@ stats() {
 read -r g_min g_med <<<"$(stats "$T/guard.results" 1)"
 read -r ge_min ge_med <<<"$(stats "$T/guard.results" 2)"
 read -r gl_min gl_med <<<"$(stats "$T/guard.results" 3)"
+read -r gc_min gc_med <<<"$(stats "$T/guard.results" 4)"
 read -r f_min f_med <<<"$(stats "$T/floor.results" 1)"
+read -r fc_min fc_med <<<"$(stats "$T/floor.results" 3)"
 read -r fe_min fe_med <<<"$(stats "$T/floor.results" 2)"
 target=$(awk -v f="$f_med" 'BEGIN { printf "%.2f", 1.2 * f + 5 }')
 target_e=$(awk -v f="$fe_med" 'BEGIN { printf "%.2f", 1.2 * f + 5 }')
@@ -192,8 +219,10 @@ load average at the end: $(cut -d' ' -f1-3 /proc/loadavg). Milliseconds, min / m
 | guard: event → last destroy (its log line, "in X ms") | $g_min | $g_med |
 | floor: rawkill dump + batched SOCK_DESTROY (wall) | $f_min | $f_med |
 | target: 1.2 × floor median + 5 ms | | $target |
-| guard end to end: \`ip addr del\` starts → last owner sees the error | $ge_min | $ge_med |
-| guard end to end: \`ip addr del\` starts → the guard's log line | $gl_min | $gl_med |
+| guard CPU time for the event (schedstat) | $gc_min | $gc_med |
+| floor CPU time (rawkill, user + system) | $fc_min | $fc_med |
+| guard end to end: removal asked (\`ip -batch\`) → last owner sees the error | $ge_min | $ge_med |
+| guard end to end: removal asked → the guard's log line (ms clock) | $gl_min | $gl_med |
 | floor end to end: rawkill starts → last owner sees the error | $fe_min | $fe_med |
 | target end to end: 1.2 × floor median + 5 ms | | $target_e |
 EOF

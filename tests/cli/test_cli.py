@@ -184,6 +184,17 @@ def test_table(p):
     nets = {l.split()[0] for l in rows_of(ok_run("-n"))}
     check("no options: every table, connected states", {"tcp", "udp", "u_str"} <= nets
           and "nl" not in nets, repr(nets))
+    with tempfile.NamedTemporaryFile("w", suffix=".filter") as ff:
+        ff.write("sport = :%d\n" % PORT_L4)
+        ff.flush()
+        rows = rows_of(ok_run("-tan", "-F", ff.name))
+        check("-F FILE: the filter from a file", len(rows) == 2 and
+              all(r.split()[3] == "127.0.0.1:%d" % PORT_L4 for r in rows), repr(rows))
+        rc, out, err = run("-tan", "-F", ff.name, "dport", "=", ":1")
+        check("-F FILE and FILTER arguments: exit 2", rc == 2 and len(err.splitlines()) == 1,
+              repr(err))
+    out = ok_run("-tln", "--inet-sockopt")
+    check("--inet-sockopt: ss's line", out.count("inet-sockopt: ( is_icsk") == 2, out)
     out = ok_run("-tanH")
     check("-H: no header", len(out.splitlines()) == 4 and "State" not in out)
     out = ok_run("-tanQ")

@@ -24,7 +24,8 @@ struct json_case {
 static const struct json_case json_cases[] = {
 	C("plain /path", "\"plain /path\"", true),
 	C("q\"b\\s", "\"q\\\"b\\\\s\"", true),
-	C("utf8 \xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", "\"utf8 \xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"", true),
+	C("utf8 \xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80",
+	  "\"utf8 \xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"", true),
 	C("nl\ntab\tcr\rbs\bff\f", "\"nl\\ntab\\tcr\\rbs\\bff\\f\"", false),
 	C("ctl\x01\x1f\x7f", "\"ctl\\u0001\\u001f\\u007f\"", false),
 	C("nul\0x", "\"nul\\u0000x\"", false),

@@ -30,7 +30,8 @@ lib=$dest$libdir
 
 for f in "$root/sbin/sockdiag" "$root/include/sockdiag.h" "$lib/libsockdiag.so" \
 	"$lib/libsockdiag.so.0" "$lib/pkgconfig/libsockdiag.pc" \
-	"$root/share/man/man8/sockdiag.8" "$root/share/man/man3/libsockdiag.3"; do
+	"$root/share/man/man8/sockdiag.8" "$root/share/man/man3/libsockdiag.3" \
+	"$root/share/man/man5/sockdiag-guard.conf.5"; do
 	[ -e "$f" ] || fail "not installed: ${f#$dest}"
 done
 [ -x "$root/sbin/sockdiag" ] || fail "sbin/sockdiag is not executable"
@@ -44,7 +45,7 @@ bad=$(echo "$syms" | grep -v -E '^(sdiag_[a-z0-9_]+@@LIBSOCKDIAG_[0-9.]+|LIBSOCK
 [ -z "$bad" ] || fail "unexpected exports: $(echo $bad)"
 header_fns=$(grep -oE '\bsdiag_[a-z0-9_]+\(' "$root/include/sockdiag.h" | tr -d '(' | sort -u)
 for fn in $header_fns; do
-	echo "$syms" | grep -q "^$fn@@" || fail "declared in sockdiag.h but not exported: $fn"
+	grep -q "^$fn@@" <<<"$syms" || fail "declared in sockdiag.h but not exported: $fn"
 done
 echo "ok: $(echo "$syms" | grep -c '^sdiag_') exported symbols, all sdiag_*, all versioned"
 
@@ -52,8 +53,8 @@ echo "ok: $(echo "$syms" | grep -c '^sdiag_') exported symbols, all sdiag_*, all
 export PKG_CONFIG_PATH=$lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$dest
 pkg-config --exists libsockdiag || fail "pkg-config does not find libsockdiag"
 flags=$(pkg-config --cflags --libs libsockdiag)
-echo "$flags" | grep -q -- "-I$root/include" || fail "pkg-config --cflags: $flags"
-echo "$flags" | grep -q -- "-lsockdiag" || fail "pkg-config --libs: $flags"
+grep -q -- "-I$root/include" <<<"$flags" || fail "pkg-config --cflags: $flags"
+grep -q -- "-lsockdiag" <<<"$flags" || fail "pkg-config --libs: $flags"
 echo "ok: pkg-config --cflags --libs libsockdiag: $flags"
 
 cat >"$tmp/user.c" <<'C'
@@ -92,7 +93,7 @@ sanflags=()
 # shellcheck disable=SC2086
 "$cc" -std=gnu11 -Wall -Werror "${sanflags[@]}" "$tmp/user.c" -o "$tmp/user" $flags ||
 	fail "a program using the installed library does not compile"
-readelf -d "$tmp/user" | grep -q 'NEEDED.*libsockdiag.so.0' || fail "user not linked to libsockdiag.so.0"
+readelf -d "$tmp/user" | grep 'NEEDED.*libsockdiag.so.0' >/dev/null || fail "user not linked to libsockdiag.so.0"
 # A private namespace when we may make one; a read-only dump of this one otherwise.
 ns=()
 unshare -n true 2>/dev/null && ns=(unshare -n)

@@ -184,6 +184,11 @@ def t_unsupported():
     check(s is not None and s[0] == 0 and s[2] == len(recs), "unix: summary: " + err)
     x.sendall(b"ok")
     check(y.recv(2) == b"ok", "unix: the pair still works")
+    # A family this kernel cannot even dump: said so, nothing pretended.
+    rc, out, err = run("kill", "--vsock", "--all")
+    check(rc == 1 and "would destroy" not in err and summary(err) == (0, 0, 0, 0, 0),
+          "vsock: exit 1, a real (not dry) run that found nothing: %d %s" % (rc, err))
+    check("v_str" in err or "vsock" in err, "vsock: the undumpable table is named: " + err)
     x.close()
     y.close()
 
@@ -284,10 +289,58 @@ def t_other_netns():
     here.close()
 
 
+ALL_NETNS_INNER = r"""
+set -eu
+# A private pid and mount namespace: /proc shows only our processes, all in
+# private network namespaces, and /run (named namespaces) is empty.
+mount -t tmpfs none /run
+L='import socket,sys; s=socket.socket(); s.bind(("127.0.0.1",5200)); s.listen(4); print("up",flush=True); sys.stdin.readline(); print(s.getsockopt(socket.SOL_SOCKET,socket.SO_ERROR),flush=True)'
+exec 3> >(unshare -n python3 -c "$L" >"$TMP/x.out")
+exec 4> >(unshare -n python3 -c "$L" >"$TMP/y.out")
+exec 5> >(python3 -c "$L" >"$TMP/here.out")
+for i in $(seq 50); do
+  [ "$(cat "$TMP"/x.out "$TMP"/y.out "$TMP"/here.out 2>/dev/null | grep -c up)" = 3 ] && break
+  sleep 0.1
+done
+"$SD" kill --all-netns -ta 'sport = :5200' >"$TMP/kill.out" 2>"$TMP/kill.err" && echo 0 >"$TMP/rc" || echo $? >"$TMP/rc"
+echo >&3; echo >&4; echo >&5
+exec 3>&- 4>&- 5>&-
+sleep 0.5
+"""
+
+
+def t_all_netns():
+    """--all-netns in a private pid+mount namespace: every namespace seen is ours."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ, SD=os.path.abspath(SD), TMP=tmp)
+        p = subprocess.run(["unshare", "-p", "-f", "-m", "--mount-proc", "bash", "-c",
+                            ALL_NETNS_INNER], env=env, capture_output=True, text=True,
+                           timeout=60)
+        if p.returncode != 0:
+            check(False, "all-netns: harness failed: %s" % p.stderr)
+            return
+
+        def read(name):
+            try:
+                with open(os.path.join(tmp, name)) as f:
+                    return f.read()
+            except OSError:
+                return ""
+        rc, err = read("rc").strip(), read("kill.err")
+        check(rc == "0", "all-netns: exit 0 (got %s: %s)" % (rc, err))
+        per_ns = [l for l in err.splitlines() if l.startswith("netns ")]
+        check(len(per_ns) >= 3, "all-netns: one summary per namespace: " + err)
+        check(summary(err) == (3, 0, 0, 0, 0), "all-netns: 3 destroyed in all: " + err)
+        for f in ("x.out", "y.out", "here.out"):
+            check(read(f).split()[-1:] == [str(errno.ECONNABORTED)],
+                  "all-netns: listener in %s destroyed: %r" % (f, read(f)))
+
+
 def main():
     for t in (t_refuse_without_filter, t_dry_run, t_nothing_matched, t_destroy_established,
               t_json_array, t_unsupported, t_mptcp, t_batch_option, t_no_cap_net_admin,
-              t_other_netns):
+              t_other_netns, t_all_netns):
         n = len(failures)
         try:
             t()

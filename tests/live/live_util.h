@@ -39,11 +39,10 @@ void raise_nofile(void);
  * running kernel's config cannot be read (/proc/config.gz). */
 char kconfig(const char *option);
 
-
 /* A socket made and held by a child process running as another uid. */
 struct child_sock {
 	int pid;
-	int hold;		/* closing it lets the child exit */
+	int hold; /* closing it lets the child exit */
 	uint64_t cookie;
 	uint64_t inode;
 };

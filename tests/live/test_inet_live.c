@@ -284,7 +284,7 @@ static void test_tcp_details(void **state)
 	}
 	s = must_find(&l, afd);
 	assert_int_equal(s->state, SDIAG_SS_CLOSE_WAIT);
-	assert_int_equal(s->shutdown, 1); /* the peer's FIN shut the receive side */
+	assert_int_equal(s->shutdown, 1);   /* the peer's FIN shut the receive side */
 	assert_int_equal(s->inet.timer, 2); /* keepalive */
 	assert_true(s->inet.expires_ms > 500 * 1000 && s->inet.expires_ms <= 600 * 1000);
 	assert_true(s->has & SDIAG_HAS_SKMEMINFO);
@@ -577,7 +577,8 @@ static void test_mark_tos_dev(void **state)
 
 static int make_tcp_listener(void *arg)
 {
-	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(*(uint16_t *)arg),
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = htons(*(uint16_t *)arg),
 				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 

@@ -375,6 +375,31 @@ static void test_netlink_misc(void **state)
 	close(gen);
 }
 
+/* Many bound and subscribed sockets, each reported twice by the kernel: the
+ * library's cookie set must grow (and rehash) and still report each once. */
+static void test_netlink_many(void **state)
+{
+	enum { N = 700 };
+	struct sdiag_sock_list l = { 0 };
+	int *fds = calloc(N, sizeof(int));
+
+	(void)state;
+	assert_non_null(fds);
+	raise_nofile();
+	for (int i = 0; i < N; i++)
+		fds[i] = nl_socket(NETLINK_ROUTE, RTMGRP_LINK);
+	collect_tables(&l, SDIAG_TABLE_BIT(SDIAG_T_NETLINK), 0);
+	for (int i = 0; i < N; i++) {
+		const struct sdiag_sock *s = must_find(&l, fds[i]);
+
+		assert_int_equal(s->nl.portid, nl_portid(fds[i]));
+	}
+	sdiag_sock_list_free(&l);
+	for (int i = 0; i < N; i++)
+		close(fds[i]);
+	free(fds);
+}
+
 static int make_netlink(void *arg)
 {
 	struct sockaddr_nl snl = { .nl_family = AF_NETLINK };
@@ -416,7 +441,8 @@ static int packet_socket(int type, uint16_t proto, const char *dev)
 
 	assert_true(fd >= 0);
 	if (dev) {
-		struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(proto),
+		struct sockaddr_ll sll = { .sll_family = AF_PACKET,
+					   .sll_protocol = htons(proto),
 					   .sll_ifindex = (int)if_nametoindex(dev) };
 
 		assert_int_equal(bind(fd, (struct sockaddr *)&sll, sizeof(sll)), 0);
@@ -429,13 +455,16 @@ static void test_packet(void **state)
 	struct sdiag_sock_list l = { 0 };
 	const struct sdiag_sock *s;
 	unsigned lo = if_nametoindex("lo");
-	struct tpacket_req req = { .tp_block_size = 4096, .tp_block_nr = 2,
-				   .tp_frame_size = 2048, .tp_frame_nr = 4 };
+	struct tpacket_req req = {
+		.tp_block_size = 4096, .tp_block_nr = 2, .tp_frame_size = 2048, .tp_frame_nr = 4
+	};
 	struct packet_mreq mr = { .mr_ifindex = (int)lo, .mr_type = PACKET_MR_PROMISC };
 	int all, ip, fan, fanout = 77 | PACKET_FANOUT_HASH << 16;
 	/* ldh [12]; jeq #0x800, accept, drop; ret #0xffff; ret #0 */
 	struct sock_filter prog[] = {
-		{ 0x28, 0, 0, 12 }, { 0x15, 0, 1, ETH_P_IP }, { 0x06, 0, 0, 0xffff },
+		{ 0x28, 0, 0, 12 },
+		{ 0x15, 0, 1, ETH_P_IP },
+		{ 0x06, 0, 0, 0xffff },
 		{ 0x06, 0, 0, 0 },
 	};
 	struct sock_fprog fprog = { .len = sizeof(prog) / sizeof(prog[0]), .filter = prog };
@@ -510,6 +539,7 @@ int main(void)
 		cmocka_unit_test_setup(test_unix_uid, setup),
 		cmocka_unit_test_setup(test_netlink_route_groups, setup),
 		cmocka_unit_test_setup(test_netlink_misc, setup),
+		cmocka_unit_test_setup(test_netlink_many, setup),
 		cmocka_unit_test_setup(test_netlink_other_user, setup),
 		cmocka_unit_test_setup(test_packet, setup),
 	};

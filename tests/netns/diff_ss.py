@@ -16,7 +16,10 @@ ss quirks normalised here (iproute2 6.1; each is ss's, not the kernel's):
   Q4 unix: the peer's name is always "*"; the peer is compared by inode
      (ss prints 0 when there is none).
   Q5 netlink: ss prints no inode and always the state UNCONN, so sockets are
-     matched by (protocol, portid, peer portid, peer group, groups).
+     matched by (protocol, portid, peer portid, peer group, groups). For the
+     same reason ss puts a connect()ed netlink socket (kernel state 1, ESTAB)
+     in -l and leaves it out of the default (connected) listing, where
+     sockdiag does the opposite: only -a is compared for netlink.
   Q6 netlink: the portid is printed as a signed int (autobound ports are
      "negative"); it is taken modulo 2^32.
   Q7 netlink: ss prints a bound socket that is subscribed to groups twice
@@ -364,6 +367,8 @@ def nl_sd(recs):
 def pkt_ss(rows):
     keys = []
     for t in rows:
+        if t[1].isdigit():  # Q11
+            t = t[:1] + ["UNCONN"] + t[1:]
         netid, local = t[0], t[4]
         proto, dev = local.rsplit(":", 1)
         proto = ETH_P_ALL if proto == "*" else int(proto.strip("[]"))  # Q10
@@ -428,6 +433,7 @@ def cases(pop):
         ("packet -a", ["-0an", "-e"], ["-0an"], pkt_ss, pkt_sd, e["packet"]),
         ("packet --packet", ["-0an", "-e"], ["--packet", "-an"], pkt_ss, pkt_sd,
          e["packet"]),
+        ("packet default", ["-0n", "-e"], ["-0n"], pkt_ss, pkt_sd, e["packet"]),
     ]
 
 
