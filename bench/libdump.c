@@ -8,6 +8,9 @@
  *
  * usage: libdump [-q] [-u] [-f FILTER]
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -47,7 +50,8 @@ int main(int argc, char **argv)
 		case 'f':
 			r = sdiag_filter_parse(&f, optarg, &ferr);
 			if (r < 0) {
-				fprintf(stderr, "libdump: filter: %s\n", r == -22 ? ferr.msg : strerror(-r));
+				fprintf(stderr, "libdump: filter: %s\n",
+					r == -22 ? ferr.msg : strerror(-r));
 				return 2;
 			}
 			q.filter = f;

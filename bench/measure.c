@@ -18,6 +18,9 @@
  *
  * usage: measure [-o FILE] [-p NICE] -- COMMAND [ARG...]
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

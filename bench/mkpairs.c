@@ -20,6 +20,9 @@
  *
  * usage: mkpairs [-p PERMILLE] [-w PAIRS_PER_WORKER] N
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -111,7 +114,8 @@ static int run_worker(const struct worker_cfg *cfg)
 	if (lcold < 0)
 		return lcold;
 	for (unsigned int i = 0; i < cfg->pairs; i++) {
-		r = make_pair(i < hot ? lhot : lcold, cfg->index, i, i < hot ? HOT_PORT : COLD_PORT);
+		r = make_pair(i < hot ? lhot : lcold, cfg->index, i,
+			      i < hot ? HOT_PORT : COLD_PORT);
 		if (r < 0)
 			return r;
 	}
@@ -220,14 +224,15 @@ int main(int argc, char **argv)
 	if (n == 0 || n > 250ul * 250 * 9000)
 		goto usage;
 	if (!netns_is_private()) {
-		fprintf(stderr, "mkpairs: refusing: this network namespace has interfaces other than lo "
-				"(run it under unshare -n)\n");
+		fprintf(stderr,
+			"mkpairs: refusing: this network namespace has interfaces other than lo "
+			"(run it under unshare -n)\n");
 		return 1;
 	}
 	lim = raise_nofile();
 	if (lim < 0 || (unsigned int)lim < 2 * per + 16) {
-		fprintf(stderr, "mkpairs: open-file limit %d too low for %u pairs per worker\n", lim,
-			per);
+		fprintf(stderr, "mkpairs: open-file limit %d too low for %u pairs per worker\n",
+			lim, per);
 		return 1;
 	}
 	r = spawn_workers(n, per, permille);

@@ -17,6 +17,9 @@
  *
  * usage: rawdump [-q] [-r REPEAT] [-s STATE_MASK] [-4|-6|-L]
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -140,7 +143,8 @@ int main(int argc, char **argv)
 			repeat = atoi(optarg);
 			break;
 		default:
-			fprintf(stderr, "usage: rawdump [-q] [-r REPEAT] [-s STATE_MASK] [-4|-6|-L]\n");
+			fprintf(stderr,
+				"usage: rawdump [-q] [-r REPEAT] [-s STATE_MASK] [-4|-6|-L]\n");
 			return 2;
 		}
 	}
@@ -162,7 +166,9 @@ int main(int argc, char **argv)
 		if (v4 < 0)
 			v6 = v4;
 		else
-			v6 = only == '4' ? 0 : dump_family(fd, AF_INET6, states, 2 * (uint32_t)i + 2, buf);
+			v6 = only == '4' ?
+				     0 :
+				     dump_family(fd, AF_INET6, states, 2 * (uint32_t)i + 2, buf);
 		if (v4 < 0 || v6 < 0) {
 			fprintf(stderr, "rawdump: %s\n", strerror((int)-(v4 < 0 ? v4 : v6)));
 			return 1;

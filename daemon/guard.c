@@ -267,12 +267,17 @@ static void log_action(const struct guard *g, const struct action *a, const size
  * Act on every pending event: dump TCP and UDP without a kernel filter (TCP
  * of both families then takes one walk of the kernel's established hash,
  * the dominant cost), let the policy pick, destroy the picked in one batch.
+ * Only the states the policy can destroy are dumped: the kernel then skips
+ * the rest early, and never walks its bind hash for bound-inactive sockets
+ * (host-wide, and never destroyable) or its listening hash unless
+ * "listening" is configured.
  */
 static int act(struct guard *g, struct pending *p, const struct timespec *t0)
 {
 	struct sdiag_query q = {
 		.tables = GUARD_TABLES,
-		.states = SDIAG_STATES_ALL,
+		.states = g->cfg.tcp_states |
+			  (g->cfg.udp_connected ? SDIAG_STATE_BIT(SDIAG_SS_ESTABLISHED) : 0),
 		.afs = SDIAG_AF_ALL,
 	};
 	struct action a = { .g = g, .p = p };

@@ -579,7 +579,7 @@ void sdiag_watch_close(struct sdiag_watch *w);
 struct sdiag_proc {
 	int32_t pid;
 	int32_t fd;
-	uint32_t uid;		/* the process's effective uid (/proc/PID/status) */
+	uint32_t uid;		/* the process's effective uid (owner of /proc/PID) */
 	char comm[16];
 };
 

@@ -88,38 +88,6 @@ static void read_comm(int piddir, char comm[16])
 		comm[n - 1] = '\0';
 }
 
-/* The effective uid from the "Uid:" line of /proc/PID/status. The owner of
- * /proc/PID is not it: a process that changed credentials (every daemon
- * that drops root) is not dumpable, and its /proc files then belong to root. */
-static bool read_euid(int piddir, uint32_t *ret)
-{
-	char buf[1024], *line, *end;
-	unsigned long real, eff;
-	ssize_t n;
-	int fd;
-
-	fd = openat(piddir, "status", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	line = strstr(buf, "\nUid:");
-	if (!line)
-		return false;
-	errno = 0;
-	real = strtoul(line + 5, &end, 10);
-	if (end == line + 5)
-		return false;
-	eff = strtoul(end, &end, 10);
-	if (errno || eff > UINT32_MAX || real > UINT32_MAX)
-		return false;
-	*ret = (uint32_t)eff;
-	return true;
-}
-
 static int scan_pid(struct sdiag_procmap *m, int procfd, const char *name, int32_t pid)
 {
 	struct sdiag_proc p = { .pid = pid };
@@ -133,8 +101,10 @@ static int scan_pid(struct sdiag_procmap *m, int procfd, const char *name, int32
 	piddir = openat(procfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (piddir < 0)
 		return 0; /* exited */
+	/* /proc/PID itself belongs to the effective uid, also when the process
+	 * is not dumpable (its other files then belong to root): task_dump_owner(). */
 	if (fstat(piddir, &st) == 0)
-		p.uid = st.st_uid;	/* unless status says otherwise */
+		p.uid = st.st_uid;
 	fdfd = openat(piddir, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fdfd < 0)
 		goto out; /* exited, or not ours to read */
@@ -157,7 +127,6 @@ static int scan_pid(struct sdiag_procmap *m, int procfd, const char *name, int32
 			continue;
 		if (!have_comm) {
 			read_comm(piddir, p.comm);
-			read_euid(piddir, &p.uid);
 			have_comm = true;
 		}
 		p.fd = atoi(de->d_name);
@@ -182,35 +151,49 @@ static int cmp_owner(const void *a, const void *b)
 	return x->proc.fd < y->proc.fd ? -1 : x->proc.fd > y->proc.fd;
 }
 
-/* Sort owners so each inode's owners are adjacent, then index the first of each. */
+/*
+ * Sort owners so each inode's owners are adjacent, then index the first of
+ * each. The owners array turns into the procs array in place: an owner is
+ * larger than its proc, so entry i is copied out before anything is written
+ * over it. The peak is then one owner and one inode per descriptor, not an
+ * owner, an inode and a proc (a third less with a million descriptors).
+ */
 static int build_index(struct sdiag_procmap *m)
 {
+	struct sdiag_proc *procs, *shrunk;
 	size_t want = 16;
 
+	_Static_assert(sizeof(struct owner) >= sizeof(struct sdiag_proc) &&
+			       _Alignof(struct owner) >= _Alignof(struct sdiag_proc),
+		       "procs are built over owners");
 	if (m->n)
 		qsort(m->owners, m->n, sizeof(*m->owners), cmp_owner);
 	while (want < m->n * 2)
 		want *= 2;
 	m->slots = calloc(want, sizeof(*m->slots));
 	m->inodes = malloc((m->n + 1) * sizeof(*m->inodes));
-	m->procs = malloc((m->n + 1) * sizeof(*m->procs));
-	if (!m->slots || !m->inodes || !m->procs)
+	if (!m->slots || !m->inodes)
 		return -ENOMEM;
 	m->nslots = want;
+	procs = (struct sdiag_proc *)(void *)m->owners;
 	for (size_t i = 0; i < m->n; i++) {
+		struct owner o;
 		size_t j;
 
-		m->inodes[i] = m->owners[i].inode;
-		m->procs[i] = m->owners[i].proc;
-		if (i > 0 && m->owners[i - 1].inode == m->owners[i].inode)
+		/* memcpy: the two views of the buffer may alias. */
+		memcpy(&o, &m->owners[i], sizeof(o));
+		memcpy(&procs[i], &o.proc, sizeof(o.proc));
+		m->inodes[i] = o.inode;
+		if (i > 0 && m->inodes[i - 1] == o.inode)
 			continue;
-		for (j = mix(m->owners[i].inode) & (want - 1); m->slots[j]; j = (j + 1) & (want - 1))
+		for (j = mix(o.inode) & (want - 1); m->slots[j]; j = (j + 1) & (want - 1))
 			;
 		m->slots[j] = (uint32_t)i + 1;
 	}
-	free(m->owners);
 	m->owners = NULL;
 	m->cap = 0;
+	shrunk = m->n ? realloc(procs, m->n * sizeof(*procs)) : NULL;
+	m->procs = shrunk ? shrunk : procs;
 	return 0;
 }
 

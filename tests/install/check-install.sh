@@ -1,17 +1,19 @@
 #!/bin/bash
-# check-install.sh BUILDDIR CC SANITIZE
+# check-install.sh BUILDDIR CC SANITIZE SRCDIR
 #
 # Install the build into a temporary DESTDIR and check the result the way a
 # packager or a library user would see it: the binary in sbin, the versioned
 # shared library exporting only sdiag_* symbols, the header, the pkg-config
 # file, the man pages; then compile and run a small program against the
 # installed library through pkg-config. The program only reads (it dumps the
-# netlink sockets of a private network namespace).
+# netlink sockets of a private network namespace). The C examples of README.md
+# and man/libsockdiag.3 are built and run the same way, so they stay true.
 set -euo pipefail
 
 builddir=$1
 cc=$2
 san=$3
+src=$4
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 dest=$tmp/root
@@ -99,3 +101,27 @@ ns=()
 unshare -n true 2>/dev/null && ns=(unshare -n)
 out=$(LD_LIBRARY_PATH=$lib "${ns[@]}" "$tmp/user") || fail "user program failed (exit $?)"
 echo "ok: user program built with pkg-config runs: $out"
+
+# The documentation's examples, extracted as a reader would copy them.
+awk '/^```c$/ {g = 1; next} g && /^```/ {exit} g' "$src/README.md" >"$tmp/readme.c"
+# libsockdiag(3): the first EXAMPLES block is a program; the third a fragment.
+man_block() {
+	awk -v want="$1" '/^\.SH EXAMPLES/ {f = 1} f && /^\.EX/ {n++; if (n == want) {g = 1; next}}
+		g && /^\.EE/ {exit} g' "$src/man/libsockdiag.3" | sed 's/\\-/-/g; s/\\e/\\/g'
+}
+man_block 1 >"$tmp/man.c"
+{
+	printf '#include <stdio.h>\n#include <sockdiag.h>\n'
+	printf 'int main(void)\n{\n\tstruct sdiag_handle *h;\n\n\tif (sdiag_open(&h) < 0)\n\t\treturn 1;\n'
+	man_block 3
+	printf '\tsdiag_close(h);\n\treturn 0;\n}\n'
+} >"$tmp/man_frag.c"
+for ex in readme man man_frag; do
+	[ -s "$tmp/$ex.c" ] || fail "no C example found for $ex"
+	# shellcheck disable=SC2086
+	"$cc" -std=gnu11 -Wall -Wextra -Werror "${sanflags[@]}" "$tmp/$ex.c" -o "$tmp/$ex" $flags ||
+		fail "the $ex example does not compile"
+	LD_LIBRARY_PATH=$lib "${ns[@]}" "$tmp/$ex" >"$tmp/$ex.out" ||
+		fail "the $ex example failed (exit $?)"
+	echo "ok: $ex example compiles with -Wall -Wextra -Werror and runs ($(wc -l <"$tmp/$ex.out") lines)"
+done

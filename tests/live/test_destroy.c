@@ -239,6 +239,25 @@ static void test_udp_recv_aborted(void **state)
 	close(fd);
 }
 
+static void test_udplite(void **state)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = make_addr(&ss, AF_INET6, "::1", 0);
+	struct sdiag_sock *s;
+	int fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, IPPROTO_UDPLITE);
+
+	(void)state;
+	if (fd < 0)
+		skip();	/* kernel without UDP-Lite */
+	assert_int_equal(bind(fd, (struct sockaddr *)&ss, len), 0);
+	s = record_of(fd, SDIAG_TABLE_BIT(SDIAG_T_UDPLITE));
+	assert_int_equal(s->table, SDIAG_T_UDPLITE);
+	expect_destroyed(s);
+	assert_int_equal(sock_error(fd), ECONNABORTED);
+	free(s);
+	close(fd);
+}
+
 static void test_udp_connected(void **state)
 {
 	struct sockaddr_storage ss;
@@ -795,6 +814,7 @@ int main(void)
 		cmocka_unit_test_setup(test_tcp_recv_aborted_peer_reset, setup),
 		cmocka_unit_test_setup(test_udp_recv_aborted, setup),
 		cmocka_unit_test_setup(test_udp_connected, setup),
+		cmocka_unit_test_setup(test_udplite, setup),
 		cmocka_unit_test_setup(test_accept_returns, setup),
 		cmocka_unit_test_setup(test_syn_recv, setup),
 		cmocka_unit_test_setup(test_time_wait, setup),

@@ -342,7 +342,14 @@ static bool cookies_eq(const struct cookies *a, const struct cookies *b)
 static void select_sockets(struct cookies *out, const struct sdiag_filter *f, bool no_kernel,
 			   const struct sdiag_filter *match_f, uint32_t tables)
 {
-	struct sdiag_query q = { .tables = tables, .filter = f, .no_kernel_filter = no_kernel };
+	/* Every state but bound-inactive, whose kernel walk covers the machine-wide
+	 * bind hash (slow on a busy machine; ss 6.1 does not ask for it either). */
+	struct sdiag_query q = {
+		.tables = tables,
+		.states = SDIAG_STATES_ALL & ~SDIAG_STATE_BIT(SDIAG_SS_BOUND_INACTIVE),
+		.filter = f,
+		.no_kernel_filter = no_kernel,
+	};
 	struct sdiag_sock_list l = { 0 };
 	struct sdiag_handle *h = NULL;
 

@@ -8,8 +8,9 @@
  *  - pid, comm and user match the owners, with the documented meaning of
  *    `!=` and `not`, also combined with kernel-side predicates; they are never
  *    compiled to bytecode and a query without a process map matches nothing;
- *  - the effective uid comes from /proc/PID/status, also for a process that
- *    dropped root (whose /proc files belong to root);
+ *  - the owner's uid is its effective uid, also for a process that dropped
+ *    root without exec (not dumpable: its /proc files but /proc/PID belong
+ *    to root);
  *  - processes that exit and close descriptors during the scan are not errors;
  *  - a fabricated /proc tree: pid directories without fd/, non-socket links,
  *    malformed socket links, non-pid entries are skipped.
@@ -234,7 +235,7 @@ static void test_shared_owners(void **state)
 	s = find_port(&l, w.port, SDIAG_SS_ESTABLISHED);
 	assert_non_null(s);
 	assert_int_equal(s->n_procs, 0);
-	/* A process that dropped root: its /proc files are root's, its euid is not. */
+	/* A process that dropped root: its fd/ is root's, its euid is not. */
 	s = find_cookie(&l, w.nobody.cookie);
 	assert_non_null(s);
 	assert_int_equal(s->n_procs, 1);
@@ -530,7 +531,7 @@ static void test_fake_proc(void **state)
 	mkdir_in(root, "100/fd");
 	snprintf(d, sizeof(d), "%s/100", root);
 	put_file(d, "comm", "alpha\n");
-	put_file(d, "status", "Name:\talpha\nUmask:\t0022\nUid:\t1000\t1001\t1001\t1001\n");
+	assert_int_equal(chown(d, 1001, 1001), 0);	/* as /proc/PID: the euid */
 	snprintf(d, sizeof(d), "%s/100/fd", root);
 	put_link(d, "3", "socket:[777]");
 	put_link(d, "4", "pipe:[5]");
@@ -538,7 +539,7 @@ static void test_fake_proc(void **state)
 	put_link(d, "6", "socket:[12a]");
 	put_link(d, "7", "/dev/null");
 	put_link(d, "8", "socket:[]");
-	/* 200: no status (uid from the directory's owner, root), 777 and 888. */
+	/* 200: root's, 777 and 888. */
 	mkdir_in(root, "200");
 	mkdir_in(root, "200/fd");
 	snprintf(d, sizeof(d), "%s/200", root);

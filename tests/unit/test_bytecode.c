@@ -199,7 +199,8 @@ static int kernel_dump(struct sd_nl *nl, uint8_t family, uint16_t proto, const v
 	struct sd_req req = {
 		.family = family,
 		.protocol = proto,
-		.states = SDIAG_STATES_ALL,
+		/* Not bound-inactive: its walk covers the machine-wide bind hash. */
+		.states = SDIAG_STATES_ALL & ~SDIAG_STATE_BIT(SDIAG_SS_BOUND_INACTIVE),
 		.tables = SDIAG_TABLE_BIT(proto == IPPROTO_TCP ? SDIAG_T_TCP : SDIAG_T_UDP),
 		.bytecode = bc,
 		.bytecode_len = len,
