@@ -60,6 +60,7 @@ inner() {
 	echo "build_s $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b-a}')" >"$out/meta-$n"
 	echo "sockets $("$TOOLS/rawdump" | awk '{print $6}')" >>"$out/meta-$n"
 	echo "load_before $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/meta-$n"
+	echo "agree $(agree "$out")" >>"$out/meta-$n"
 	: >"$out/samples-$n"
 	# The machine is shared: timed commands run in an autogroup of their own at
 	# nice -20 so that other sessions' builds take less of their CPU (every
@@ -98,6 +99,23 @@ inner() {
 	wait "$pid" 2>/dev/null || true
 }
 
+# Do `sockdiag list -Htan` and `ss -Htan` show the same (state, local, peer) set,
+# unfiltered and with the filter? Prints "yes", "NO (...)" or "n/a".
+agree() {
+	local out=$1 f
+	[[ -x $SOCKDIAG ]] || { echo "n/a"; return; }
+	for f in "" "$FILTER"; do
+		"$SS" -Htan ${f:+"$f"} | awk '{ print $1, $4, $5 }' | sort >"$out/agree-ss"
+		"$SOCKDIAG" list -Htan ${f:+"$f"} | awk '{ print $1, $4, $5 }' | sort >"$out/agree-sd"
+		if ! cmp -s "$out/agree-ss" "$out/agree-sd"; then
+			echo "NO (${f:-unfiltered}: $(wc -l <"$out/agree-ss") vs $(wc -l <"$out/agree-sd") lines)"
+			return
+		fi
+	done
+	rm -f "$out/agree-ss" "$out/agree-sd"
+	echo "yes"
+}
+
 # samples file ("scen wall rss exit cpu" lines) -> one line per scenario:
 # scen wall_min wall_med rss_max rss_med worst_exit cpu_min cpu_med runs
 stats() {
@@ -129,6 +147,9 @@ report_n() {
 	st="$out/stats-$n"
 	stats "$out/samples-$n" >"$st"
 	echo "### N = $n pairs ($(get "$out/meta-$n" sockets 2) TCP sockets)"
+	echo
+	echo "Same (state, local, peer) set from \`sockdiag list -Htan\` as from \`ss -Htan\`," \
+		"unfiltered and with \`$FILTER\`: $(grep '^agree ' "$out/meta-$n" | cut -d' ' -f2-)."
 	echo
 	echo "Pairs built in $(get "$out/meta-$n" build_s 2) s; $(get "$st" floor 9) timed runs per scenario;" \
 		"load average before $(cut -d' ' -f2- <(grep load_before "$out/meta-$n")), after $(cut -d' ' -f2- <(grep load_after "$out/meta-$n"))."

@@ -186,6 +186,13 @@ int cmd_watch(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto out;
 	}
+	if (sdiag_filter_needs_procs(f)) {
+		/* A destroyed socket has no descriptor left: pid/comm/user never match. */
+		fprintf(stderr, "sockdiag watch: pid, comm and user are not supported for events "
+				"(a destroyed socket has no owner)\n");
+		status = EXIT_USAGE;
+		goto out;
+	}
 	groups = groups_for(&o);
 	if (!groups) {
 		fprintf(stderr, "sockdiag watch: the kernel reports only TCP and UDP socket "

@@ -627,8 +627,8 @@ enum sdiag_destroy_result {
 /* "destroyed", "gone", "unsupported", "denied", "error"; NULL if out of range. */
 const char *sdiag_destroy_result_name(enum sdiag_destroy_result r);
 /* Whether the kernel can destroy a socket of this kind at all: inet TCP (but
- * bound-inactive sockets), UDP, UDP-Lite and raw. Unix,
- * netlink, packet, vsock, XDP, TIPC, SMC, SCTP and MPTCP sockets: false. */
+ * bound-inactive sockets), UDP and raw. Unix, netlink, packet, vsock, XDP,
+ * TIPC, SMC, SCTP, MPTCP and UDP-Lite sockets: false. */
 bool sdiag_destroyable(const struct sdiag_sock *s);
 
 /* Called once per record handed to a destroyer, in the order they were added.

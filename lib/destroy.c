@@ -75,11 +75,12 @@ SD_EXPORT bool sdiag_destroyable(const struct sdiag_sock *s)
 		 * in no lookup table. */
 		return s->state != SDIAG_SS_CLOSE && s->state != SDIAG_SS_BOUND_INACTIVE;
 	case SDIAG_T_UDP:
-	case SDIAG_T_UDPLITE:
 	case SDIAG_T_RAW:
 		return true;
 	default:
-		/* MPTCP and SCTP diag handlers have no destroy operation. */
+		/* MPTCP and SCTP diag handlers have no destroy operation; the
+		 * UDP-Lite one has, but UDP-Lite sockets lack the protocol's
+		 * abort (udplite_prot has no diag_destroy: EOPNOTSUPP). */
 		return false;
 	}
 }
@@ -237,7 +238,10 @@ static int round_trip(struct sdiag_destroyer *d)
 			continue;
 		r = sd_dnl_add(d->nl, p->s, p->variant);
 		if (r < 0) {
-			finish(p, r);
+			/* Cannot be named exactly (no cookie): never sent. */
+			p->done = true;
+			p->err = r;
+			p->res = SDIAG_ERROR;
 			continue;
 		}
 		d->wire[k++] = i;

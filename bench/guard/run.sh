@@ -169,7 +169,10 @@ run_floor() {
 	# address gone, so no reset can leave (sending one would cost the floor
 	# a route lookup, a packet and the server's work for it).
 	ip -n "$B" addr del 10.20.0.2/16 dev vb
-	ip netns exec "$B" "$MC" run -p -20 "$T/rawkill" >"$T/floor.$r"
+	# The states the guard asks for (its defaults: ESTAB, SYN-SENT, SYN-RECV);
+	# rawkill's own default, ss's "connected", would also walk the kernel's
+	# bind hash for bound-inactive sockets.
+	ip netns exec "$B" "$MC" run -p -20 "$T/rawkill" -s e >"$T/floor.$r"
 	wait_for "$T/client.$r" "^closed" 600
 	wait "$CLIENT" 2>/dev/null || true
 	grep -q "destroyed $N failed 0" "$T/floor.$r" ||

@@ -34,6 +34,7 @@ scenario() {
 	kill)      CMD=("$SOCKDIAG" kill -t --all);               DESC='`sockdiag kill -t --all`' ;;
 	kill_n)    CMD=("$SOCKDIAG" kill -tn --all);              DESC='`sockdiag kill -tn --all` (no service names)' ;;
 	kill_nd)   CMD=("$SOCKDIAG" kill -t --all --ndjson);      DESC='`sockdiag kill -t --all --ndjson`' ;;
+	kill_p1)   CMD=("$SOCKDIAG" kill -tn --all --passes 1);   DESC='`sockdiag kill -tn --all --passes 1` (no re-dump)' ;;
 	kill_b*)   CMD=("$SOCKDIAG" kill -t --all --batch "${1#kill_b}"); DESC="\`sockdiag kill -t --all --batch ${1#kill_b}\`" ;;
 	ss)        CMD=("$SS" -K -t);                             DESC='`ss -K -t`' ;;
 	ss_n)      CMD=("$SS" -K -tn);                            DESC='`ss -K -tn`' ;;

@@ -248,12 +248,21 @@ static void test_udplite(void **state)
 
 	(void)state;
 	if (fd < 0)
-		skip();	/* kernel without UDP-Lite */
+		skip(); /* kernel without UDP-Lite */
 	assert_int_equal(bind(fd, (struct sockaddr *)&ss, len), 0);
 	s = record_of(fd, SDIAG_TABLE_BIT(SDIAG_T_UDPLITE));
 	assert_int_equal(s->table, SDIAG_T_UDPLITE);
-	expect_destroyed(s);
-	assert_int_equal(sock_error(fd), ECONNABORTED);
+	/* The kernel cannot abort UDP-Lite sockets (no diag_destroy in
+	 * udplite_prot): reported unsupported, and left alone. */
+	assert_false(sdiag_destroyable(s));
+	{
+		int err = 0;
+
+		assert_int_equal(destroy_one(s, &err), SDIAG_UNSUPPORTED);
+		assert_int_equal(err, -EOPNOTSUPP);
+	}
+	assert_int_equal(sock_error(fd), 0);
+	assert_true(cookie_present(s->cookie, SDIAG_TABLE_BIT(SDIAG_T_UDPLITE)));
 	free(s);
 	close(fd);
 }
@@ -478,6 +487,23 @@ static void test_cookie_recreated_listener(void **state)
 	close(c);
 	free(old);
 	close(l2);
+}
+
+/* A record without a cookie is never sent (the kernel would take any socket
+ * on those addresses, or the listener behind them). */
+static void test_no_cookie_never_sent(void **state)
+{
+	int lfd = stream_listen(AF_INET, 0, "127.0.0.1", 0, 16), err = 0;
+	struct sdiag_sock *s;
+
+	(void)state;
+	s = record_of(lfd, T_TCP);
+	s->has &= ~(uint64_t)SDIAG_HAS_COOKIE;
+	assert_int_equal(destroy_one(s, &err), SDIAG_ERROR);
+	assert_int_equal(err, -EINVAL);
+	assert_int_equal(sock_error(lfd), 0);
+	free(s);
+	close(lfd);
 }
 
 static int reuseport_listener(uint16_t port)
@@ -821,6 +847,7 @@ int main(void)
 		cmocka_unit_test_setup(test_v4_mapped, setup),
 		cmocka_unit_test_setup(test_cookie_recreated_connection, setup),
 		cmocka_unit_test_setup(test_cookie_recreated_listener, setup),
+		cmocka_unit_test_setup(test_no_cookie_never_sent, setup),
 		cmocka_unit_test_setup(test_reuseport_tcp, setup),
 		cmocka_unit_test_setup(test_reuseport_udp, setup),
 		cmocka_unit_test_setup(test_unsupported_families, setup),

@@ -614,7 +614,7 @@ int main(void)
 	if (pid < 0)
 		return 1;
 	if (pid == 0) {
-		if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+		if (mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0 ||
 		    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) {
 			fprintf(stderr, "cannot mount a private /proc: %s\n", strerror(errno));
 			_exit(1);
