@@ -159,7 +159,7 @@ SD_EXPORT int sdiag_watch_read(struct sdiag_watch *w, const struct sdiag_filter 
 			       sdiag_sock_cb cb, void *userdata, uint64_t *ret_lost)
 {
 	uint64_t lost = 0;
-	uint32_t drops;
+	uint32_t drops = 0;
 	int total = 0, r;
 
 	if (!w || !cb)

@@ -83,7 +83,8 @@ static int server(const char *addr, unsigned port0, unsigned nports)
 			return 1;
 		}
 		/* Listeners are told apart by a tag in the high bits. */
-		ev = (struct epoll_event){ .events = EPOLLIN, .data.u64 = (1ull << 32) | (unsigned)fd };
+		ev = (struct epoll_event){ .events = EPOLLIN,
+					   .data.u64 = (1ull << 32) | (unsigned)fd };
 		if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) < 0)
 			return 1;
 	}
@@ -105,7 +106,8 @@ static int server(const char *addr, unsigned port0, unsigned nports)
 
 				if (c < 0)
 					break;
-				ev = (struct epoll_event){ .events = EPOLLRDHUP, .data.u64 = (unsigned)c };
+				ev = (struct epoll_event){ .events = EPOLLRDHUP,
+							   .data.u64 = (unsigned)c };
 				if (epoll_ctl(ep, EPOLL_CTL_ADD, c, &ev) < 0)
 					close(c);
 			}
