@@ -74,14 +74,15 @@ install: setup
 uninstall:
 	ninja -C $(BUILDDIR) uninstall
 
-# gcc's ASan+UBSan; every UBSan report is fatal, leaks included.
+# gcc's ASan+UBSan; every UBSan report is fatal, leaks included. Tests with a
+# latency bound may scale it by SOCKDIAG_TEST_SLOWDOWN (instrumented code is slower).
 asan: deps
 	@[ -f $(ASAN_BUILDDIR)/build.ninja ] || \
 		$(MESON_SETUP) $(ASAN_BUILDDIR) -Db_sanitize=address,undefined -Db_lundef=false \
 			-Dc_args=-fno-sanitize-recover=all
 	ninja -C $(ASAN_BUILDDIR)
 	ASAN_OPTIONS=detect_leaks=1 \
-	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 SOCKDIAG_TEST_SLOWDOWN=4 \
 		meson test -C $(ASAN_BUILDDIR) --print-errorlogs --timeout-multiplier 4 \
 			$(MESON_TEST_ARGS)
 

@@ -4,7 +4,7 @@
 # bench/procs.sh — process attribution benchmark (issue 5): `sockdiag list -tanp`
 # against `sockdiag list -tan` and `ss -tanp`, at N established loopback pairs.
 #
-#   bench/procs.sh [-r RUNS] [-c SS_P_CAP] [-o REPORT.md] [N...]
+#   bench/procs.sh [-P] [-r RUNS] [-c SS_P_CAP] [-o REPORT.md] [N...]
 #   (default N: 10000 50000 200000; RUNS default 5)
 #
 # Same method as bench/run.sh (read bench/README.md): for each N a NEW private
@@ -13,7 +13,13 @@
 # stdout to /dev/null, runs interleaved round-robin after one untimed warm-up.
 # `ss -tanp` is quadratic in the number of sockets: above SS_P_CAP sockets
 # (default 150000) it runs once, without warm-up. Nothing touches the host's
-# network namespace; the process scan reads the host's /proc (read-only).
+# network namespace.
+#
+# The process scans (ours and ss's) read every process's descriptors: by
+# default the host's whole /proc (read-only), so their cost includes whatever
+# else the host holds open (the "fds" column). With -P each N also gets a
+# private pid namespace with its own /proc (unshare -p -f --mount-proc): the
+# scans then see only the pairs' processes, which isolates the scaling in N.
 #
 # Environment: BUILD (default build-bench), SOCKDIAG (default $BUILD/cli/sockdiag),
 # SS (default ss), CC (default cc), NICE (default -20, 0 = off).
@@ -133,13 +139,14 @@ report() {
 }
 
 main() {
-	local runs=5 cap=150000 reportf="" opt n ns out
-	while getopts "r:c:o:" opt; do
+	local runs=5 cap=150000 reportf="" opt n ns out pidns=() where="the host's /proc"
+	while getopts "Pr:c:o:" opt; do
 		case $opt in
+		P) pidns=(-p -f --mount-proc); where='a private pid namespace and /proc (-P)' ;;
 		r) runs=$OPTARG ;;
 		c) cap=$OPTARG ;;
 		o) reportf=$OPTARG ;;
-		*) echo "usage: bench/procs.sh [-r RUNS] [-c SS_P_CAP] [-o REPORT.md] [N...]" >&2; exit 2 ;;
+		*) echo "usage: bench/procs.sh [-P] [-r RUNS] [-c SS_P_CAP] [-o REPORT.md] [N...]" >&2; exit 2 ;;
 		esac
 	done
 	shift $((OPTIND - 1))
@@ -155,7 +162,7 @@ main() {
 	done
 	export TOOLS SOCKDIAG SS NICE
 	for n in "${ns[@]}"; do
-		unshare -n -- "$0" --inner "$n" "$out" "$runs" "$cap"
+		unshare -n "${pidns[@]}" -- "$0" --inner "$n" "$out" "$runs" "$cap"
 		sleep 3
 	done
 	{
@@ -163,7 +170,7 @@ main() {
 		echo
 		echo "- $(nproc) CPUs, kernel $(uname -r), $("$SS" -V 2>&1 | head -1); sockdiag $SOCKDIAG"
 		echo "- bench/procs.sh: $runs timed runs per scenario (\`ss -tanp\` once above $cap sockets)," \
-			"interleaved after one warm-up; stdout to /dev/null; nice $NICE."
+			"interleaved after one warm-up; stdout to /dev/null; nice $NICE; process scans over $where."
 		echo
 		report "$out" "${ns[@]}"
 		echo
