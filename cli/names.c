@@ -37,7 +37,7 @@ struct cg_ent {
 struct names {
 	bool resolve_hosts;
 	/* services: per protocol a lazily allocated array indexed by port;
-	 * NULL = not looked up yet, no_name = looked up, nothing. */
+	 * loaded whole on first use; NULL = the port has no name. */
 	const char **svc[N_SVC_PROTOS];
 	int eph_lo, eph_hi;	/* ip_local_port_range; lo 0 = not read yet */
 	const char *proto_names[256];
@@ -49,7 +49,6 @@ struct names {
 	struct cg_ent *cgroups;
 	size_t n_cgroups;
 	bool cgroups_done;
-	char no_name[1];
 };
 
 struct names *names_new(bool resolve_hosts)
@@ -70,7 +69,7 @@ void names_free(struct names *n)
 		if (!n->svc[p])
 			continue;
 		for (size_t i = 0; i < 65536; i++)
-			if (n->svc[p][i] && n->svc[p][i] != n->no_name)
+			if (n->svc[p][i])
 				free((char *)n->svc[p][i]);
 		free(n->svc[p]);
 	}
@@ -119,19 +118,24 @@ const char *names_service(struct names *n, uint16_t port, const char *proto)
 	if (port >= n->eph_lo && port <= n->eph_hi)
 		return NULL;
 	if (!n->svc[p]) {
+		/* Read the services database once per protocol: getservbyport
+		 * would scan /etc/services again for every distinct port. The
+		 * first entry for a port wins, as with getservbyport. */
 		n->svc[p] = calloc(65536, sizeof(*n->svc[p]));
 		if (!n->svc[p])
 			return NULL;
 		setservent(1);
+		while ((se = getservent())) {
+			uint16_t sp = ntohs((uint16_t)se->s_port);
+
+			if (se->s_name && se->s_proto && !strcmp(se->s_proto, proto) &&
+			    !n->svc[p][sp])
+				n->svc[p][sp] = strdup(se->s_name);
+		}
+		endservent();
 	}
 	tab = n->svc[p];
-	if (!tab[port]) {
-		se = getservbyport(htons(port), proto);
-		tab[port] = se && se->s_name ? strdup(se->s_name) : NULL;
-		if (!tab[port])
-			tab[port] = n->no_name;
-	}
-	return tab[port] == n->no_name ? NULL : tab[port];
+	return tab[port];
 }
 
 const char *names_ipproto(struct names *n, unsigned proto)

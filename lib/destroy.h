@@ -42,6 +42,12 @@ void sd_dnl_reset(struct sd_dnl *d);
  */
 int sd_dnl_add(struct sd_dnl *d, const struct sdiag_sock *s, unsigned variant);
 
+/* The message sd_dnl_add appends, written at buf (at least SD_DNL_MSG_MAX
+ * bytes) with sequence number seq: a SOCK_DESTROY request without NLM_F_ACK.
+ * Returns its length, or -EINVAL for a record that cannot be named. */
+#define SD_DNL_MSG_MAX 80
+int sd_dnl_build(void *buf, const struct sdiag_sock *s, unsigned variant, uint32_t seq);
+
 /*
  * Send the batch in one sendmsg and collect the replies: errs[i] (n = the
  * number of requests added) becomes 0 or the kernel's negative errno for

@@ -61,9 +61,11 @@ struct sd_inet_req_v2 {
 
 _Static_assert(sizeof(struct sd_inet_req_v2) == 56, "inet_diag_req_v2 is 56 bytes");
 
-#define MSG_MAX                                                                                    \
-	(MNL_ALIGN(sizeof(struct nlmsghdr)) + MNL_ALIGN(sizeof(struct sd_inet_req_v2)) +           \
-	 MNL_ATTR_HDRLEN + sizeof(uint32_t))
+#define MSG_MAX SD_DNL_MSG_MAX
+_Static_assert(SD_DNL_MSG_MAX == NLMSG_ALIGN(sizeof(struct nlmsghdr)) +
+					 NLMSG_ALIGN(sizeof(struct sd_inet_req_v2)) + NLA_HDRLEN +
+					 sizeof(uint32_t),
+	       "header, request, INET_DIAG_REQ_PROTOCOL");
 #define BATCH_MAX 4096u	     /* upper bound on any batch we build */
 #define REPLY_TRUESIZE 1024u /* kernel memory one error reply costs, with margin */
 #define WANT_SNDBUF (1 << 20)
@@ -234,29 +236,27 @@ static int wire_protocol(const struct sdiag_sock *s, uint8_t *ret_raw)
 	}
 }
 
-static void put_request(struct sd_dnl *d, const struct sd_inet_req_v2 *req, int protocol)
+/* Write one SOCK_DESTROY message at buf; returns its aligned length. */
+static size_t put_request(void *buf, const struct sd_inet_req_v2 *req, int protocol, uint32_t seq)
 {
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(d->buf + d->len);
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 	struct sd_inet_req_v2 *p;
 
 	nlh->nlmsg_type = SOCK_DESTROY;
 	nlh->nlmsg_flags = NLM_F_REQUEST;
-	nlh->nlmsg_seq = d->seq + d->n;
+	nlh->nlmsg_seq = seq;
 	p = mnl_nlmsg_put_extra_header(nlh, sizeof(*p));
 	memcpy(p, req, sizeof(*p));
 	if (protocol > 255)
 		mnl_attr_put_u32(nlh, SD_INET_DIAG_REQ_PROTOCOL, (uint32_t)protocol);
-	d->len += MNL_ALIGN(nlh->nlmsg_len);
-	d->n++;
+	return MNL_ALIGN(nlh->nlmsg_len);
 }
 
-int sd_dnl_add(struct sd_dnl *d, const struct sdiag_sock *s, unsigned variant)
+int sd_dnl_build(void *buf, const struct sdiag_sock *s, unsigned variant, uint32_t seq)
 {
 	struct sd_inet_req_v2 req = { 0 };
 	int protocol;
 
-	if (d->n >= d->cap)
-		return -ENOSPC;
 	if ((s->family != AF_INET && s->family != AF_INET6) || !(s->has & SDIAG_HAS_COOKIE))
 		return -EINVAL;
 	protocol = wire_protocol(s, &req.raw_protocol);
@@ -271,7 +271,20 @@ int sd_dnl_add(struct sd_dnl *d, const struct sdiag_sock *s, unsigned variant)
 	req.id.ifindex = s->inet.ifindex;
 	req.id.cookie[0] = (uint32_t)s->cookie;
 	req.id.cookie[1] = (uint32_t)(s->cookie >> 32);
-	put_request(d, &req, protocol);
+	return (int)put_request(buf, &req, protocol, seq);
+}
+
+int sd_dnl_add(struct sd_dnl *d, const struct sdiag_sock *s, unsigned variant)
+{
+	int r;
+
+	if (d->n >= d->cap)
+		return -ENOSPC;
+	r = sd_dnl_build(d->buf + d->len, s, variant, d->seq + d->n);
+	if (r < 0)
+		return r;
+	d->len += (size_t)r;
+	d->n++;
 	return 0;
 }
 
@@ -379,7 +392,8 @@ int sd_dnl_probe(struct sd_dnl *d)
 	int err = 0, r;
 
 	sd_dnl_reset(d);
-	put_request(d, &req, IPPROTO_TCP);
+	d->len = put_request(d->buf, &req, IPPROTO_TCP, d->seq);
+	d->n = 1;
 	r = sd_dnl_send(d, &err, 1);
 	if (r < 0)
 		return r;

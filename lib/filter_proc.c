@@ -20,8 +20,8 @@
 
 #include "filter_parse.h"
 
-int sd_fparse_proc(struct sd_fparser *p, const char *kw, enum sd_fcmp cmp,
-		   const struct sd_ftok *v, struct sd_fnode **ret)
+int sd_fparse_proc(struct sd_fparser *p, const char *kw, enum sd_fcmp cmp, const struct sd_ftok *v,
+		   struct sd_fnode **ret)
 {
 	struct sd_fnode *n;
 	uint64_t val = 0;
@@ -74,8 +74,7 @@ static bool cmp_val(uint64_t v, enum sd_fcmp c, uint64_t ref)
 	}
 }
 
-static bool owner_matches(const struct sd_fnode *n, const struct sdiag_proc *p,
-			  enum sd_fcmp cmp)
+static bool owner_matches(const struct sd_fnode *n, const struct sdiag_proc *p, enum sd_fcmp cmp)
 {
 	char comm[sizeof(p->comm) + 1];
 

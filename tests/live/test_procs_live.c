@@ -53,7 +53,7 @@ static int setup(void **state)
 
 struct kid {
 	pid_t pid;
-	int hold;	/* write end: closing it lets the kid exit */
+	int hold; /* write end: closing it lets the kid exit */
 };
 
 /* Fork a kid named name that keeps every inherited descriptor until released. */
@@ -93,12 +93,12 @@ static void kid_end(struct kid *k)
 }
 
 struct world {
-	int lis, lis_dup;	/* the listener, shared with both kids */
-	int mine;		/* a listener only this process holds */
-	int client;		/* connected to lis, never accepted */
+	int lis, lis_dup; /* the listener, shared with both kids */
+	int mine;	  /* a listener only this process holds */
+	int client;	  /* connected to lis, never accepted */
 	uint16_t port;
 	struct kid kids[2];
-	struct child_sock nobody;	/* a socket of a process running as NOBODY */
+	struct child_sock nobody; /* a socket of a process running as NOBODY */
 };
 
 static int make_udp(void *arg)
@@ -108,7 +108,7 @@ static int make_udp(void *arg)
 
 	(void)arg;
 	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
-		return -errno;	/* unbound UDP sockets are not in the dump */
+		return -errno; /* unbound UDP sockets are not in the dump */
 	return fd;
 }
 
@@ -166,7 +166,7 @@ static void check_owners(const struct sdiag_proc *p, size_t n, const struct worl
 	for (size_t i = 0; i < n; i++) {
 		size_t k;
 
-		if (i)	/* sorted by pid, then fd */
+		if (i) /* sorted by pid, then fd */
 			assert_true(p[i - 1].pid < p[i].pid ||
 				    (p[i - 1].pid == p[i].pid && p[i - 1].fd < p[i].fd));
 		for (k = 0; k < 3 && pids[k] != p[i].pid; k++)
@@ -268,7 +268,8 @@ static unsigned select_world(struct sdiag_handle *h, const struct world *w,
 {
 	struct sdiag_query q = { .tables = SDIAG_TABLE_BIT(SDIAG_T_TCP) |
 					   SDIAG_TABLE_BIT(SDIAG_T_UDP),
-				 .procmap = pm, .no_kernel_filter = !kernel };
+				 .procmap = pm,
+				 .no_kernel_filter = !kernel };
 	struct sdiag_filter_error err = { 0 };
 	struct sdiag_filter *f = NULL;
 	struct sdiag_sock_list l = { 0 };
@@ -313,8 +314,8 @@ static void expect(struct sdiag_handle *h, const struct world *w, const struct s
 	got[0] = select_world(h, w, pm, expr, true);
 	got[1] = select_world(h, w, pm, expr, false);
 	if (got[0] != want || got[1] != want)
-		fail_msg("'%s': selected %#x (kernel filter) / %#x (user space), expected %#x", expr,
-			 got[0], got[1], want);
+		fail_msg("'%s': selected %#x (kernel filter) / %#x (user space), expected %#x",
+			 expr, got[0], got[1], want);
 }
 
 static void test_filters(void **state)
@@ -379,14 +380,15 @@ static void test_filters(void **state)
 static void test_filter_parse(void **state)
 {
 	static const char *const bad[] = {
-		"pid = abc", "pid = 0", "pid = 99999999999", "pid", "comm", "comm < x",
-		"user < 5", "user = no-such-user-sdprocs", "pid = -1", "comm = ''",
+		"pid = abc", "pid = 0",	 "pid = 99999999999",		"pid",	    "comm",
+		"comm < x",  "user < 5", "user = no-such-user-sdprocs", "pid = -1", "comm = ''",
 	};
 	static const struct {
 		const char *expr;
 		bool needs;
 	} needs[] = {
-		{ "sport = :80", false },	{ "pid = 1", true },
+		{ "sport = :80", false },
+		{ "pid = 1", true },
 		{ "not (sport = :1 or comm = x)", true },
 		{ "sport = :1 and dport = :2 and user = 0", true },
 		{ "(((uid = 0)))", false },
@@ -469,7 +471,7 @@ static void test_scan_churn(void **state)
 		if (churners[i] == 0)
 			churn();
 	}
-	keep = socket(AF_INET, SOCK_DGRAM, 0);	/* after the forks: ours alone */
+	keep = socket(AF_INET, SOCK_DGRAM, 0); /* after the forks: ours alone */
 	assert_true(keep >= 0);
 	for (int i = 0; i < 200; i++) {
 		struct sdiag_procmap *pm = NULL;
@@ -531,7 +533,7 @@ static void test_fake_proc(void **state)
 	mkdir_in(root, "100/fd");
 	snprintf(d, sizeof(d), "%s/100", root);
 	put_file(d, "comm", "alpha\n");
-	assert_int_equal(chown(d, 1001, 1001), 0);	/* as /proc/PID: the euid */
+	assert_int_equal(chown(d, 1001, 1001), 0); /* as /proc/PID: the euid */
 	snprintf(d, sizeof(d), "%s/100/fd", root);
 	put_link(d, "3", "socket:[777]");
 	put_link(d, "4", "pipe:[5]");
