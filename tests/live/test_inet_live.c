@@ -396,7 +396,9 @@ static void test_tcp_syn_sent(void **state)
 	assert_int_equal(s->inet.dport, 5004);
 	assert_int_equal(s->inet.sport, fd_port(c2));
 	assert_int_equal(s->inet.timer, 1); /* retransmit */
-	assert_true(s->inet.expires_ms > 0);
+	/* At most TCP_RTO_MAX away; 0 when the timer is due but has not run
+	 * yet, which a loaded machine (or ASan) makes happen. */
+	assert_true(s->inet.expires_ms <= 120000);
 	s = must_find(&l, lfd);
 	assert_int_equal(s->rqueue, 1); /* c1, waiting to be accepted */
 	assert_int_equal(s->wqueue, 0);
