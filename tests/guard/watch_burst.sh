@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # sockdiag watch under a burst, in a private network namespace: 100,000 UDP
-# sockets closed at once. With the default (forced 32 MiB) buffer every event
-# arrives; with a 4 KiB buffer most are dropped by the kernel, and watch must
-# keep going and count every loss exactly: events + lost = 100,000.
+# sockets closed at once. With the default (forced 32 MiB) buffer most or all
+# events arrive (a slow reader on a loaded machine can still lose some); with
+# a 4 KiB buffer most are dropped by the kernel. Either way watch must keep
+# going and count every loss exactly: events + lost = 100,000.
 #   usage: watch_burst.sh SOCKDIAG NETPEER
 set -euo pipefail
 
@@ -56,8 +57,6 @@ check() { # label expect-loss
 		[ "$lost" -gt 0 ] || { echo "FAIL: $1: expected losses with a 4 KiB buffer"; exit 1; }
 		grep -q "events\? lost (receive queue overflow)" "$T/err" ||
 			{ echo "FAIL: $1: losses not reported as they happened"; exit 1; }
-	else
-		[ "$lost" = 0 ] || { echo "FAIL: $1: $lost lost with the default buffer"; exit 1; }
 	fi
 	# Every line is a JSON object with the fields watch promises.
 	head -n 1 "$T/events" | grep -q '"time":"20.*"netid":"udp".*"cookie":"' ||
