@@ -6,11 +6,12 @@
 #   bench/run.sh [-r RUNS] [-s "SCENARIOS"] [-o REPORT.md] [-N NICE] [N...]
 #   (default N: 10000 50000 200000; timed commands run at nice -20 unless -N 0)
 #
-# For each N it enters NEW private network and pid namespaces (unshare -n -p), builds N
-# established loopback TCP pairs there (bench/mkpairs), and times each scenario
-# RUNS times (interleaved round-robin, after one untimed warm-up), recording wall
-# time and peak RSS (bench/measure: fork/exec/wait4). It prints a markdown report
-# (also written to -o FILE). Nothing touches the host's network namespace.
+# For each N it enters NEW private network and pid namespaces (unshare -n -p),
+# builds N established loopback TCP pairs there (bench/mkpairs), checks that
+# `sockdiag list` and `ss` see the same sockets, and times each scenario RUNS
+# times (interleaved round-robin, after one untimed warm-up), recording wall time,
+# CPU time and peak RSS (bench/measure: fork/exec/wait4). It prints a markdown
+# report (also written to -o FILE). Nothing touches the host's network namespace.
 #
 # Environment: BUILD (default build-bench), SOCKDIAG (default $BUILD/cli/sockdiag),
 # SS (default ss), CC (default cc).

@@ -540,8 +540,9 @@ static int64_t kill_dump(struct sdiag_handle *h, const struct sdiag_query *uq, s
 }
 
 /*
- * One pass: a dump per inet table and address family (flushing after each,
- * so that destroys land while their own dump runs), then, in the first pass,
+ * One pass: a dump per inet table and address family (TCP: one for both
+ * families), flushing after each so that destroys land while their own dump
+ * runs, then, in the first pass,
  * one for every other table (nothing there can be destroyed, but it is
  * reported). again[af] collects the tables whose dump destroyed something:
  * the only dumps that can have skipped a live socket, hence the only ones the
@@ -556,6 +557,22 @@ static int kill_pass(struct sdiag_handle *h, const struct sdiag_query *pq, const
 
 	again[0] = again[1] = 0;
 	for (unsigned t = 0; t < SDIAG_T_MAX; t++) {
+		uint32_t bit = SDIAG_TABLE_BIT(t);
+
+		/* TCP of both families: one dump, which the dump layer serves
+		 * with a single walk of the kernel's established hash. */
+		if (t == SDIAG_T_TCP && (todo[0] & bit) && (todo[1] & bit)) {
+			uq.tables = bit;
+			uq.afs = SDIAG_AF_ALL;
+			n = kill_dump(h, &uq, k);
+			if (n < 0)
+				return (int)n;
+			if (n > 0) {
+				again[0] |= bit;
+				again[1] |= bit;
+			}
+			continue;
+		}
 		for (unsigned f = 0; f < 2; f++) {
 			if (!(todo[f] & SDIAG_TABLE_BIT(t)))
 				continue;
