@@ -112,6 +112,11 @@ int sd_tipc_decode(const struct nlmsghdr *nlh, struct sdiag_sock *s);
 struct nlmsghdr *sd_smc_request(void *buf, const struct sd_req *r);
 int sd_smc_decode(const struct nlmsghdr *nlh, struct sdiag_sock *s);
 
+/* The fixed header (size bytes) of a SOCK_DIAG_BY_FAMILY reply of family af,
+ * every family's reply starting with its u8 family: 1 with *ret set, 0 when
+ * the message is of another type or family (skip it), -EBADMSG if too short. */
+int sd_diag_header(const struct nlmsghdr *nlh, size_t size, uint8_t af, const void **ret);
+
 /* Copy min(len, size) bytes of an attribute payload into a local struct,
  * zero-filling the rest (uapi structs grow between kernels). */
 void sd_copy_struct(void *dst, size_t size, const void *src, size_t len);

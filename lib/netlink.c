@@ -134,13 +134,9 @@ int sd_netlink_decode(const struct nlmsghdr *nlh, struct sdiag_sock *s)
 	const struct nlattr *tb[ND_ATTR_MAX];
 	int r;
 
-	if (nlh->nlmsg_type != SOCK_DIAG_BY_FAMILY)
-		return 0;
-	if (nlh->nlmsg_len < NLMSG_HDRLEN + sizeof(*m))
-		return -EBADMSG;
-	m = mnl_nlmsg_get_payload(nlh);
-	if (m->family != AF_NETLINK)
-		return 0;
+	r = sd_diag_header(nlh, sizeof(*m), AF_NETLINK, (const void **)&m);
+	if (r <= 0)
+		return r;
 
 	s->table = SDIAG_T_NETLINK;
 	s->family = AF_NETLINK;

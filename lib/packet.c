@@ -141,13 +141,9 @@ int sd_packet_decode(const struct nlmsghdr *nlh, struct sdiag_sock *s)
 	const struct nlattr *tb[PD_ATTR_MAX];
 	int r;
 
-	if (nlh->nlmsg_type != SOCK_DIAG_BY_FAMILY)
-		return 0;
-	if (nlh->nlmsg_len < NLMSG_HDRLEN + sizeof(*m))
-		return -EBADMSG;
-	m = mnl_nlmsg_get_payload(nlh);
-	if (m->family != AF_PACKET)
-		return 0;
+	r = sd_diag_header(nlh, sizeof(*m), AF_PACKET, (const void **)&m);
+	if (r <= 0)
+		return r;
 	switch (m->type) {
 	case SOCK_RAW:
 		s->table = SDIAG_T_PACKET_RAW;

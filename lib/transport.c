@@ -192,3 +192,18 @@ void sd_copy_struct(void *dst, size_t size, const void *src, size_t len)
 	if (n < size)
 		memset((uint8_t *)dst + n, 0, size - n);
 }
+
+int sd_diag_header(const struct nlmsghdr *nlh, size_t size, uint8_t af, const void **ret)
+{
+	const uint8_t *p;
+
+	if (nlh->nlmsg_type != SOCK_DIAG_BY_FAMILY)
+		return 0;
+	if (nlh->nlmsg_len < NLMSG_HDRLEN + size)
+		return -EBADMSG;
+	p = mnl_nlmsg_get_payload(nlh);
+	if (p[0] != af)
+		return 0;
+	*ret = p;
+	return 1;
+}

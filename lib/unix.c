@@ -155,12 +155,10 @@ int sd_unix_decode(const struct nlmsghdr *nlh, struct sdiag_sock *s)
 	enum sdiag_table table;
 	int r;
 
-	if (nlh->nlmsg_type != SOCK_DIAG_BY_FAMILY)
-		return 0;
-	if (nlh->nlmsg_len < NLMSG_HDRLEN + sizeof(*m))
-		return -EBADMSG;
-	m = mnl_nlmsg_get_payload(nlh);
-	if (m->family != AF_UNIX || table_of(m->type, &table) < 0)
+	r = sd_diag_header(nlh, sizeof(*m), AF_UNIX, (const void **)&m);
+	if (r <= 0)
+		return r;
+	if (table_of(m->type, &table) < 0)
 		return 0;
 
 	s->table = table;

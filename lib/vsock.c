@@ -59,14 +59,11 @@ struct nlmsghdr *sd_vsock_request(void *buf, const struct sd_req *r)
 int sd_vsock_decode(const struct nlmsghdr *nlh, struct sdiag_sock *s)
 {
 	const struct vd_msg *m;
+	int r;
 
-	if (nlh->nlmsg_type != SOCK_DIAG_BY_FAMILY)
-		return 0;
-	if (nlh->nlmsg_len < NLMSG_HDRLEN + sizeof(*m))
-		return -EBADMSG;
-	m = mnl_nlmsg_get_payload(nlh);
-	if (m->family != AF_VSOCK)
-		return 0;
+	r = sd_diag_header(nlh, sizeof(*m), AF_VSOCK, (const void **)&m);
+	if (r <= 0)
+		return r;
 	switch (m->type) {
 	case SOCK_STREAM:
 		s->table = SDIAG_T_VSOCK_STREAM;
