@@ -261,6 +261,8 @@ static int run_unit(struct sdiag_handle *h, struct run *run, const struct unit *
 	    (u->family == AF_INET || u->family == AF_INET6 || u->family == AF_UNSPEC)) {
 		/* AF_UNSPEC: both programs are the same (tcp_both_in_one). */
 		r = sd_filter_bytecode(q->filter, u->family == AF_UNSPEC ? AF_INET : u->family, &bc);
+		if (r >= 0)
+			sd_filter_exact_ports(q->filter, &req.sport, &req.dport);
 		if (r < 0)
 			return r;
 		req.bytecode = bc;

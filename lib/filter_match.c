@@ -371,3 +371,28 @@ bool sd_filter_excludes_table(const struct sdiag_filter *f, enum sdiag_table t)
 		return false;
 	return !(node_tables(f->root, false) & SDIAG_TABLE_BIT(t));
 }
+
+/* A conjunct "sport = N" / "dport = N" at the top level of f (under ANDs
+ * only): every matching socket has that port, so the kernel may pre-filter
+ * on it in the request header, before it builds any message. */
+static uint16_t exact_port(const struct sd_fnode *n, uint8_t dir)
+{
+	uint16_t p;
+
+	if (!n)
+		return 0;
+	if (n->kind == SD_F_AND) {
+		p = exact_port(n->a, dir);
+		return p ? p : exact_port(n->b, dir);
+	}
+	if (n->kind == SD_F_NUM && n->field == SD_FLD_PORT && n->cmp == SD_EQ && n->dir == dir &&
+	    n->u.num.value > 0 && n->u.num.value <= UINT16_MAX)
+		return (uint16_t)n->u.num.value;
+	return 0;
+}
+
+void sd_filter_exact_ports(const struct sdiag_filter *f, uint16_t *ret_sport, uint16_t *ret_dport)
+{
+	*ret_sport = f ? exact_port(f->root, SD_DIR_SRC) : 0;
+	*ret_dport = f ? exact_port(f->root, SD_DIR_DST) : 0;
+}

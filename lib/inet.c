@@ -254,6 +254,10 @@ static struct nlmsghdr *tcp_legacy_request(void *buf, const struct sd_req *r)
 	req->family = AF_UNSPEC;
 	req->ext = inet_ext(r->show);
 	req->states = inet_states(r->states);
+	/* Same layout as the v2 request's id: the header port pre-filter. */
+	memcpy(req->id, &(struct sd_inet_sockid){ .sport = htons(r->sport),
+						  .dport = htons(r->dport) },
+	       sizeof(req->id));
 	if (r->bytecode)
 		mnl_attr_put(nlh, SD_INET_DIAG_REQ_BYTECODE, r->bytecode_len, r->bytecode);
 	return nlh;
@@ -278,6 +282,9 @@ struct nlmsghdr *sd_inet_request(void *buf, const struct sd_req *r)
 	req->protocol = (uint8_t)(r->protocol & 0xff);
 	req->ext = inet_ext(r->show);
 	req->states = inet_states(r->states);
+	/* The kernel skips sockets with other ports before building a message. */
+	req->id.sport = htons(r->sport);
+	req->id.dport = htons(r->dport);
 	/* raw_diag's dump walks every raw socket of the family whatever this
 	 * byte says; it only keys exact lookups. IPPROTO_RAW as ss sends it. */
 	if (r->protocol == IPPROTO_RAW)

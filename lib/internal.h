@@ -57,6 +57,7 @@ struct sd_req {
 	uint32_t states;	/* SDIAG_STATE_BIT mask, never 0 */
 	uint32_t show;		/* enum sdiag_show */
 	uint32_t tables;	/* tables wanted (e.g. which unix types) */
+	uint16_t sport, dport;	/* inet only: header pre-filter (host order), 0 = any */
 	const void *bytecode;	/* inet only: INET_DIAG_REQ_BYTECODE payload, or NULL */
 	size_t bytecode_len;
 };
@@ -134,6 +135,9 @@ int sd_in_netns(int nsfd, int (*fn)(void *arg), void *arg);
  * address family. Returns the length written into *ret (caller frees), 0 when
  * nothing can be pushed down (no kernel filter), or a negative errno. */
 int sd_filter_bytecode(const struct sdiag_filter *f, uint8_t family, void **ret);
+/* The ports every socket matching f must have (a top-level "sport = N" or
+ * "dport = N"), 0 where there is none: the inet request header's pre-filter. */
+void sd_filter_exact_ports(const struct sdiag_filter *f, uint16_t *ret_sport, uint16_t *ret_dport);
 /* True when no socket of table t can ever match f (so the dump is skipped). */
 bool sd_filter_excludes_table(const struct sdiag_filter *f, enum sdiag_table t);
 

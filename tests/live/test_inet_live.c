@@ -268,6 +268,16 @@ static void test_tcp_details(void **state)
 	assert_int_equal(setsockopt(afd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one)), 0);
 	assert_int_equal(shutdown(cfd, SHUT_WR), 0);
 	wait_readable(afd);
+	/* The peer's ACK of our FIN may still be in flight: wait for FIN-WAIT-2. */
+	for (int i = 0; i < 200; i++) {
+		struct tcp_info ti;
+		socklen_t tl = sizeof(ti);
+
+		if (getsockopt(cfd, IPPROTO_TCP, TCP_INFO, &ti, &tl) == 0 &&
+		    ti.tcpi_state == TCP_FIN_WAIT2)
+			break;
+		nanosleep(&(struct timespec){ .tv_nsec = 5 * 1000 * 1000 }, NULL);
+	}
 	assert_int_equal(getsockopt(afd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &len), 0);
 	assert_int_equal(getsockopt(afd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &len), 0);
 
