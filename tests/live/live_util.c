@@ -235,3 +235,15 @@ void assert_addr(const uint8_t *got, int family, const char *text)
 		fail_msg("address %s, expected %s", buf, text);
 	}
 }
+
+const struct sdiag_sock *find_fd_once(const struct sdiag_sock_list *l, int fd)
+{
+	uint64_t cookie = fd_cookie(fd);
+	const struct sdiag_sock *s = find_cookie(l, cookie);
+
+	if (!s)
+		fail_msg("socket fd %d (cookie %llu) not in the dump of %zu records", fd,
+			 (unsigned long long)cookie, l->n);
+	assert_int_equal(count_cookie(l, cookie), 1);
+	return s;
+}

@@ -22,6 +22,9 @@ void collect_tables(struct sdiag_sock_list *l, uint32_t tables, uint32_t show);
 /* The record with this cookie, or NULL; how many records carry it. */
 const struct sdiag_sock *find_cookie(const struct sdiag_sock_list *l, uint64_t cookie);
 size_t count_cookie(const struct sdiag_sock_list *l, uint64_t cookie);
+/* The record of fd's socket (by SO_COOKIE); fails the test unless l holds it
+ * exactly once. */
+const struct sdiag_sock *find_fd_once(const struct sdiag_sock_list *l, int fd);
 
 /* A socket address for family (AF_INET/AF_INET6) from text and port. */
 socklen_t make_addr(struct sockaddr_storage *ss, int family, const char *addr, uint16_t port);

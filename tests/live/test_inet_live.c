@@ -44,17 +44,6 @@ static int setup(void **state)
 	return 0;
 }
 
-static const struct sdiag_sock *must_find(const struct sdiag_sock_list *l, int fd)
-{
-	uint64_t cookie = fd_cookie(fd);
-	const struct sdiag_sock *s = find_cookie(l, cookie);
-
-	if (!s)
-		fail_msg("socket fd %d (cookie %llu) not in the dump of %zu records", fd,
-			 (unsigned long long)cookie, l->n);
-	assert_int_equal(count_cookie(l, cookie), 1);
-	return s;
-}
 
 /* Fields every full inet socket must carry. */
 static void check_common(const struct sdiag_sock *s, int fd, enum sdiag_table t, int family)
@@ -91,7 +80,7 @@ static void tcp_pair_family(int family, const char *addr)
 	wait_readable(afd);
 
 	collect_tables(&l, T_TCP, 0);
-	s = must_find(&l, lfd);
+	s = find_fd_once(&l, lfd);
 	check_common(s, lfd, SDIAG_T_TCP, family);
 	assert_int_equal(s->state, SDIAG_SS_LISTEN);
 	assert_int_equal(s->protocol, IPPROTO_TCP);
@@ -105,7 +94,7 @@ static void tcp_pair_family(int family, const char *addr)
 	assert_int_equal(s->rqueue, 0);
 	assert_int_equal(s->wqueue, 16);
 
-	s = must_find(&l, cfd);
+	s = find_fd_once(&l, cfd);
 	check_common(s, cfd, SDIAG_T_TCP, family);
 	assert_int_equal(s->state, SDIAG_SS_ESTABLISHED);
 	assert_int_equal(s->inet.sport, cport);
@@ -113,7 +102,7 @@ static void tcp_pair_family(int family, const char *addr)
 	assert_addr(s->inet.src, family, addr);
 	assert_addr(s->inet.dst, family, addr);
 
-	s = must_find(&l, afd);
+	s = find_fd_once(&l, afd);
 	check_common(s, afd, SDIAG_T_TCP, family);
 	assert_int_equal(s->state, SDIAG_SS_ESTABLISHED);
 	assert_int_equal(s->inet.sport, 5001);
@@ -176,13 +165,13 @@ static void test_tcp_info(void **state)
 	assert_true(afd >= 0);
 
 	collect_tables(&l, T_TCP, 0);
-	s = must_find(&l, cfd);
+	s = find_fd_once(&l, cfd);
 	assert_false(s->has & SDIAG_HAS_TCP_INFO);
 	assert_false(s->has & SDIAG_HAS_CONG);
 	sdiag_sock_list_free(&l);
 
 	collect_tables(&l, T_TCP, SDIAG_SHOW_INFO);
-	s = must_find(&l, cfd);
+	s = find_fd_once(&l, cfd);
 	assert_true(s->has & SDIAG_HAS_TCP_INFO);
 	assert_int_equal(getsockopt(cfd, IPPROTO_TCP, TCP_INFO, &ti, &len), 0);
 	assert_int_equal(s->inet.tcp_info.tcpi_state, SDIAG_SS_ESTABLISHED);
@@ -196,7 +185,7 @@ static void test_tcp_info(void **state)
 	assert_int_equal(getsockopt(cfd, IPPROTO_TCP, TCP_CONGESTION, cong, &len), 0);
 	assert_string_equal(s->inet.cong, cong);
 	/* A listener has tcp_info too (state LISTEN). */
-	s = must_find(&l, lfd);
+	s = find_fd_once(&l, lfd);
 	assert_true(s->has & SDIAG_HAS_TCP_INFO);
 	assert_int_equal(s->inet.tcp_info.tcpi_state, SDIAG_SS_LISTEN);
 	sdiag_sock_list_free(&l);
@@ -282,7 +271,7 @@ static void test_tcp_details(void **state)
 	assert_int_equal(getsockopt(afd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &len), 0);
 
 	collect_tables(&l, T_TCP, SDIAG_SHOW_MEM);
-	s = must_find(&l, cfd);
+	s = find_fd_once(&l, cfd);
 	assert_true(s->has & SDIAG_HAS_SHUTDOWN);
 	assert_int_equal(s->shutdown, 2); /* send side shut */
 	assert_int_equal(s->state, SDIAG_SS_FIN_WAIT2);
@@ -292,7 +281,7 @@ static void test_tcp_details(void **state)
 	} else {
 		fprintf(stderr, "cgroup2 not mounted: cgroup id not checked\n");
 	}
-	s = must_find(&l, afd);
+	s = find_fd_once(&l, afd);
 	assert_int_equal(s->state, SDIAG_SS_CLOSE_WAIT);
 	assert_int_equal(s->shutdown, 1);   /* the peer's FIN shut the receive side */
 	assert_int_equal(s->inet.timer, 2); /* keepalive */
@@ -301,16 +290,16 @@ static void test_tcp_details(void **state)
 	assert_int_equal(s->skmem[SDIAG_SKMEM_RCVBUF], rcvbuf);
 	assert_int_equal(s->skmem[SDIAG_SKMEM_SNDBUF], sndbuf);
 	assert_true(s->has & SDIAG_HAS_MEMINFO);
-	s = must_find(&l, lfd);
+	s = find_fd_once(&l, lfd);
 	assert_true(s->has & SDIAG_HAS_SOCKOPT);
 	assert_true(s->inet.sockopt & SDIAG_SOCKOPT_FREEBIND);
 	assert_true(s->inet.sockopt & SDIAG_SOCKOPT_IS_ICSK);
-	s = must_find(&l, cfd);
+	s = find_fd_once(&l, cfd);
 	assert_false(s->inet.sockopt & SDIAG_SOCKOPT_FREEBIND);
 	sdiag_sock_list_free(&l);
 
 	collect_tables(&l, T_TCP, 0);
-	s = must_find(&l, afd);
+	s = find_fd_once(&l, afd);
 	assert_false(s->has & SDIAG_HAS_SKMEMINFO);
 	sdiag_sock_list_free(&l);
 	close(afd);
@@ -400,7 +389,7 @@ static void test_tcp_syn_sent(void **state)
 	nanosleep(&(struct timespec){ .tv_nsec = 50 * 1000 * 1000 }, NULL);
 
 	collect_tables(&l, T_TCP, 0);
-	s = must_find(&l, c2);
+	s = find_fd_once(&l, c2);
 	check_common(s, c2, SDIAG_T_TCP, AF_INET);
 	assert_int_equal(s->state, SDIAG_SS_SYN_SENT);
 	assert_int_equal(s->inet.dport, 5004);
@@ -409,7 +398,7 @@ static void test_tcp_syn_sent(void **state)
 	/* At most TCP_RTO_MAX away; 0 when the timer is due but has not run
 	 * yet, which a loaded machine (or ASan) makes happen. */
 	assert_true(s->inet.expires_ms <= 120000);
-	s = must_find(&l, lfd);
+	s = find_fd_once(&l, lfd);
 	assert_int_equal(s->rqueue, 1); /* c1, waiting to be accepted */
 	assert_int_equal(s->wqueue, 0);
 	sdiag_sock_list_free(&l);
@@ -447,7 +436,7 @@ static void test_udp(void **state)
 	wait_readable(s6);
 
 	collect_tables(&l, SDIAG_TABLE_BIT(SDIAG_T_UDP), 0);
-	s = must_find(&l, b4);
+	s = find_fd_once(&l, b4);
 	check_common(s, b4, SDIAG_T_UDP, AF_INET);
 	assert_int_equal(s->protocol, IPPROTO_UDP);
 	assert_int_equal(s->type, SOCK_DGRAM);
@@ -456,14 +445,14 @@ static void test_udp(void **state)
 	assert_int_equal(s->inet.dport, 0);
 	assert_addr(s->inet.src, AF_INET, "127.0.0.1");
 
-	s = must_find(&l, c6);
+	s = find_fd_once(&l, c6);
 	check_common(s, c6, SDIAG_T_UDP, AF_INET6);
 	assert_int_equal(s->state, SDIAG_SS_ESTABLISHED);
 	assert_int_equal(s->inet.sport, fd_port(c6));
 	assert_int_equal(s->inet.dport, 6002);
 	assert_addr(s->inet.dst, AF_INET6, "::1");
 
-	s = must_find(&l, s6);
+	s = find_fd_once(&l, s6);
 	assert_int_equal(s->state, SDIAG_SS_CLOSE);
 	assert_true(s->rqueue > 0); /* one unread datagram */
 	sdiag_sock_list_free(&l);
@@ -486,7 +475,7 @@ static void test_udplite(void **state)
 	close(fd);
 	fd = udp_socket(AF_INET6, IPPROTO_UDPLITE, "::1", 6003);
 	collect_tables(&l, SDIAG_TABLE_BIT(SDIAG_T_UDPLITE), 0);
-	s = must_find(&l, fd);
+	s = find_fd_once(&l, fd);
 	check_common(s, fd, SDIAG_T_UDPLITE, AF_INET6);
 	assert_int_equal(s->protocol, IPPROTO_UDPLITE);
 	assert_int_equal(s->inet.sport, 6003);
@@ -526,18 +515,18 @@ static void test_v4_mapped(void **state)
 	assert_true(afd >= 0);
 
 	collect_tables(&l, T_TCP, 0);
-	s = must_find(&l, afd);
+	s = find_fd_once(&l, afd);
 	check_common(s, afd, SDIAG_T_TCP, AF_INET6);
 	assert_addr(s->inet.src, AF_INET6, "::ffff:127.0.0.1");
 	assert_addr(s->inet.dst, AF_INET6, "::ffff:127.0.0.1");
 	assert_int_equal(s->inet.sport, 5005);
 	assert_int_equal(s->inet.dport, fd_port(cfd));
-	s = must_find(&l, cfd);
+	s = find_fd_once(&l, cfd);
 	assert_int_equal(s->family, AF_INET);
-	s = must_find(&l, lfd);
+	s = find_fd_once(&l, lfd);
 	assert_true(s->has & SDIAG_HAS_V6ONLY);
 	assert_int_equal(s->inet.v6only, 0);
-	s = must_find(&l, only);
+	s = find_fd_once(&l, only);
 	assert_true(s->has & SDIAG_HAS_V6ONLY);
 	assert_int_equal(s->inet.v6only, 1);
 	sdiag_sock_list_free(&l);
@@ -564,22 +553,22 @@ static void test_mark_tos_dev(void **state)
 	assert_int_equal(setsockopt(v6, IPPROTO_IPV6, IPV6_TCLASS, &tclass, sizeof(tclass)), 0);
 
 	collect_tables(&l, T_TCP | SDIAG_TABLE_BIT(SDIAG_T_UDP), 0);
-	s = must_find(&l, v4);
+	s = find_fd_once(&l, v4);
 	assert_true(s->has & SDIAG_HAS_MARK);
 	assert_int_equal(s->inet.mark, mark);
 	assert_false(s->has & SDIAG_HAS_TOS);
 	assert_int_equal(s->inet.ifindex, if_nametoindex("lo"));
-	s = must_find(&l, v6);
+	s = find_fd_once(&l, v6);
 	assert_true(s->has & SDIAG_HAS_MARK);
 	assert_int_equal(s->inet.mark, 0);
 	assert_int_equal(s->inet.ifindex, 0);
 	sdiag_sock_list_free(&l);
 
 	collect_tables(&l, T_TCP | SDIAG_TABLE_BIT(SDIAG_T_UDP), SDIAG_SHOW_TOS);
-	s = must_find(&l, v4);
+	s = find_fd_once(&l, v4);
 	assert_true(s->has & SDIAG_HAS_TOS);
 	assert_int_equal(s->inet.tos, tos);
-	s = must_find(&l, v6);
+	s = find_fd_once(&l, v6);
 	assert_true(s->has & SDIAG_HAS_TCLASS);
 	assert_int_equal(s->inet.tclass, tclass);
 	sdiag_sock_list_free(&l);
@@ -653,12 +642,12 @@ static void test_mptcp(void **state)
 	assert_true(afd >= 0);
 
 	collect_tables(&l, SDIAG_TABLE_BIT(SDIAG_T_MPTCP), SDIAG_SHOW_INFO);
-	s = must_find(&l, lfd);
+	s = find_fd_once(&l, lfd);
 	check_common(s, lfd, SDIAG_T_MPTCP, AF_INET);
 	assert_int_equal(s->protocol, IPPROTO_MPTCP);
 	assert_int_equal(s->state, SDIAG_SS_LISTEN);
 	assert_int_equal(s->inet.sport, 5030);
-	s = must_find(&l, cfd);
+	s = find_fd_once(&l, cfd);
 	check_common(s, cfd, SDIAG_T_MPTCP, AF_INET);
 	assert_int_equal(s->state, SDIAG_SS_ESTABLISHED);
 	assert_int_equal(s->inet.dport, 5030);
