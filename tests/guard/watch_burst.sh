@@ -21,14 +21,16 @@ T=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$T"' EXIT
 
 run() { # rcvbuf-args...
+	rm -f "$T/events" "$T/err" "$T/burst" # nothing of an earlier run may count
 	"$SD" watch -u --ndjson "$@" >"$T/events" 2>"$T/err" &
 	local wp=$! prev=-1 n i
 	sleep 0.3
 	mkfifo "$T/go"
-	"$NP" burst $N <"$T/go" >"$T/burst" &
+	"$NP" burst $N <"$T/go" >"$T/burst" 2>"$T/burst.err" &
 	exec 3>"$T/go"
 	for ((i = 0; i < 100; i++)); do grep -q ready "$T/burst" && break; sleep 0.2; done
-	grep -q ready "$T/burst" || { echo "FAIL: burst did not start"; exit 1; }
+	grep -q ready "$T/burst" ||
+		{ echo "FAIL: burst did not start: $(cat "$T/burst" "$T/burst.err" 2>/dev/null)"; exit 1; }
 	exec 3>&-	# every holder of the sockets exits now
 	wait %2 2>/dev/null || true
 	# Events arrive through a kernel workqueue: wait until they stop.

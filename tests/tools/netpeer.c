@@ -109,30 +109,50 @@ static int client(int type, const char *addr, unsigned port, const char *src, co
 static int burst(long n)
 {
 	struct rlimit rl;
-	long per, made = 0;
+	long per, made = 0, kids = 0;
+	int ready[2];
 	char c;
 
 	getrlimit(RLIMIT_NOFILE, &rl);
 	rl.rlim_cur = rl.rlim_max;
 	setrlimit(RLIMIT_NOFILE, &rl);
 	per = (long)rl.rlim_cur - 64;
+	if (pipe(ready) < 0) {
+		perror("netpeer pipe");
+		return 1;
+	}
 	while (made < n) {
 		long mine = n - made < per ? n - made : per;
 		pid_t pid = fork();
 
+		if (pid < 0) {
+			perror("netpeer fork");
+			return 1;
+		}
 		if (pid == 0) {
+			close(ready[0]);
 			/* Never-bound sockets are announced too when freed, and
 			 * need no port: 100k fit in any port range. */
 			for (long i = 0; i < mine; i++)
 				if (socket(AF_INET, SOCK_DGRAM, 0) < 0)
 					_exit(1);
-			/* Wait for the parent's word, then close all at once. */
+			/* All made: tell the parent, then wait for its word
+			 * (stdin closing) and close them all at once. */
+			if (write(ready[1], "k", 1) != 1)
+				_exit(1);
 			while (read(0, &c, 1) > 0)
 				;
 			_exit(0);
 		}
 		made += mine;
+		kids++;
 	}
+	close(ready[1]);
+	for (long i = 0; i < kids; i++)
+		if (read(ready[0], &c, 1) != 1) {
+			fprintf(stderr, "netpeer: a burst child failed to make its sockets\n");
+			return 1;
+		}
 	printf("ready\n");
 	fflush(stdout);
 	while (read(0, &c, 1) > 0)
