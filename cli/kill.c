@@ -205,27 +205,15 @@ static int fatal(int r, const char *netns)
 	return EXIT_RUNTIME;
 }
 
-static int ignore_cb(const struct sdiag_sock *s, enum sdiag_destroy_result res, int err,
-		     void *userdata)
-{
-	(void)s;
-	(void)res;
-	(void)err;
-	(void)userdata;
-	return 0;
-}
-
 /* The capability and kernel checks sdiag_kill makes, made before anything
  * is printed. A dry run needs neither. Returns 0 or an exit status. */
 static int precheck(const struct kill_opts *k, struct sdiag_handle *h, const char *netns)
 {
-	struct sdiag_destroyer *d = NULL;
 	int r;
 
 	if (k->dry_run)
 		return 0;
-	r = sdiag_destroyer_new(&d, h, ignore_cb, NULL);
-	sdiag_destroyer_free(d);
+	r = sdiag_destroy_check(h);
 	return r < 0 ? fatal(r, netns) : 0;
 }
 

@@ -478,13 +478,40 @@ static int drop_capabilities(void)
 {
 #ifdef HAVE_LIBCAP_NG
 	/* Everything but CAP_NET_ADMIN (SOCK_DESTROY) goes: the namespace is
-	 * entered and every socket opened before this. */
+	 * entered and every socket opened before this. Started without it,
+	 * the guard keeps nothing, and can_destroy() says so. */
+	bool net_admin;
+
+	capng_get_caps_process();
+	net_admin = capng_have_capability(CAPNG_EFFECTIVE, CAP_NET_ADMIN);
 	capng_clear(CAPNG_SELECT_BOTH);
-	if (capng_update(CAPNG_ADD, CAPNG_EFFECTIVE | CAPNG_PERMITTED, CAP_NET_ADMIN) < 0 ||
+	if ((net_admin &&
+	     capng_update(CAPNG_ADD, CAPNG_EFFECTIVE | CAPNG_PERMITTED, CAP_NET_ADMIN) < 0) ||
 	    capng_apply(CAPNG_SELECT_BOTH) < 0)
 		return -EPERM;
 #endif
 	return 0;
+}
+
+/* A guard that cannot destroy would only log "denied" at the first event:
+ * find out at start, with the capabilities it keeps. Returns 0, or an exit
+ * status (3: it never could; 1: a runtime error) after saying why. */
+static int can_destroy(struct guard *g)
+{
+	int r;
+
+	if (g->dry_run || g->cfg.dry_run)
+		return 0;
+	r = sdiag_destroy_check(g->h);
+	if (r == -EPERM)
+		fprintf(stderr, "sockdiag guard: no CAP_NET_ADMIN over the network namespace: "
+				"no socket could be destroyed\n");
+	else if (r == -EOPNOTSUPP)
+		fprintf(stderr, "sockdiag guard: this kernel cannot destroy sockets: it was built "
+				"without CONFIG_INET_DIAG_DESTROY\n");
+	else if (r < 0)
+		fprintf(stderr, "sockdiag guard: cannot open a destroy socket: %s\n", strerror(-r));
+	return r == -EPERM || r == -EOPNOTSUPP ? 3 : r < 0 ? 1 : 0;
 }
 
 static int enter_netns(const char *spec)
@@ -659,6 +686,10 @@ int cmd_guard(int argc, char **argv)
 		fprintf(stderr, "sockdiag guard: cannot drop capabilities\n");
 		goto out;
 	}
+	status = can_destroy(&g);
+	if (status)
+		goto out;
+	status = 1;
 	if (resync(&g, NULL, true) < 0)
 		goto out;
 	logline("started%s%s%s", netns ? " in network namespace " : "", netns ? netns : "",

@@ -653,6 +653,11 @@ struct sdiag_destroyer;
  * kernel was built without CONFIG_INET_DIAG_DESTROY; another negative errno. */
 int sdiag_destroyer_new(struct sdiag_destroyer **ret, struct sdiag_handle *h,
 			sdiag_destroy_cb cb, void *userdata);
+/* Whether sockets of the handle's network namespace can be destroyed, found
+ * by one request that names no socket (nothing is destroyed): 0, or the
+ * errors of sdiag_destroyer_new (-EPERM, -EOPNOTSUPP, ...). For callers that
+ * must refuse before they print or change anything. */
+int sdiag_destroy_check(struct sdiag_handle *h);
 /* Records per batch (default 1024, capped by the socket buffers); flushes
  * first. Returns the size in effect, or a negative errno. */
 int sdiag_destroyer_set_batch(struct sdiag_destroyer *d, unsigned n);

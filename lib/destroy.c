@@ -18,7 +18,13 @@
  * (hash bucket, index), and every socket destroyed removes an entry before
  * that index, so the rest of the dump can skip live sockets. A kill
  * therefore dumps again while the previous pass destroyed anything, acting
- * only on sockets it has not reported yet (remembered by cookie).
+ * only on sockets it has not reported yet. Those are told by cookie, and
+ * only the cookies of sockets that a later dump can show again are kept: a
+ * TCP socket the kernel destroyed is unhashed (tcp_done) and can at most
+ * be reported as bound-inactive, which later passes do not dump; anything
+ * else (UDP keeps an explicitly bound socket hashed, a failure leaves the
+ * socket as it was) is remembered. Killing every TCP socket so remembers
+ * nothing, and costs no lookup in a table larger than the caches.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -154,6 +160,20 @@ SD_EXPORT int sdiag_destroyer_new(struct sdiag_destroyer **ret, struct sdiag_han
 fail:
 	sdiag_destroyer_free(d);
 	return r;
+}
+
+SD_EXPORT int sdiag_destroy_check(struct sdiag_handle *h)
+{
+	struct sd_dnl *nl = NULL;
+	int r;
+
+	if (!h)
+		return -EINVAL;
+	r = sd_dnl_open(&nl, sd_handle_fd(h));
+	if (r >= 0)
+		r = sd_dnl_probe(nl);
+	sd_dnl_close(nl);
+	return r < 0 ? r : 0;
 }
 
 SD_EXPORT int sdiag_destroyer_set_batch(struct sdiag_destroyer *d, unsigned n)
@@ -444,13 +464,25 @@ struct kill_run {
 	void *userdata;
 };
 
+/* Whether a later pass's dump can show this socket again (see the top). */
+static bool may_reappear(const struct sdiag_sock *s, enum sdiag_destroy_result res)
+{
+	return !(s->table == SDIAG_T_TCP && res == SDIAG_DESTROYED);
+}
+
 static int kill_result_cb(const struct sdiag_sock *s, enum sdiag_destroy_result res, int err,
 			  void *userdata)
 {
 	struct kill_run *k = userdata;
+	int r;
 
 	if (res == SDIAG_DESTROYED)
 		k->destroyed++;
+	if ((s->has & SDIAG_HAS_COOKIE) && may_reappear(s, res)) {
+		r = set_insert(&k->seen, s->cookie);
+		if (r < 0)
+			return r;
+	}
 	return k->cb(s, res, err, k->userdata);
 }
 
@@ -465,11 +497,10 @@ static int kill_sock_cb(const struct sdiag_sock *s, void *userdata)
 		 * one reported before. */
 		return 0;
 	}
-	if (s->has & SDIAG_HAS_COOKIE) {
-		r = set_insert(&k->seen, s->cookie);
-		if (r != 0)
-			return r < 0 ? r : 0;
-	}
+	/* Reported by an earlier dump. (Repeats within one dump are the dump
+	 * layer's to drop.) */
+	if ((s->has & SDIAG_HAS_COOKIE) && set_has(&k->seen, s->cookie))
+		return 0;
 	if (s->table == SDIAG_T_MPTCP && k->tokens.keys && (s->has & SDIAG_HAS_MPTCP_INFO) &&
 	    s->inet.mptcp_info.mptcpi_token) {
 		r = set_insert(&k->tokens, s->inet.mptcp_info.mptcpi_token);
@@ -510,13 +541,9 @@ static int subflow_cb(const struct sdiag_sock *s, void *userdata)
 {
 	struct kill_run *k = userdata;
 	uint32_t token = subflow_token(s);
-	int r;
 
-	if (!token || !set_has(&k->tokens, token))
+	if (!token || !set_has(&k->tokens, token) || set_has(&k->seen, s->cookie))
 		return 0;
-	r = set_insert(&k->seen, s->cookie);
-	if (r != 0)
-		return r < 0 ? r : 0;
 	return sdiag_destroyer_add(k->d, s);
 }
 

@@ -12,11 +12,16 @@
 #  - a burst of address events that overflows the rtnetlink socket is
 #    recovered by a resync, and the stranded socket is still destroyed;
 #  - a bad configuration at start exits 2 naming the line; a bad one on
-#    SIGHUP is refused and the old one kept; a good one is taken.
+#    SIGHUP is refused and the old one kept; a good one is taken;
+#  - without CAP_NET_ADMIN, or on a kernel without CONFIG_INET_DIAG_DESTROY
+#    (simulated by the NODESTROY LD_PRELOAD shim), it exits 3 at start with
+#    one line saying so (a --dry-run guard starts).
+#   usage: guard_e2e.sh SOCKDIAG NETPEER NODESTROY.so
 set -euo pipefail
 
-SD=${1:?usage: guard_e2e.sh SOCKDIAG NETPEER}
-NP=${2:?usage: guard_e2e.sh SOCKDIAG NETPEER}
+SD=${1:?usage: guard_e2e.sh SOCKDIAG NETPEER NODESTROY.so}
+NP=${2:?usage: guard_e2e.sh SOCKDIAG NETPEER NODESTROY.so}
+NODESTROY=${3:?usage: guard_e2e.sh SOCKDIAG NETPEER NODESTROY.so}
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root (network namespaces)"; exit 77; }
 command -v ip >/dev/null || { echo "SKIP: needs ip (iproute2)"; exit 77; }
 
@@ -85,6 +90,35 @@ set -e
 grep -q "line 3: exempt-uid" "$T/bad.err" || fail "bad configuration: $(cat "$T/bad.err")"
 [ "$(wc -l <"$T/bad.err")" = 1 ] || fail "bad configuration: more than one line"
 pass "bad configuration at start: exit 2, '$(cat "$T/bad.err")'"
+
+# ---- cannot destroy: refused at start --------------------------------------------------------
+# start_fails NAME PATTERN CMD...: the guard exits 3 with one stderr line matching PATTERN.
+start_fails() {
+	local name=$1 pat=$2 st
+	shift 2
+	set +e
+	timeout 10 "$@" 2>"$T/$name.err"
+	st=$?
+	set -e
+	[ "$st" = 3 ] || fail "$name: exit $st, expected 3: $(cat "$T/$name.err")"
+	grep -q -- "$pat" "$T/$name.err" || fail "$name: $(cat "$T/$name.err")"
+	[ "$(wc -l <"$T/$name.err")" = 1 ] || fail "$name: more than one line"
+}
+printf 'exempt-uid = 4242\n' >"$T/guard.conf"
+start_fails nocap "no CAP_NET_ADMIN" \
+	setpriv --inh-caps=-net_admin --bounding-set=-net_admin -- \
+	"$SD" guard -c "$T/guard.conf" -N "$B"
+start_fails nodestroy "without CONFIG_INET_DIAG_DESTROY" \
+	env LD_PRELOAD="$NODESTROY" ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+	"$SD" guard -c "$T/guard.conf" -N "$B"
+# A dry run destroys nothing, so it needs neither.
+env LD_PRELOAD="$NODESTROY" ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+	"$SD" guard -c "$T/guard.conf" -N "$B" --dry-run 2>"$T/dry.log" &
+DRY=$!
+wait_for "$T/dry.log" "started" || fail "dry-run guard did not start: $(cat "$T/dry.log")"
+kill "$DRY"
+wait "$DRY" || fail "dry-run guard: exit $? on SIGTERM"
+pass "cannot destroy: exit 3 at start, one line each; a dry run starts"
 
 # ---- the guard ------------------------------------------------------------------------------
 printf 'exempt-uid = 4242\n' >"$T/guard.conf"
@@ -174,4 +208,4 @@ grep -q "link vb went down.*: destroyed [1-9]" "$T/guard.log" || fail "no action
 grep -q "^recv" "$T/exempt" && fail "exempt uid destroyed on link down"
 pass "link down: sockets using its addresses destroyed, exempt uid kept"
 
-echo "guard_e2e: 6 passed, 0 failed"
+echo "guard_e2e: 7 passed, 0 failed"

@@ -28,8 +28,9 @@ def check(cond, what):
         print("FAIL:", what, file=sys.stderr)
 
 
-def run(*args, pre=()):
-    p = subprocess.run(list(pre) + [SD] + list(args), capture_output=True, text=True, timeout=60)
+def run(*args, pre=(), env=None):
+    p = subprocess.run(list(pre) + [SD] + list(args), capture_output=True, text=True, timeout=60,
+                       env=env)
     return p.returncode, p.stdout, p.stderr
 
 
@@ -264,6 +265,37 @@ def t_no_cap_net_admin():
     l.close()
 
 
+def t_no_destroy_kernel():
+    """A kernel built without CONFIG_INET_DIAG_DESTROY (simulated by the
+    nodestroy.so shim, which answers every SOCK_DESTROY with EOPNOTSUPP as
+    such a kernel does): exit 3, one line naming the option, nothing
+    printed on stdout, nothing destroyed."""
+    shim = os.environ.get("SDIAG_NODESTROY_SHIM")
+    check(shim and os.path.exists(shim), "no-destroy kernel: shim built: %r" % shim)
+    if not shim:
+        return
+    l = listener(5109)
+    c, a = pair(l)
+    env = dict(os.environ, LD_PRELOAD=shim,
+               ASAN_OPTIONS=(os.environ.get("ASAN_OPTIONS", "") +
+                             ":verify_asan_link_order=0").lstrip(":"))
+    rc, out, err = run("kill", "-ta", "sport = :5109 or dport = :5109", env=env)
+    check(rc == 3, "no-destroy kernel: exit 3 (got %d: %s)" % (rc, err))
+    check(len(err.splitlines()) == 1 and "CONFIG_INET_DIAG_DESTROY" in err,
+          "no-destroy kernel: one line naming the option: %r" % err)
+    check(out == "", "no-destroy kernel: nothing on stdout: %r" % out)
+    check(so_error(l) == 0 and alive(c, a), "no-destroy kernel: nothing destroyed")
+    # The shim is what made it fail: without it the same kill closes all 3
+    # (the accepted end may be reset by its peer's destroy first: gone).
+    rc, out, err = run("kill", "-ta", "sport = :5109 or dport = :5109")
+    sm = summary(err)
+    check(rc == 0 and sm and sm[0] >= 2 and sm[0] + sm[1] == 3 and sum(sm[2:]) == 0,
+          "no-destroy kernel: control run closes all 3: %d %s" % (rc, err))
+    check(so_error(l) == errno.ECONNABORTED, "no-destroy kernel: control run aborted the listener")
+    for s in (l, c, a):
+        s.close()
+
+
 def t_other_netns():
     """-N pid:PID destroys in that namespace only."""
     here = listener(5108)
@@ -340,7 +372,7 @@ def t_all_netns():
 def main():
     for t in (t_refuse_without_filter, t_dry_run, t_nothing_matched, t_destroy_established,
               t_json_array, t_unsupported, t_mptcp, t_batch_option, t_no_cap_net_admin,
-              t_other_netns, t_all_netns):
+              t_no_destroy_kernel, t_other_netns, t_all_netns):
         n = len(failures)
         try:
             t()
