@@ -442,6 +442,34 @@ static int read_events(struct guard *g)
 
 /* ---- set-up ----------------------------------------------------------------------------- */
 
+/* Why this guard could never destroy a socket (r from sdiag_destroy_check). */
+static const char *destroy_problem(int r)
+{
+	if (r == -EPERM)
+		return "no CAP_NET_ADMIN over the network namespace: no socket could be destroyed";
+	if (r == -EOPNOTSUPP)
+		return "this kernel cannot destroy sockets: it was built without "
+		       "CONFIG_INET_DIAG_DESTROY";
+	return strerror(-r);
+}
+
+/* A guard that cannot destroy would only log "denied" at the first event:
+ * find out at start, with the capabilities it keeps. Returns 0, or an exit
+ * status (3: it never could; 1: a runtime error) after saying why. */
+static int can_destroy(struct guard *g)
+{
+	int r;
+
+	if (g->dry_run || g->cfg.dry_run)
+		return 0;
+	r = sdiag_destroy_check(g->h);
+	if (r < 0)
+		fprintf(stderr, "sockdiag guard: %s%s\n",
+			r == -EPERM || r == -EOPNOTSUPP ? "" : "cannot open a destroy socket: ",
+			destroy_problem(r));
+	return r == -EPERM || r == -EOPNOTSUPP ? 3 : r < 0 ? 1 : 0;
+}
+
 static int load_config(struct guard *g, bool reload)
 {
 	struct guard_config c;
@@ -464,6 +492,14 @@ static int load_config(struct guard *g, bool reload)
 				g->config_path, err);
 		else
 			fprintf(stderr, "sockdiag guard: %s: %s\n", g->config_path, err);
+		return r;
+	}
+	if (reload && g->cfg.dry_run && !c.dry_run && !g->dry_run &&
+	    (r = sdiag_destroy_check(g->h)) < 0) {
+		/* Started as a dry run, so never checked: stay one. */
+		logline("reload: %s: dry-run = no, but %s; keeping the previous configuration",
+			g->config_path, destroy_problem(r));
+		guard_config_fini(&c);
 		return r;
 	}
 	if (reload) {
@@ -491,27 +527,6 @@ static int drop_capabilities(void)
 		return -EPERM;
 #endif
 	return 0;
-}
-
-/* A guard that cannot destroy would only log "denied" at the first event:
- * find out at start, with the capabilities it keeps. Returns 0, or an exit
- * status (3: it never could; 1: a runtime error) after saying why. */
-static int can_destroy(struct guard *g)
-{
-	int r;
-
-	if (g->dry_run || g->cfg.dry_run)
-		return 0;
-	r = sdiag_destroy_check(g->h);
-	if (r == -EPERM)
-		fprintf(stderr, "sockdiag guard: no CAP_NET_ADMIN over the network namespace: "
-				"no socket could be destroyed\n");
-	else if (r == -EOPNOTSUPP)
-		fprintf(stderr, "sockdiag guard: this kernel cannot destroy sockets: it was built "
-				"without CONFIG_INET_DIAG_DESTROY\n");
-	else if (r < 0)
-		fprintf(stderr, "sockdiag guard: cannot open a destroy socket: %s\n", strerror(-r));
-	return r == -EPERM || r == -EOPNOTSUPP ? 3 : r < 0 ? 1 : 0;
 }
 
 static int enter_netns(const char *spec)

@@ -15,7 +15,8 @@
 #    SIGHUP is refused and the old one kept; a good one is taken;
 #  - without CAP_NET_ADMIN, or on a kernel without CONFIG_INET_DIAG_DESTROY
 #    (simulated by the NODESTROY LD_PRELOAD shim), it exits 3 at start with
-#    one line saying so (a --dry-run guard starts).
+#    one line saying so (a --dry-run guard starts, and refuses a reload
+#    that would end the dry run).
 #   usage: guard_e2e.sh SOCKDIAG NETPEER NODESTROY.so
 set -euo pipefail
 
@@ -115,10 +116,25 @@ start_fails nodestroy "without CONFIG_INET_DIAG_DESTROY" \
 env LD_PRELOAD="$NODESTROY" ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
 	"$SD" guard -c "$T/guard.conf" -N "$B" --dry-run 2>"$T/dry.log" &
 DRY=$!
+PIDS+=($DRY)
 wait_for "$T/dry.log" "started" || fail "dry-run guard did not start: $(cat "$T/dry.log")"
 kill "$DRY"
 wait "$DRY" || fail "dry-run guard: exit $? on SIGTERM"
-pass "cannot destroy: exit 3 at start, one line each; a dry run starts"
+# A dry-run guard without CAP_NET_ADMIN refuses a reload that turns the dry
+# run off, and stays a dry run.
+printf 'dry-run = yes\n' >"$T/dry.conf"
+setpriv --inh-caps=-net_admin --bounding-set=-net_admin -- \
+	"$SD" guard -c "$T/dry.conf" -N "$B" 2>"$T/drynocap.log" &
+DRY=$!
+PIDS+=($DRY)
+wait_for "$T/drynocap.log" "started.*dry run" || fail "dry run without CAP_NET_ADMIN did not start"
+printf 'dry-run = no\n' >"$T/dry.conf"
+kill -HUP "$DRY"
+wait_for "$T/drynocap.log" "no CAP_NET_ADMIN.*keeping the previous configuration" ||
+	fail "reload to dry-run = no without CAP_NET_ADMIN: $(cat "$T/drynocap.log")"
+kill "$DRY"
+wait "$DRY" || fail "dry-run guard without CAP_NET_ADMIN: exit $? on SIGTERM"
+pass "cannot destroy: exit 3 at start, one line each; a dry run starts and stays one"
 
 # ---- the guard ------------------------------------------------------------------------------
 printf 'exempt-uid = 4242\n' >"$T/guard.conf"
