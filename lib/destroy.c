@@ -474,16 +474,18 @@ static int kill_result_cb(const struct sdiag_sock *s, enum sdiag_destroy_result 
 			  void *userdata)
 {
 	struct kill_run *k = userdata;
-	int r;
+	int r, cr;
 
 	if (res == SDIAG_DESTROYED)
 		k->destroyed++;
+	/* The caller hears every result, even when remembering it fails. */
+	cr = k->cb(s, res, err, k->userdata);
 	if ((s->has & SDIAG_HAS_COOKIE) && may_reappear(s, res)) {
 		r = set_insert(&k->seen, s->cookie);
-		if (r < 0)
-			return r;
+		if (r < 0 && !cr)
+			cr = r;
 	}
-	return k->cb(s, res, err, k->userdata);
+	return cr;
 }
 
 static int kill_sock_cb(const struct sdiag_sock *s, void *userdata)
