@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "destroy.h"
 #include "destroy_util.h"
 
 #ifndef IPPROTO_MPTCP
@@ -100,6 +101,22 @@ static void test_udplite(void **state)
 
 		assert_int_equal(destroy_one(s, &err), SDIAG_UNSUPPORTED);
 		assert_int_equal(err, -EOPNOTSUPP);
+	}
+	/* The library never sends that request; the kernel's own answer, which
+	 * is why (a kernel that learns to abort UDP-Lite fails this): */
+	{
+		struct sdiag_handle *h = NULL;
+		struct sd_dnl *d = NULL;
+		int err = 0;
+
+		assert_int_equal(sdiag_open(&h), 0);
+		assert_int_equal(sd_dnl_open(&d, sd_handle_fd(h)), 0);
+		sd_dnl_reset(d);
+		assert_int_equal(sd_dnl_add(d, s, 0), 0);
+		assert_int_equal(sd_dnl_send(d, &err, 1), 0);
+		assert_int_equal(err, -EOPNOTSUPP);
+		sd_dnl_close(d);
+		sdiag_close(h);
 	}
 	assert_int_equal(sock_error(fd), 0);
 	assert_true(cookie_present(s->cookie, SDIAG_TABLE_BIT(SDIAG_T_UDPLITE)));
