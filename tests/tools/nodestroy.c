@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * nodestroy.so: an LD_PRELOAD shim that makes the running kernel look like
- * one built without CONFIG_INET_DIAG_DESTROY, for tests/kill/cli.py and tests/guard/guard_e2e.sh.
+ * one built without CONFIG_INET_DIAG_DESTROY, for tests/kill/cli.py and
+ * tests/guard/guard_e2e.sh.
  *
  * Such a kernel answers every SOCK_DESTROY with EOPNOTSUPP before it looks
  * for the socket (inet_diag_cmd_exact(): the handler has no .destroy). This
@@ -39,7 +40,8 @@ static void rewrite_msg(const struct msghdr *m, size_t len)
 	/* Replies arrive in the first buffer, possibly truncated (MSG_TRUNC
 	 * lengths exceed it): the headers that fit are rewritten. */
 	if (m->msg_iovlen >= 1)
-		rewrite(m->msg_iov[0].iov_base, len < m->msg_iov[0].iov_len ? len : m->msg_iov[0].iov_len);
+		rewrite(m->msg_iov[0].iov_base,
+			len < m->msg_iov[0].iov_len ? len : m->msg_iov[0].iov_len);
 }
 
 int recvmmsg(int fd, struct mmsghdr *msgs, unsigned int vlen, int flags,
