@@ -105,16 +105,16 @@ start_fails() {
 	grep -q -- "$pat" "$T/$name.err" || fail "$name: $(cat "$T/$name.err")"
 	[ "$(wc -l <"$T/$name.err")" = 1 ] || fail "$name: more than one line"
 }
+# The kernel as one without CONFIG_INET_DIAG_DESTROY (tests/tools/nodestroy.c).
+NO_DESTROY=(env LD_PRELOAD="$NODESTROY" ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0")
+NO_CAP=(setpriv --inh-caps=-net_admin --bounding-set=-net_admin --)
 printf 'exempt-uid = 4242\n' >"$T/guard.conf"
 start_fails nocap "no CAP_NET_ADMIN" \
-	setpriv --inh-caps=-net_admin --bounding-set=-net_admin -- \
-	"$SD" guard -c "$T/guard.conf" -N "$B"
+	"${NO_CAP[@]}" "$SD" guard -c "$T/guard.conf" -N "$B"
 start_fails nodestroy "without CONFIG_INET_DIAG_DESTROY" \
-	env LD_PRELOAD="$NODESTROY" ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
-	"$SD" guard -c "$T/guard.conf" -N "$B"
+	"${NO_DESTROY[@]}" "$SD" guard -c "$T/guard.conf" -N "$B"
 # A dry run destroys nothing, so it needs neither.
-env LD_PRELOAD="$NODESTROY" ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
-	"$SD" guard -c "$T/guard.conf" -N "$B" --dry-run 2>"$T/dry.log" &
+"${NO_DESTROY[@]}" "$SD" guard -c "$T/guard.conf" -N "$B" --dry-run 2>"$T/dry.log" &
 DRY=$!
 PIDS+=($DRY)
 wait_for "$T/dry.log" "started" || fail "dry-run guard did not start: $(cat "$T/dry.log")"
@@ -123,8 +123,7 @@ wait "$DRY" || fail "dry-run guard: exit $? on SIGTERM"
 # A dry-run guard without CAP_NET_ADMIN refuses a reload that turns the dry
 # run off, and stays a dry run.
 printf 'dry-run = yes\n' >"$T/dry.conf"
-setpriv --inh-caps=-net_admin --bounding-set=-net_admin -- \
-	"$SD" guard -c "$T/dry.conf" -N "$B" 2>"$T/drynocap.log" &
+"${NO_CAP[@]}" "$SD" guard -c "$T/dry.conf" -N "$B" 2>"$T/drynocap.log" &
 DRY=$!
 PIDS+=($DRY)
 wait_for "$T/drynocap.log" "started.*dry run" || fail "dry run without CAP_NET_ADMIN did not start"
