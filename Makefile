@@ -1,14 +1,16 @@
 # sockdiag: front end to Meson + Ninja.
 #
 #   make run      install missing build deps, build, run `sockdiag list` on this host (read-only)
-#   make test     install missing build deps, build, run every test suite (meson test)
+#   make test     install missing build+test deps, build, run every test suite (meson test)
 #   make install  build and install under PREFIX (default /usr/local), honouring DESTDIR
 #   make asan     build into build-asan with ASan+UBSan (-fno-sanitize-recover) and run the tests
 #   make fuzz     build the libFuzzer targets with clang into build-fuzz, run each FUZZ_SECONDS
 #   make clean    remove the build directories
 #
-# Dependencies are Debian 12 packages (DEPS below); a missing one is installed with apt-get
-# (as root, or through sudo). Set NO_DEPS=1 to skip that step on other systems.
+# Dependencies are Debian 12 packages (BUILD_DEPS, TEST_DEPS, FUZZ_DEPS below); a missing one is
+# installed with apt-get (as root, or through sudo). `make run`/`make install` pull only
+# BUILD_DEPS; `make test` and `make asan` add TEST_DEPS; `make fuzz` adds FUZZ_DEPS.
+# Set NO_DEPS=1 to skip that step on other systems.
 
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -19,27 +21,33 @@ FUZZ_SECONDS ?= 20
 RUN_ARGS ?= list
 MESON_TEST_ARGS ?=
 
-# Everything the build, the tests and the fuzzers need on Debian 12.
-# clang + libclang-rt-14-dev: libFuzzer and the sanitizer runtimes for clang;
+# What building and running sockdiag needs (make run, make install): compiler, Meson,
+# libmnl; libcap-ng (optional) lets the guard daemon drop capabilities.
+BUILD_DEPS := build-essential pkg-config meson ninja-build libmnl-dev libcap-ng-dev
+
+# What the test suites add (make test, make asan): cmocka (unit and live tests);
 # iproute2 (ss, ip), procps (sysctl): namespace and differential tests; python3, jq: test
-# helpers; groff-base: man page check.
-DEPS := build-essential pkg-config meson ninja-build libmnl-dev libcmocka-dev libcap-ng-dev \
-	iproute2 procps clang libclang-rt-14-dev python3 jq groff-base
+# helpers; groff-base: man page check; bash-completion: the bash completion test.
+TEST_DEPS := libcmocka-dev iproute2 procps python3 jq groff-base bash-completion
+
+# What the fuzzers add (make fuzz): clang + libclang-rt-14-dev (libFuzzer, sanitizer runtimes).
+FUZZ_DEPS := clang libclang-rt-14-dev
 
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 MESON_SETUP := meson setup --prefix=$(PREFIX)
 
-.PHONY: all deps setup build run test install uninstall asan fuzz clean
+.PHONY: all deps deps-test deps-fuzz setup build run test install uninstall asan fuzz clean
 
 all: build
 
-deps:
-ifeq ($(NO_DEPS),)
-	@if ! command -v dpkg-query >/dev/null 2>&1; then \
-		echo "make: no dpkg-query: install by hand: $(DEPS)"; exit 0; \
+# install-missing PACKAGES...: apt-get install those of PACKAGES dpkg does not know as installed.
+define install-missing
+	@if [ -n "$(NO_DEPS)" ]; then exit 0; fi; \
+	if ! command -v dpkg-query >/dev/null 2>&1; then \
+		echo "make: no dpkg-query: install by hand: $(1)"; exit 0; \
 	fi; \
 	missing=""; \
-	for p in $(DEPS); do \
+	for p in $(1); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q ' installed$$' || \
 			missing="$$missing $$p"; \
 	done; \
@@ -49,7 +57,16 @@ ifeq ($(NO_DEPS),)
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y \
 			--no-install-recommends $$missing; \
 	fi
-endif
+endef
+
+deps:
+	$(call install-missing,$(BUILD_DEPS))
+
+deps-test: deps
+	$(call install-missing,$(TEST_DEPS))
+
+deps-fuzz: deps
+	$(call install-missing,$(FUZZ_DEPS))
 
 $(BUILDDIR)/build.ninja: | deps
 	$(MESON_SETUP) $(BUILDDIR)
@@ -62,7 +79,10 @@ build: setup
 run: build
 	./$(BUILDDIR)/cli/sockdiag $(RUN_ARGS)
 
-test: build
+# A build directory set up by `make run` (no cmocka then) is switched to tests=enabled.
+test: deps-test setup
+	meson configure $(BUILDDIR) -Dtests=enabled
+	ninja -C $(BUILDDIR)
 	meson test -C $(BUILDDIR) --print-errorlogs $(MESON_TEST_ARGS)
 
 install: setup
@@ -76,9 +96,10 @@ uninstall:
 
 # gcc's ASan+UBSan; every UBSan report is fatal, leaks included. Tests with a
 # latency bound may scale it by SOCKDIAG_TEST_SLOWDOWN (instrumented code is slower).
-asan: deps
+asan: deps-test
 	@[ -f $(ASAN_BUILDDIR)/build.ninja ] || \
-		$(MESON_SETUP) $(ASAN_BUILDDIR) -Db_sanitize=address,undefined -Db_lundef=false \
+		$(MESON_SETUP) $(ASAN_BUILDDIR) -Dtests=enabled \
+			-Db_sanitize=address,undefined -Db_lundef=false \
 			-Dc_args=-fno-sanitize-recover=all
 	ninja -C $(ASAN_BUILDDIR)
 	ASAN_OPTIONS=detect_leaks=1 \
@@ -86,7 +107,7 @@ asan: deps
 		meson test -C $(ASAN_BUILDDIR) --print-errorlogs --timeout-multiplier 4 \
 			$(MESON_TEST_ARGS)
 
-fuzz: deps
+fuzz: deps-fuzz
 	@[ -f $(FUZZ_BUILDDIR)/build.ninja ] || \
 		CC=clang $(MESON_SETUP) $(FUZZ_BUILDDIR) -Dfuzz=true -Dtests=disabled
 	ninja -C $(FUZZ_BUILDDIR)
