@@ -451,7 +451,9 @@ struct sdiag_filter_error {
 };
 
 /* Parse an expression (grammar: docs/filter.md). Host names, service names,
- * users, devices, cgroups and unix `dst` peers are resolved now.
+ * users, devices and cgroups are resolved now; no socket is dumped: the unix
+ * sockets a `dst GLOB` names are looked up by each sdiag_dump in its handle's
+ * namespace (sdiag_filter_match alone matches no unix `dst`).
  * Returns 0, -EINVAL for a malformed expression (err says where and why),
  * -EPERM for fwmark without CAP_NET_ADMIN (err set too), -ENOMEM. */
 int sdiag_filter_parse(struct sdiag_filter **ret, const char *expr,

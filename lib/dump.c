@@ -19,7 +19,7 @@
 #include <netinet/in.h>
 #include <linux/netlink.h>
 
-#include "internal.h"
+#include "filter.h"
 
 #ifndef IPPROTO_MPTCP
 #define IPPROTO_MPTCP 262
@@ -195,6 +195,7 @@ struct run {
 	sdiag_sock_cb cb;
 	void *userdata;
 	int cb_err;		/* the caller's callback stopped the dump */
+	struct sd_fvals *vals;	/* the filter's values resolved for this dump */
 	struct seen seen;
 	struct sdiag_sock rec;
 };
@@ -225,7 +226,7 @@ static int msg_cb(const struct nlmsghdr *nlh, void *data)
 	}
 	if (run->q->procmap)
 		s->n_procs = sdiag_procmap_lookup(run->q->procmap, s->inode, &s->procs);
-	if (run->q->filter && !sdiag_filter_match(run->q->filter, s))
+	if (run->q->filter && !sd_filter_match_vals(run->q->filter, run->vals, s))
 		return 0;
 	r = run->cb(s, run->userdata);
 	if (r < 0)
@@ -375,6 +376,13 @@ SD_EXPORT int sdiag_dump(struct sdiag_handle *h, const struct sdiag_query *q, sd
 		run->states &= sdiag_filter_states(q->filter);
 	if (!run->states)
 		goto out;
+	/* Unix `dst GLOB` names sockets of this namespace, now (only unix
+	 * sockets have peers it could match). */
+	if (q->filter && (q->tables & SDIAG_TABLES_UNIX) && !table_excluded(q, SDIAG_TABLES_UNIX)) {
+		r = sd_filter_resolve(q->filter, h, &run->vals);
+		if (r < 0)
+			goto out;
+	}
 
 	for (size_t i = 0; i < sizeof(inet_tables) / sizeof(inet_tables[0]); i++) {
 		static const uint8_t fams[] = { AF_INET, AF_INET6 };
@@ -425,6 +433,7 @@ SD_EXPORT int sdiag_dump(struct sdiag_handle *h, const struct sdiag_query *q, sd
 	}
 	r = 0;
 out:
+	sd_fvals_free(run->vals);
 	free(run);
 	return r;
 }

@@ -73,7 +73,7 @@ void sd_fnode_free(struct sd_fnode *n)
 		    (n->kind == SD_F_PROC && n->field == SD_FPROC_COMM))
 			free(n->u.str);
 		else if (n->kind == SD_F_UNIX_PEER)
-			free(n->u.inodes.v);
+			free(n->u.peer.glob);
 		free(n);
 		n = next; /* iterate on the right: or-chains of addresses can be long */
 	}
@@ -634,6 +634,7 @@ int sd_filter_parse_flags(struct sdiag_filter **ret, const char *expr,
 	}
 	f->root = root;
 	f->net_admin = sd_filter_have_net_admin();
+	f->n_peers = ps.p.n_peers;
 	root = NULL;
 	*ret = f;
 	r = 0;

@@ -2,9 +2,10 @@
 /*
  * The filter as data: a tree of predicates joined by and/or/not, built by the
  * parser (filter.c, filter_value.c), evaluated by the matcher (filter_match.c)
- * and compiled to inet_diag bytecode (filter_bc.c). Everything a predicate
- * needs (addresses, ifindexes, cgroup ids, unix peer inodes) is resolved at
- * parse time, so matching is a pure function of the tree and the record.
+ * and compiled to inet_diag bytecode (filter_bc.c). Parsing performs no socket
+ * dumps: what only a dump can tell (the inodes of the unix sockets a `dst GLOB`
+ * names) is resolved by each dump in its own namespace (filter_resolve.c) into
+ * a struct sd_fvals, so matching is a pure function of tree, values and record.
  */
 #ifndef SDIAG_FILTER_H
 #define SDIAG_FILTER_H
@@ -30,7 +31,7 @@ enum sd_fkind {
 	SD_F_NLPROTO,	/* u.num.value = netlink protocol */
 	SD_F_NLGROUP,	/* u.num.value = group number */
 	SD_F_UNIX_NAME, /* src/path GLOB on unix sockets: u.str */
-	SD_F_UNIX_PEER, /* dst GLOB on unix sockets: u.inodes (peers' inodes) */
+	SD_F_UNIX_PEER, /* dst GLOB on unix sockets: u.peer (slot in struct sd_fvals) */
 	SD_F_NETLINK,	/* netlink:PROTO:PORTID host: u.nl */
 	SD_F_PACKET,	/* link:PROTO:IFINDEX host: u.pkt */
 	SD_F_VSOCK,	/* vsock:CID:PORT host: u.vs */
@@ -78,9 +79,9 @@ struct sd_fnode {
 		} range;
 		char *str;
 		struct {
-			uint32_t *v; /* sorted */
-			size_t n;
-		} inodes;
+			char *glob;
+			uint32_t slot; /* index into struct sd_fvals.peers */
+		} peer;
 		struct {
 			int32_t proto;	/* -1 any */
 			int64_t portid; /* -1 any */
@@ -98,11 +99,32 @@ struct sd_fnode {
 struct sdiag_filter {
 	struct sd_fnode *root; /* NULL: the empty filter, matches everything */
 	bool net_admin;	       /* CAP_NET_ADMIN at parse time: MARK_COND may be sent */
+	uint32_t n_peers;      /* SD_F_UNIX_PEER nodes (slots 0..n_peers-1) */
 };
 
+/* Values resolved by a dump for one filter: per unix `dst` slot, the sorted
+ * inodes of the sockets whose name matches the glob. */
+struct sd_inodes {
+	uint32_t *v;
+	size_t n;
+};
+
+struct sd_fvals {
+	struct sd_inodes *peers; /* n_peers entries */
+	uint32_t n_peers;
+};
+
+/* filter_resolve.c: resolve f's dump-time values in h's namespace (*ret is
+ * NULL when f needs none). Returns 0 or a negative errno. */
+int sd_filter_resolve(const struct sdiag_filter *f, struct sdiag_handle *h,
+		      struct sd_fvals **ret);
+void sd_fvals_free(struct sd_fvals *v);
+/* Match with resolved values (NULL: unresolved, unix `dst` matches nothing). */
+bool sd_filter_match_vals(const struct sdiag_filter *f, const struct sd_fvals *v,
+			  const struct sdiag_sock *s);
+
 /* filter.c: sdiag_filter_parse with flags. SD_FPARSE_OFFLINE: no DNS lookups
- * and no socket dumps (for the fuzzer): host names are errors, unix `dst`
- * matches nothing. */
+ * (for the fuzzer): host names are errors. */
 #define SD_FPARSE_OFFLINE 1u
 int sd_filter_parse_flags(struct sdiag_filter **ret, const char *expr,
 			  struct sdiag_filter_error *err, unsigned flags);
@@ -114,7 +136,8 @@ void sd_fnode_free(struct sd_fnode *n);
 bool sd_filter_have_net_admin(void);
 
 /* filter_match.c */
-bool sd_fnode_match(const struct sd_fnode *n, const struct sdiag_sock *s);
+bool sd_fnode_match(const struct sd_fnode *n, const struct sd_fvals *v,
+		    const struct sdiag_sock *s);
 /* A unix socket's name as text: the path, or '@' and the abstract name
  * (NULs shown as '@', as ss does). False when unnamed. */
 bool sd_unix_name(const struct sdiag_sock *s, char *buf, size_t size);

@@ -441,7 +441,7 @@ static bool run_hostcond(const uint8_t *bc, const struct sdiag_sock *s)
 	       hc.family == AF_INET6 ? 16 :
 	       hc.family == AF_INET  ? 4 :
 				       0);
-	return sd_fnode_match(&n, s);
+	return sd_fnode_match(&n, NULL, s);
 }
 
 static bool run_op(const uint8_t *bc, const struct sdiag_sock *s)

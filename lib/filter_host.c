@@ -426,78 +426,27 @@ int sd_fparse_host(struct sd_fparser *p, const struct sd_ftok *t, enum sd_fdir d
 	return parse_inet(p, t, 0, AF_UNSPEC, dir, ret);
 }
 
-/* ---- unix dst: the peers' names are not in a socket's record ------------------------ */
-
-struct peer_scan {
-	const char *glob;
-	uint32_t *v;
-	size_t n, cap;
-	int err;
-};
-
-static int peer_cb(const struct sdiag_sock *s, void *userdata)
-{
-	struct peer_scan *ps = userdata;
-	char name[256];
-
-	if (!sd_unix_name(s, name, sizeof(name)) || !sd_glob_match(ps->glob, name))
-		return 0;
-	if (ps->n == ps->cap) {
-		size_t cap = ps->cap ? ps->cap * 2 : 16;
-		uint32_t *v = realloc(ps->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		ps->v = v;
-		ps->cap = cap;
-	}
-	ps->v[ps->n++] = (uint32_t)s->inode;
-	return 0;
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * `dst GLOB` on unix sockets matches a socket whose peer's name matches GLOB.
  * A record carries only the peer's inode, so the sockets whose own name
- * matches (listeners' accepted children carry the listener's name, bound
- * datagram servers their own) are looked up now, and their inodes kept.
+ * matches are looked up by each dump (filter_resolve.c); here the glob only
+ * gets its slot.
  */
 int sd_fparse_unix_peer(struct sd_fparser *p, const struct sd_ftok *t, const char *glob,
 			struct sd_fnode **ret)
 {
-	struct sdiag_query q = { .tables = SDIAG_TABLES_UNIX, .states = SDIAG_STATES_ALL };
-	struct peer_scan ps = { .glob = glob };
-	struct sdiag_handle *h = NULL;
-	struct sd_fnode *n;
-	int r;
+	struct sd_fnode *n = sd_fnode_new(SD_F_UNIX_PEER);
 
-	r = p->flags & SD_FPARSE_OFFLINE ? 0 : sdiag_open(&h);
-	if (r == 0 && h)
-		r = sdiag_dump(h, &q, peer_cb, NULL, &ps);
-	sdiag_close(h);
-	if (r < 0) {
-		free(ps.v);
-		if (r == -ENOMEM)
-			return r;
-		return sd_ferr(p, t->off, t->len, "cannot list unix sockets to resolve '%s' (%s)",
-			       t->text, strerror(-r));
-	}
-	n = sd_fnode_new(SD_F_UNIX_PEER);
-	if (!n) {
-		free(ps.v);
+	(void)t;
+	if (!n)
+		return -ENOMEM;
+	n->u.peer.glob = strdup(glob);
+	if (!n->u.peer.glob) {
+		free(n);
 		return -ENOMEM;
 	}
-	if (ps.n)
-		qsort(ps.v, ps.n, sizeof(*ps.v), cmp_u32);
 	n->dir = SD_DIR_DST;
-	n->u.inodes.v = ps.v;
-	n->u.inodes.n = ps.n;
+	n->u.peer.slot = p->n_peers++;
 	*ret = n;
 	return 0;
 }

@@ -184,10 +184,23 @@ static int cmp_inode(const void *key, const void *elem)
 	return a < b ? -1 : a > b;
 }
 
-static bool match_leaf(const struct sd_fnode *n, const struct sdiag_sock *s)
+static bool match_peer(const struct sd_fnode *n, const struct sd_fvals *v,
+		       const struct sdiag_sock *s)
+{
+	const struct sd_inodes *set;
+	uint32_t peer = s->un.peer;
+
+	if (!v || n->u.peer.slot >= v->n_peers)
+		return false; /* not resolved: no dump said which sockets it names */
+	set = &v->peers[n->u.peer.slot];
+	return s->family == AF_UNIX && (s->has & SDIAG_HAS_PEER) && peer && set->n &&
+	       bsearch(&peer, set->v, set->n, sizeof(peer), cmp_inode);
+}
+
+static bool match_leaf(const struct sd_fnode *n, const struct sd_fvals *v,
+		       const struct sdiag_sock *s)
 {
 	char name[256];
-	uint32_t peer;
 
 	switch (n->kind) {
 	case SD_F_STATE:
@@ -218,9 +231,7 @@ static bool match_leaf(const struct sd_fnode *n, const struct sdiag_sock *s)
 	case SD_F_UNIX_NAME:
 		return sd_unix_name(s, name, sizeof(name)) && sd_glob_match(n->u.str, name);
 	case SD_F_UNIX_PEER:
-		peer = s->un.peer;
-		return s->family == AF_UNIX && (s->has & SDIAG_HAS_PEER) && peer && n->u.inodes.n &&
-		       bsearch(&peer, n->u.inodes.v, n->u.inodes.n, sizeof(peer), cmp_inode);
+		return match_peer(n, v, s);
 	case SD_F_NETLINK:
 		if (s->family != AF_NETLINK)
 			return false;
@@ -251,32 +262,39 @@ static bool match_leaf(const struct sd_fnode *n, const struct sdiag_sock *s)
 	}
 }
 
-bool sd_fnode_match(const struct sd_fnode *n, const struct sdiag_sock *s)
+bool sd_fnode_match(const struct sd_fnode *n, const struct sd_fvals *v,
+		    const struct sdiag_sock *s)
 {
 	/* Iterate down the right-hand side; left-nested chains recurse. */
 	for (;;) {
 		switch (n->kind) {
 		case SD_F_AND:
-			if (!sd_fnode_match(n->a, s))
+			if (!sd_fnode_match(n->a, v, s))
 				return false;
 			n = n->b;
 			break;
 		case SD_F_OR:
-			if (sd_fnode_match(n->a, s))
+			if (sd_fnode_match(n->a, v, s))
 				return true;
 			n = n->b;
 			break;
 		case SD_F_NOT:
-			return !sd_fnode_match(n->a, s);
+			return !sd_fnode_match(n->a, v, s);
 		default:
-			return match_leaf(n, s);
+			return match_leaf(n, v, s);
 		}
 	}
 }
 
+bool sd_filter_match_vals(const struct sdiag_filter *f, const struct sd_fvals *v,
+			  const struct sdiag_sock *s)
+{
+	return !f || !f->root || sd_fnode_match(f->root, v, s);
+}
+
 SD_EXPORT bool sdiag_filter_match(const struct sdiag_filter *f, const struct sdiag_sock *s)
 {
-	return !f || !f->root || sd_fnode_match(f->root, s);
+	return sd_filter_match_vals(f, NULL, s);
 }
 
 /* The states for which n can be true (neg: for which it can be false). */
@@ -333,7 +351,7 @@ static uint32_t leaf_tables(const struct sd_fnode *n)
 	case SD_F_UNIX_NAME:
 		return SDIAG_TABLES_UNIX;
 	case SD_F_UNIX_PEER:
-		return n->u.inodes.n ? SDIAG_TABLES_UNIX : 0;
+		return SDIAG_TABLES_UNIX;
 	case SD_F_PACKET:
 		return n->dir == SD_DIR_SRC ? SDIAG_TABLES_PACKET : 0;
 	case SD_F_VSOCK:

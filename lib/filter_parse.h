@@ -16,6 +16,7 @@ struct sd_fparser {
 	struct sdiag_filter_error *err;
 	bool err_set;
 	unsigned flags; /* SD_FPARSE_* */
+	uint32_t n_peers; /* unix `dst` slots handed out */
 };
 
 /* Record an error at [off, off+len) unless one was already recorded; returns -EINVAL. */

@@ -352,9 +352,13 @@ static void select_sockets(struct cookies *out, const struct sdiag_filter *f, bo
 	};
 	struct sdiag_sock_list l = { 0 };
 	struct sdiag_handle *h = NULL;
+	struct sd_fvals *vals = NULL;
 
 	assert_int_equal(sdiag_open(&h), 0);
 	assert_int_equal(sdiag_collect(h, &q, &l), 0);
+	/* Matching afterwards needs what a dump would have resolved. */
+	if (match_f)
+		assert_int_equal(sd_filter_resolve(match_f, h, &vals), 0);
 	sdiag_close(h);
 	memset(out, 0, sizeof(*out));
 	for (size_t i = 0; i < l.n; i++) {
@@ -362,9 +366,10 @@ static void select_sockets(struct cookies *out, const struct sdiag_filter *f, bo
 		/* The dumping socket itself differs from one dump to the next. */
 		if (l.socks[i]->family == AF_NETLINK && l.socks[i]->protocol == NETLINK_SOCK_DIAG)
 			continue;
-		if (!match_f || sdiag_filter_match(match_f, l.socks[i]))
+		if (!match_f || sd_filter_match_vals(match_f, vals, l.socks[i]))
 			cookies_add(out, l.socks[i]->cookie);
 	}
+	sd_fvals_free(vals);
 	sdiag_sock_list_free(&l);
 	cookies_sort(out);
 }
@@ -548,6 +553,45 @@ static void test_unix_dst(void **state)
 	sdiag_filter_free(f);
 }
 
+/* The parser performs no dump: a unix `dst` names the sockets that exist when
+ * a dump runs, in that dump's namespace, not those of parse time. */
+static void test_unix_dst_resolved_by_dump(void **state)
+{
+	struct sdiag_filter *f = parse_ok("dst @sdfilter-late");
+	struct sdiag_sock_list l = { 0 };
+	struct sdiag_query q = { .tables = SDIAG_TABLES_UNIX };
+	struct sdiag_handle *h = NULL;
+	struct sockaddr_un sun;
+	socklen_t len = unix_addr(&sun, "sdfilter-late", true);
+	struct cookies k;
+	int lfd, c, a;
+
+	(void)state;
+	lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+	c = socket(AF_UNIX, SOCK_STREAM, 0);
+	assert_int_equal(bind(lfd, (struct sockaddr *)&sun, len), 0);
+	assert_int_equal(listen(lfd, 4), 0);
+	assert_int_equal(connect(c, (struct sockaddr *)&sun, len), 0);
+	a = accept(lfd, NULL, NULL);
+	assert_true(a >= 0);
+	select_sockets(&k, f, false, NULL, ALL_TABLES);
+	assert_int_equal(k.n, 1);
+	assert_true(cookies_has(&k, fd_cookie(c)));
+	free(k.v);
+	/* Matched alone, without a dump, nothing resolved it: no match. */
+	assert_int_equal(sdiag_open(&h), 0);
+	assert_int_equal(sdiag_collect(h, &q, &l), 0);
+	sdiag_close(h);
+	for (size_t i = 0; i < l.n; i++)
+		assert_false(sdiag_filter_match(f, l.socks[i]));
+	assert_true(l.n >= 3);
+	sdiag_sock_list_free(&l);
+	close(a);
+	close(c);
+	close(lfd);
+	sdiag_filter_free(f);
+}
+
 static void test_dev_keeps_kernel_filter(void **state)
 {
 	struct sdiag_filter *f = parse_ok("dev lo and sport = :5004");
@@ -576,6 +620,7 @@ int main(void)
 		cmocka_unit_test(test_corpus),
 		cmocka_unit_test(test_multi_address_host),
 		cmocka_unit_test(test_unix_dst),
+		cmocka_unit_test(test_unix_dst_resolved_by_dump),
 		cmocka_unit_test(test_dev_keeps_kernel_filter),
 	};
 
