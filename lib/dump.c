@@ -252,7 +252,7 @@ static int run_unit(struct sdiag_handle *h, struct run *run, const struct unit *
 		.family = u->family,
 		.protocol = u->protocol,
 		.states = run->states,
-		.show = q->show,
+		.show = q->show | sd_filter_show(q->filter), /* TCP-info predicates need it */
 		.tables = q->tables & u->tables,
 	};
 	void *bc = NULL;

@@ -462,6 +462,24 @@ static int parse_proc_pred(struct parser *ps, const char *kw, struct sd_fnode **
 	return sd_fparse_proc(&ps->p, kw, cmp, v, ret);
 }
 
+/* idle/rtt/rqueue/...: an operator is required (`idle 10m` would be a guess). */
+static int parse_tcp_pred(struct parser *ps, const struct token *kwt, struct sd_fnode **ret)
+{
+	const struct token *tk = peek(ps);
+	int c = cmp_op(tk);
+
+	if (c >= 0) {
+		ps->pos++;
+		tk = peek(ps);
+		if (tk->type != TK_WORD)
+			return sd_ferr(&ps->p, tk->t.off, tk->t.len,
+				       "'%s' needs a value after the comparison", kwt->t.text);
+		ps->pos++;
+	}
+	return sd_fparse_tcpinfo(&ps->p, kwt->t.text, &kwt->t, c,
+				 c >= 0 && tk->type == TK_WORD ? &tk->t : NULL, ret);
+}
+
 static int parse_exprlist(struct parser *ps, struct sd_fnode **ret);
 
 static int parse_predicate(struct parser *ps, struct sd_fnode **ret)
@@ -508,12 +526,15 @@ static int parse_predicate(struct parser *ps, struct sd_fnode **ret)
 	for (size_t i = 0; i < sizeof(simple) / sizeof(simple[0]); i++)
 		if (!strcmp(kw, simple[i].kw))
 			return parse_simple(ps, kw, simple[i].kind, ret);
+	if (sd_ftcp_keyword(kw))
+		return parse_tcp_pred(ps, tk, ret);
 	ps->pos--;
 bad:
 	if (tk->type == TK_EOF)
 		return sd_ferr(&ps->p, tk->t.off, 0, "expected a condition, found end of filter");
 	return sd_ferr(&ps->p, tk->t.off, tk->t.len,
-		       "expected a condition (src, dst, sport, dport, state, dev, ...), found '%s'",
+		       "expected a condition (src, dst, sport, dport, state, dev, idle, ...), "
+		       "found '%s'",
 		       kw);
 }
 

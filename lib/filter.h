@@ -36,6 +36,27 @@ enum sd_fkind {
 	SD_F_PACKET,	/* link:PROTO:IFINDEX host: u.pkt */
 	SD_F_VSOCK,	/* vsock:CID:PORT host: u.vs */
 	SD_F_PROC,	/* pid/comm/user of the owners (filter_proc.c): field = sd_fproc */
+	SD_F_TCPINFO,	/* idle, rtt, rqueue, ... (filter_tcpinfo.c): field = sd_ftcp, u.num */
+};
+
+/* What SD_F_TCPINFO compares; durations in microseconds, sizes in bytes. */
+enum sd_ftcp {
+	SD_FTCP_IDLE,
+	SD_FTCP_LAST_RECV,
+	SD_FTCP_LAST_SEND,
+	SD_FTCP_LAST_ACK,
+	SD_FTCP_RTT,
+	SD_FTCP_RTTVAR,
+	SD_FTCP_RTO,
+	SD_FTCP_RETRANS,
+	SD_FTCP_LOST,
+	SD_FTCP_UNACKED,
+	SD_FTCP_CWND,
+	SD_FTCP_BYTES_SENT,
+	SD_FTCP_BYTES_RECEIVED,
+	SD_FTCP_BYTES_ACKED,
+	SD_FTCP_RQUEUE,
+	SD_FTCP_WQUEUE,
 };
 
 /* What SD_F_PROC compares: u.num.value (pid, uid) or u.str (comm glob). */
@@ -136,6 +157,8 @@ void sd_fnode_free(struct sd_fnode *n);
 bool sd_filter_have_net_admin(void);
 
 /* filter_match.c */
+/* v OP ref. */
+bool sd_fcmp_u64(uint64_t v, enum sd_fcmp c, uint64_t ref);
 bool sd_fnode_match(const struct sd_fnode *n, const struct sd_fvals *v,
 		    const struct sdiag_sock *s);
 /* A unix socket's name as text: the path, or '@' and the abstract name
@@ -143,6 +166,12 @@ bool sd_fnode_match(const struct sd_fnode *n, const struct sd_fvals *v,
 bool sd_unix_name(const struct sdiag_sock *s, char *buf, size_t size);
 /* fnmatch() without flags: '*' matches '/' too, as in ss. */
 bool sd_glob_match(const char *glob, const char *name);
+
+/* filter_tcpinfo.c: TCP-info and queue predicates, user space only. */
+bool sd_ftcp_match(const struct sd_fnode *n, const struct sdiag_sock *s);
+uint32_t sd_ftcp_tables(const struct sd_fnode *n);
+/* SDIAG_SHOW_INFO when f compares TCP info (a dump must request it), else 0. */
+uint32_t sd_filter_show(const struct sdiag_filter *f);
 
 /* filter_proc.c: process predicates, user space only. */
 bool sd_fproc_match(const struct sd_fnode *n, const struct sdiag_sock *s);

@@ -25,7 +25,7 @@ static bool is_inet(const struct sdiag_sock *s)
 	return s->family == AF_INET || s->family == AF_INET6;
 }
 
-static bool cmp_u64(uint64_t v, enum sd_fcmp c, uint64_t ref)
+bool sd_fcmp_u64(uint64_t v, enum sd_fcmp c, uint64_t ref)
 {
 	switch (c) {
 	case SD_EQ:
@@ -112,7 +112,7 @@ static bool match_num(const struct sd_fnode *n, const struct sdiag_sock *s)
 		return false;
 	if (n->field == SD_FLD_PORT && n->u.num.value == UINT64_MAX)
 		return true; /* sport = * */
-	return cmp_u64(v, (enum sd_fcmp)n->cmp, n->u.num.value);
+	return sd_fcmp_u64(v, (enum sd_fcmp)n->cmp, n->u.num.value);
 }
 
 static bool match_dev(const struct sd_fnode *n, const struct sdiag_sock *s)
@@ -127,7 +127,7 @@ static bool match_dev(const struct sd_fnode *n, const struct sdiag_sock *s)
 		idx = s->xdp.ifindex;
 	else
 		return false;
-	return cmp_u64(idx, (enum sd_fcmp)n->cmp, n->u.num.value);
+	return sd_fcmp_u64(idx, (enum sd_fcmp)n->cmp, n->u.num.value);
 }
 
 bool sd_unix_name(const struct sdiag_sock *s, char *buf, size_t size)
@@ -218,7 +218,7 @@ static bool match_leaf(const struct sd_fnode *n, const struct sd_fvals *v,
 	case SD_F_CGROUP:
 		if (!is_inet(s) || !(s->has & SDIAG_HAS_CGROUP))
 			return false;
-		return cmp_u64(s->inet.cgroup_id, (enum sd_fcmp)n->cmp, n->u.num.value);
+		return sd_fcmp_u64(s->inet.cgroup_id, (enum sd_fcmp)n->cmp, n->u.num.value);
 	case SD_F_AUTOBOUND:
 		return match_autobound(n, s);
 	case SD_F_TABLES:
@@ -257,6 +257,8 @@ static bool match_leaf(const struct sd_fnode *n, const struct sd_fvals *v,
 			       (n->dir == SD_DIR_SRC ? s->vsock.src_port : s->vsock.dst_port);
 	case SD_F_PROC:
 		return sd_fproc_match(n, s);
+	case SD_F_TCPINFO:
+		return sd_ftcp_match(n, s);
 	default:
 		return false;
 	}
@@ -358,6 +360,8 @@ static uint32_t leaf_tables(const struct sd_fnode *n)
 		return SDIAG_TABLES_VSOCK;
 	case SD_F_STATE:
 		return n->u.states ? SDIAG_TABLES_ALL : 0;
+	case SD_F_TCPINFO:
+		return sd_ftcp_tables(n);
 	default:
 		return SDIAG_TABLES_ALL;
 	}

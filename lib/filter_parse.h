@@ -44,6 +44,11 @@ int sd_fparse_unix_peer(struct sd_fparser *p, const struct sd_ftok *t, const cha
 /* pid/comm/user (kw) with its operator: an SD_F_PROC node (filter_proc.c). */
 int sd_fparse_proc(struct sd_fparser *p, const char *kw, enum sd_fcmp cmp,
 		   const struct sd_ftok *v, struct sd_fnode **ret);
+/* The TCP-info keywords (idle, rtt, rqueue, ...). */
+bool sd_ftcp_keyword(const char *kw);
+/* kw at kwt, with its operator (cmp < 0: none) and value (NULL: none). */
+int sd_fparse_tcpinfo(struct sd_fparser *p, const char *kw, const struct sd_ftok *kwt, int cmp,
+		      const struct sd_ftok *v, struct sd_fnode **ret);
 int sd_fparse_autobound(struct sd_fparser *p, const struct sd_ftok *t, struct sd_fnode **ret);
 
 #endif

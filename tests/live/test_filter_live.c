@@ -349,6 +349,8 @@ static void select_sockets(struct cookies *out, const struct sdiag_filter *f, bo
 		.states = SDIAG_STATES_ALL & ~SDIAG_STATE_BIT(SDIAG_SS_BOUND_INACTIVE),
 		.filter = f,
 		.no_kernel_filter = no_kernel,
+		/* What the dump adds for f itself, for matching afterwards. */
+		.show = sd_filter_show(match_f),
 	};
 	struct sdiag_sock_list l = { 0 };
 	struct sdiag_handle *h = NULL;
