@@ -67,140 +67,20 @@ static double ms_since(const struct timespec *t0)
 	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
-static void fmt_addr(const struct guard_addr *a, char *buf, size_t len)
-{
-	char ip[INET6_ADDRSTRLEN] = "?";
-
-	inet_ntop(a->family, a->addr, ip, sizeof(ip));
-	snprintf(buf, len, "%s/%u", ip, a->prefixlen);
-}
-
-static const char *link_name(const struct guard_table *t, int ifindex, char buf[16])
-{
-	const struct guard_link *l = guard_table_link(t, ifindex);
-
-	if (l && l->name[0])
-		return l->name;
-	snprintf(buf, 16, "if%d", ifindex);
-	return buf;
-}
-
-/* ---- pending events ------------------------------------------------------------------ */
-
-/* Events read in one go are acted upon together: one dump, one batch of
- * destroys, however many addresses a burst removed. */
-struct pending {
-	struct guard_event *ev;
-	size_t n, cap;
-	char what[192];		/* the first events, for the log line */
-	size_t described;
-};
-
-static void pending_clear(struct pending *p)
-{
-	for (size_t i = 0; i < p->n; i++)
-		free((void *)p->ev[i].addrs);
-	p->n = 0;
-	p->what[0] = '\0';
-	p->described = 0;
-}
-
-static void pending_fini(struct pending *p)
-{
-	pending_clear(p);
-	free(p->ev);
-	memset(p, 0, sizeof(*p));
-}
-
-/* Takes ownership of addrs (malloc'd). */
-static int pending_add(struct pending *p, enum guard_event_kind kind, int ifindex,
-		       struct guard_addr *addrs, size_t n_addrs, const char *what)
-{
-	size_t len = strlen(p->what);
-
-	if (p->n == p->cap) {
-		size_t ncap = p->cap ? p->cap * 2 : 8;
-		struct guard_event *nv = realloc(p->ev, ncap * sizeof(*nv));
-
-		if (!nv) {
-			free(addrs);
-			return -ENOMEM;
-		}
-		p->ev = nv;
-		p->cap = ncap;
-	}
-	p->ev[p->n++] = (struct guard_event){ .kind = kind, .ifindex = ifindex,
-					      .addrs = addrs, .n_addrs = n_addrs };
-	if (p->described < 2 && len + strlen(what) + 3 < sizeof(p->what)) {
-		snprintf(p->what + len, sizeof(p->what) - len, "%s%s", len ? ", " : "", what);
-		p->described++;
-	}
-	return 0;
-}
-
-static int pending_addr(struct pending *p, const struct guard_table *t,
-			const struct guard_addr *ad)
-{
-	struct guard_addr *copy = malloc(sizeof(*copy));
-	char what[128], as[64], ln[16];
-
-	if (!copy)
-		return -ENOMEM;
-	*copy = *ad;
-	fmt_addr(ad, as, sizeof(as));
-	snprintf(what, sizeof(what), "address %s removed from %s", as,
-		 link_name(t, ad->ifindex, ln));
-	return pending_add(p, GUARD_ADDR_REMOVED, ad->ifindex, copy, 1, what);
-}
-
-/* The link's addresses, copied out of table t. */
-static int pending_link(struct pending *p, const struct guard_table *t, int ifindex,
-			const char *why)
-{
-	struct guard_addr *addrs = calloc(t->n_addrs + 1, sizeof(*addrs));
-	char what[128], ln[16];
-	size_t n = 0;
-
-	if (!addrs)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->n_addrs; i++)
-		if (t->addrs[i].ifindex == ifindex)
-			addrs[n++] = t->addrs[i];
-	snprintf(what, sizeof(what), "link %s %s", link_name(t, ifindex, ln), why);
-	return pending_add(p, GUARD_LINK_DOWN, ifindex, addrs, n, what);
-}
-
 /* ---- acting ------------------------------------------------------------------------------ */
 
 struct action {
 	const struct guard *g;
-	const struct pending *p;
+	const struct guard_pending *p;
 	struct sdiag_sock **victims;
 	size_t n, cap;
 	size_t kept[GUARD_DESTROY + 1];
 };
 
-/* The socket's verdict over all pending events: destroyed if any event
- * strands it; otherwise the reason an event that concerned it gave. */
-static enum guard_verdict decide_all(const struct action *a, const struct sdiag_sock *s)
-{
-	enum guard_verdict v = GUARD_KEEP_UNRELATED;
-
-	for (size_t i = 0; i < a->p->n; i++) {
-		enum guard_verdict e = guard_decide(&a->g->cfg, &a->g->table, &a->p->ev[i], s);
-
-		if (e == GUARD_DESTROY)
-			return e;
-		if (e != GUARD_KEEP_UNRELATED)
-			v = e;
-	}
-	return v;
-}
-
 static int decide_cb(const struct sdiag_sock *s, void *data)
 {
 	struct action *a = data;
-	enum guard_verdict v = decide_all(a, s);
+	enum guard_verdict v = guard_decide_all(&a->g->cfg, &a->g->table, a->p, s);
 
 	a->kept[v]++;
 	if (v != GUARD_DESTROY)
@@ -272,7 +152,7 @@ static void log_action(const struct guard *g, const struct action *a, const size
  * (host-wide, and never destroyable) or its listening hash unless
  * "listening" is configured.
  */
-static int act(struct guard *g, struct pending *p, const struct timespec *t0)
+static int act(struct guard *g, struct guard_pending *p, const struct timespec *t0)
 {
 	struct sdiag_query q = {
 		.tables = GUARD_TABLES,
@@ -315,64 +195,14 @@ out:
 		free(a.victims[i]);
 	free(a.victims);
 	free(results);
-	pending_clear(p);
+	guard_pending_clear(p);
 	return r;
 }
 
 /* ---- events and resync ----------------------------------------------------------------- */
 
-static int on_message(struct guard *g, struct pending *p, const struct nlmsghdr *nlh)
-{
-	struct guard_addr ad;
-	struct guard_link l;
-	const struct guard_link *old;
-	bool was_up;
-	int r = 0;
-
-	switch (nlh->nlmsg_type) {
-	case RTM_NEWADDR:
-		if (grtnl_parse_addr(nlh, &ad) == 0)
-			r = guard_table_add_addr(&g->table, &ad);
-		break;
-	case RTM_DELADDR:
-		if (grtnl_parse_addr(nlh, &ad) == 0) {
-			guard_table_del_addr(&g->table, &ad);
-			r = pending_addr(p, &g->table, &ad);
-		}
-		break;
-	case RTM_NEWLINK:
-		if (grtnl_parse_link(nlh, &l) < 0)
-			break;
-		old = guard_table_link(&g->table, l.ifindex);
-		was_up = old && old->up;
-		r = guard_table_set_link(&g->table, &l);
-		if (r == 0 && was_up && !l.up)
-			r = pending_link(p, &g->table, l.ifindex, "went down");
-		break;
-	case RTM_DELLINK:
-		if (grtnl_parse_link(nlh, &l) < 0)
-			break;
-		r = pending_link(p, &g->table, l.ifindex, "removed");
-		guard_table_del_link(&g->table, l.ifindex);
-		for (size_t i = g->table.n_addrs; i-- > 0;)
-			if (g->table.addrs[i].ifindex == l.ifindex)
-				guard_table_del_addr(&g->table, &g->table.addrs[i]);
-		break;
-	}
-	return r;
-}
-
-static bool table_has(const struct guard_table *t, const struct guard_addr *a)
-{
-	for (size_t i = 0; i < t->n_addrs; i++)
-		if (t->addrs[i].ifindex == a->ifindex && t->addrs[i].family == a->family &&
-		    !memcmp(t->addrs[i].addr, a->addr, a->family == AF_INET ? 4 : 16))
-			return true;
-	return false;
-}
-
 /* Rebuild the table from dumps; what disappeared meanwhile becomes pending. */
-static int resync(struct guard *g, struct pending *p, bool initial)
+static int resync(struct guard *g, struct guard_pending *p, bool initial)
 {
 	struct guard_table old = g->table, now;
 	int r;
@@ -390,15 +220,7 @@ static int resync(struct guard *g, struct pending *p, bool initial)
 	}
 	logline("resync after lost rtnetlink events: %zu links, %zu addresses", now.n_links,
 		now.n_addrs);
-	for (size_t i = 0; i < old.n_links && r == 0; i++) {
-		const struct guard_link *n = guard_table_link(&now, old.links[i].ifindex);
-
-		if (old.links[i].up && (!n || !n->up))
-			r = pending_link(p, &old, old.links[i].ifindex, n ? "went down" : "removed");
-	}
-	for (size_t i = 0; i < old.n_addrs && r == 0; i++)
-		if (!table_has(&now, &old.addrs[i]))
-			r = pending_addr(p, &old, &old.addrs[i]);
+	r = guard_view_diff(&old, &now, p);
 	guard_table_fini(&old);
 	return r;
 }
@@ -407,7 +229,7 @@ static int resync(struct guard *g, struct pending *p, bool initial)
 static int read_events(struct guard *g)
 {
 	uint8_t buf[64 * 1024] __attribute__((aligned(8)));
-	struct pending p = { 0 };
+	struct guard_pending p = { 0 };
 	struct timespec t0;
 	int r = 0;
 
@@ -422,21 +244,29 @@ static int read_events(struct guard *g)
 		if (n == -EAGAIN)
 			break;
 		if (n == -ENOBUFS) {
-			r = resync(g, &p, false);
+			/* What is still queued predates the loss: applied on
+			 * top of the dump it would undo it (a removal of an
+			 * address added back since, an address on a link it
+			 * has left again). The dump alone is the truth. */
+			r = grtnl_drain(&g->rtnl);
+			if (r == 0)
+				r = resync(g, &p, false);
 			continue;
 		}
 		if (n < 0) {
 			r = (int)n;
 			break;
 		}
-		for (len = (int)n; r == 0 && mnl_nlmsg_ok(nlh, len); nlh = mnl_nlmsg_next(nlh, &len))
-			r = on_message(g, &p, nlh);
+		/* libmnl 1.0.4 accepts nlmsg_len >= 2^31 (negative as int). */
+		for (len = (int)n; r == 0 && mnl_nlmsg_ok(nlh, len) && nlh->nlmsg_len <= (unsigned)len;
+		     nlh = mnl_nlmsg_next(nlh, &len))
+			r = guard_view_apply(&g->table, &p, nlh);
 	}
 	/* A failed dump or destroy is logged and the daemon goes on: exiting
 	 * would not help, a restart resyncs without acting on the past. */
 	if (r == 0)
 		(void)act(g, &p, &t0);
-	pending_fini(&p);
+	guard_pending_fini(&p);
 	return r;
 }
 

@@ -4,7 +4,8 @@
  *
  *   guard_config.c   the configuration file: parse and validate (line-numbered errors)
  *   guard_policy.c   the pure policy: (event, address table, socket) -> destroy or not
- *   guard_rtnl.c     rtnetlink: link/address dumps and events into a table
+ *   guard_view.c     rtnetlink messages parsed into the view (pure); pending events
+ *   guard_rtnl.c     rtnetlink sockets: link/address dumps, events, the drain after overflow
  *   guard.c          the event loop: rtnetlink + signalfd, resync, destroy, log
  */
 #ifndef SOCKDIAG_GUARD_H
@@ -85,7 +86,9 @@ bool guard_table_del_addr(struct guard_table *t, const struct guard_addr *a);
 int guard_table_set_link(struct guard_table *t, const struct guard_link *l);
 bool guard_table_del_link(struct guard_table *t, int ifindex);
 const struct guard_link *guard_table_link(const struct guard_table *t, int ifindex);
-/* Is addr assigned to any interface (other than skip_ifindex, 0 = none skipped)? */
+/* Is addr assigned to any interface that is up or unknown (other than
+ * skip_ifindex, 0 = none skipped)? An address on a down link strands its
+ * sockets as surely as a removed one. */
 bool guard_table_has_addr(const struct guard_table *t, uint8_t family, const uint8_t *addr,
 			  int skip_ifindex);
 
@@ -120,6 +123,33 @@ const char *guard_verdict_name(enum guard_verdict v);
 /* The policy: pure, no I/O. t is the table after the event was applied. */
 enum guard_verdict guard_decide(const struct guard_config *c, const struct guard_table *t,
 				const struct guard_event *e, const struct sdiag_sock *s);
+
+/* ---- the view: rtnetlink messages -> table + pending events (guard_view.c, pure) ---------- */
+
+struct nlmsghdr;
+
+/* Events read in one go are acted upon together: one dump, one batch of destroys. */
+struct guard_pending {
+	struct guard_event *ev;
+	size_t n, cap;
+	char what[192];		/* the first events, for the log line */
+	size_t described;
+};
+
+void guard_pending_clear(struct guard_pending *p);
+void guard_pending_fini(struct guard_pending *p);
+/* One rtnetlink message (length checked by the caller against its buffer)
+ * applied to the view t; a removal or a link going down is added to p. */
+int guard_view_apply(struct guard_table *t, struct guard_pending *p, const struct nlmsghdr *nlh);
+/* After a resync: what the old view had and the new dump has not (links no
+ * longer up, addresses gone) becomes pending in p. */
+int guard_view_diff(const struct guard_table *old, const struct guard_table *now,
+		    struct guard_pending *p);
+/* The verdict over every pending event, judged against the current view t:
+ * destroyed if any event strands the socket, else the reason one kept it. */
+enum guard_verdict guard_decide_all(const struct guard_config *c, const struct guard_table *t,
+				    const struct guard_pending *p, const struct sdiag_sock *s);
+void guard_fmt_addr(const struct guard_addr *a, char *buf, size_t len);
 
 /* The sockets an event can concern: TCP and UDP (UDP-Lite too), both families. */
 #define GUARD_TABLES                                                                               \

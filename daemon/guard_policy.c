@@ -265,9 +265,14 @@ bool guard_table_has_addr(const struct guard_table *t, uint8_t family, const uin
 	for (size_t i = 0; i < t->n_addrs; i++) {
 		const struct guard_addr *a = &t->addrs[i];
 
+		const struct guard_link *l;
+
 		if (skip_ifindex && a->ifindex == skip_ifindex)
 			continue;
-		if (same_addr(a->family, a->addr, family, addr))
+		if (!same_addr(a->family, a->addr, family, addr))
+			continue;
+		l = guard_table_link(t, a->ifindex);
+		if (!l || l->up)
 			return true;
 	}
 	return false;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The guard's view of rtnetlink: full dumps of links and addresses into a
- * table, and events decoded into table updates. Two sockets: one subscribed
+ * table (guard_view.c parses), events read, and the drain after an overflow. Two sockets: one subscribed
  * to link and address events, one for dumps (a dump's replies must not mix
  * with events, and a resync must not wait behind queued events).
  */
@@ -64,74 +64,6 @@ void grtnl_close(struct grtnl *g)
 int grtnl_event_fd(const struct grtnl *g)
 {
 	return mnl_socket_get_fd(g->events);
-}
-
-static int addr_attr_cb(const struct nlattr *a, void *data)
-{
-	const struct nlattr **tb = data;
-	int type = mnl_attr_get_type(a);
-
-	if (type <= IFA_MAX)
-		tb[type] = a;
-	return MNL_CB_OK;
-}
-
-/* RTM_NEWADDR/RTM_DELADDR → guard_addr; -EBADMSG if malformed, 0 if ok. */
-int grtnl_parse_addr(const struct nlmsghdr *nlh, struct guard_addr *ret)
-{
-	const struct nlattr *tb[IFA_MAX + 1] = { 0 };
-	const struct ifaddrmsg *ifa;
-	const struct nlattr *a;
-	size_t alen;
-
-	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*ifa))
-		return -EBADMSG;
-	ifa = mnl_nlmsg_get_payload(nlh);
-	if (ifa->ifa_family != AF_INET && ifa->ifa_family != AF_INET6)
-		return -EAFNOSUPPORT;
-	if (mnl_attr_parse(nlh, sizeof(*ifa), addr_attr_cb, tb) != MNL_CB_OK)
-		return -EBADMSG;
-	/* IFA_LOCAL is the local address on point-to-point links; IFA_ADDRESS
-	 * the peer there, and the local address everywhere else. */
-	a = tb[IFA_LOCAL] ? tb[IFA_LOCAL] : tb[IFA_ADDRESS];
-	alen = ifa->ifa_family == AF_INET ? 4 : 16;
-	if (!a || mnl_attr_get_payload_len(a) != alen)
-		return -EBADMSG;
-	memset(ret, 0, sizeof(*ret));
-	ret->ifindex = (int)ifa->ifa_index;
-	ret->family = ifa->ifa_family;
-	ret->prefixlen = ifa->ifa_prefixlen;
-	memcpy(ret->addr, mnl_attr_get_payload(a), alen);
-	return 0;
-}
-
-static int link_attr_cb(const struct nlattr *a, void *data)
-{
-	const struct nlattr **tb = data;
-	int type = mnl_attr_get_type(a);
-
-	if (type <= IFLA_MAX)
-		tb[type] = a;
-	return MNL_CB_OK;
-}
-
-int grtnl_parse_link(const struct nlmsghdr *nlh, struct guard_link *ret)
-{
-	const struct nlattr *tb[IFLA_MAX + 1] = { 0 };
-	const struct ifinfomsg *ifi;
-
-	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*ifi))
-		return -EBADMSG;
-	ifi = mnl_nlmsg_get_payload(nlh);
-	if (mnl_attr_parse(nlh, sizeof(*ifi), link_attr_cb, tb) != MNL_CB_OK)
-		return -EBADMSG;
-	memset(ret, 0, sizeof(*ret));
-	ret->ifindex = ifi->ifi_index;
-	ret->up = (ifi->ifi_flags & IFF_UP) && (ifi->ifi_flags & IFF_LOWER_UP);
-	ret->loopback = ifi->ifi_flags & IFF_LOOPBACK;
-	if (tb[IFLA_IFNAME])
-		snprintf(ret->name, sizeof(ret->name), "%s", mnl_attr_get_str(tb[IFLA_IFNAME]));
-	return 0;
 }
 
 static int dump_cb(const struct nlmsghdr *nlh, void *data)
@@ -227,4 +159,24 @@ ssize_t grtnl_read_events(struct grtnl *g, void *buf, size_t size)
 			continue;
 		return n;
 	}
+}
+
+int grtnl_drain(struct grtnl *g)
+{
+	uint8_t buf[8192] __attribute__((aligned(8)));
+	int fd = mnl_socket_get_fd(g->events);
+
+	/* After an overflow the kernel queues nothing new until the queue is
+	 * empty (the socket stays "congested"): what is queued is all older
+	 * than the loss, and reading it empty is what lets events flow again.
+	 * Once empty, whatever arrives is newer and the dump that follows sees
+	 * it too: a host that never stops changing ends the drain by the count. */
+	for (int i = 0; i < 65536; i++) {
+		ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC);
+
+		if (n >= 0 || errno == EINTR || errno == ENOBUFS)
+			continue;
+		return errno == EAGAIN ? 0 : -errno;
+	}
+	return 0;
 }

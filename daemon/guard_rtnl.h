@@ -24,6 +24,9 @@ int grtnl_dump(struct grtnl *g, struct guard_table *ret);
 /* One datagram of events; -EAGAIN when none, -ENOBUFS when events were lost
  * (or one was cut short). Datagrams not sent by the kernel are skipped. */
 ssize_t grtnl_read_events(struct grtnl *g, void *buf, size_t size);
+/* Discard every queued event (they predate an overflow). 0 when empty. */
+int grtnl_drain(struct grtnl *g);
+/* guard_view.c: -EBADMSG if malformed, -EAFNOSUPPORT for other families. */
 int grtnl_parse_addr(const struct nlmsghdr *nlh, struct guard_addr *ret);
 int grtnl_parse_link(const struct nlmsghdr *nlh, struct guard_link *ret);
 

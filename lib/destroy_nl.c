@@ -298,6 +298,10 @@ static void take_replies(struct sd_dnl *d, const uint8_t *buf, size_t len, int *
 		const struct nlmsgerr *e;
 		uint32_t idx = nlh->nlmsg_seq - d->seq;
 
+		/* libmnl 1.0.4 accepts nlmsg_len >= 2^31 (negative as int). */
+		if (nlh->nlmsg_len > (uint32_t)rem)
+			break;
+
 		if (nlh->nlmsg_type != NLMSG_ERROR || idx >= n ||
 		    (nlh->nlmsg_pid && nlh->nlmsg_pid != d->portid))
 			continue;
