@@ -22,13 +22,16 @@ RUN_ARGS ?= list
 MESON_TEST_ARGS ?=
 
 # What building and running sockdiag needs (make run, make install): compiler, Meson,
-# libmnl; libcap-ng (optional) lets the guard daemon drop capabilities.
-BUILD_DEPS := build-essential pkg-config meson ninja-build libmnl-dev libcap-ng-dev
+# libmnl; libcap-ng (optional) lets the daemons drop capabilities; libmicrohttpd: the HTTP
+# server of `sockdiag exporter`.
+BUILD_DEPS := build-essential pkg-config meson ninja-build libmnl-dev libcap-ng-dev \
+	libmicrohttpd-dev
 
 # What the test suites add (make test, make asan): cmocka (unit and live tests);
 # iproute2 (ss, ip), procps (sysctl): namespace and differential tests; python3, jq: test
-# helpers; groff-base: man page check; bash-completion: the bash completion test.
-TEST_DEPS := libcmocka-dev iproute2 procps python3 jq groff-base bash-completion
+# helpers; groff-base: man page check; bash-completion: the bash completion test;
+# prometheus (server + promtool): the exporter's end-to-end test against a real Prometheus.
+TEST_DEPS := libcmocka-dev iproute2 procps python3 jq groff-base bash-completion prometheus
 
 # What the fuzzers add (make fuzz): clang + libclang-rt-14-dev (libFuzzer, sanitizer runtimes).
 FUZZ_DEPS := clang libclang-rt-14-dev

@@ -22,6 +22,7 @@ static const struct cmd {
 	{ "kill", cmd_kill, "destroy the sockets a filter selects (SOCK_DESTROY)" },
 	{ "watch", cmd_watch, "print socket-destroy events as they happen" },
 	{ "guard", cmd_guard, "daemon: destroy sockets stranded by removed addresses or links" },
+	{ "exporter", cmd_exporter, "daemon: socket metrics for Prometheus over HTTP" },
 	{ "help", cmd_help, "show this help" },
 };
 

@@ -6,15 +6,14 @@
  * number and nothing of the file is used.
  */
 #include <arpa/inet.h>
-#include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 
+#include "conf.h"
 #include "guard.h"
 
 void guard_config_init(struct guard_config *c)
@@ -38,23 +37,9 @@ void guard_config_fini(struct guard_config *c)
 struct parse {
 	struct guard_config *c;
 	const char *cgroup_root;
-	char *err;
-	size_t errlen;
-	unsigned line;
+	struct conf_line *l;	/* the line being read, for errors */
 	bool states_seen;	/* the first tcp-states line replaces the defaults */
 };
-
-__attribute__((format(printf, 2, 3))) static int fail(struct parse *p, const char *fmt, ...)
-{
-	char msg[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	snprintf(p->err, p->errlen, "line %u: %s", p->line, msg);
-	return -EINVAL;
-}
 
 static void *grow(void *v, size_t n, size_t size)
 {
@@ -62,31 +47,10 @@ static void *grow(void *v, size_t n, size_t size)
 	return realloc(v, (n + 1) * size);
 }
 
-static int parse_bool(struct parse *p, const char *key, const char *v, bool *out)
-{
-	if (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "on") || !strcmp(v, "1"))
-		*out = true;
-	else if (!strcmp(v, "no") || !strcmp(v, "false") || !strcmp(v, "off") || !strcmp(v, "0"))
-		*out = false;
-	else
-		return fail(p, "%s: expected yes or no, got '%s'", key, v);
-	return 0;
-}
-
 /* base 0 takes 0x hex (marks); uids are decimal, so "010" is 10, not 8. */
 static int parse_u32(const char *s, int base, uint32_t *out)
 {
-	unsigned long long v;
-	char *end;
-
-	if (!*s || *s == '-' || *s == '+')
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, base);
-	if (errno || *end || v > UINT32_MAX)
-		return -EINVAL;
-	*out = (uint32_t)v;
-	return 0;
+	return conf_u32(s, base, out);
 }
 
 static int add_states(struct parse *p, const char *v)
@@ -107,7 +71,7 @@ static int add_states(struct parse *p, const char *v)
 			p->c->tcp_states |= SDIAG_STATE_BIT(names[i].s);
 			return 0;
 		}
-	return fail(p, "tcp-states: unknown state '%s'", v);
+	return conf_fail(p->l, "tcp-states: unknown state '%s'", v);
 }
 
 static int add_uid(struct parse *p, const char *v)
@@ -118,15 +82,15 @@ static int add_uid(struct parse *p, const char *v)
 
 	/* A longer token is no uid range; copying it cut short could make one. */
 	if (snprintf(lo, sizeof(lo), "%s", v) >= (int)sizeof(lo))
-		return fail(p, "exempt-uid: '%s' is not a uid or uid range (A-B)", v);
+		return conf_fail(p->l, "exempt-uid: '%s' is not a uid or uid range (A-B)", v);
 	dash = strchr(lo, '-');
 	if (dash)
 		*dash = '\0';
 	if (parse_u32(lo, 10, &r.lo) < 0 ||
 	    (dash ? parse_u32(dash + 1, 10, &r.hi) : (r.hi = r.lo, 0)) < 0)
-		return fail(p, "exempt-uid: '%s' is not a uid or uid range (A-B)", v);
+		return conf_fail(p->l, "exempt-uid: '%s' is not a uid or uid range (A-B)", v);
 	if (r.hi < r.lo)
-		return fail(p, "exempt-uid: empty range '%s'", v);
+		return conf_fail(p->l, "exempt-uid: empty range '%s'", v);
 	c->exempt_uids = grow(c->exempt_uids, c->n_exempt_uids, sizeof(r));
 	if (!c->exempt_uids)
 		return -ENOMEM;
@@ -142,10 +106,10 @@ static int add_cgroup(struct parse *p, const char *v)
 
 	/* cgroup v2 ids are the inode numbers of the cgroup directories. */
 	if (v[0] != '/')
-		return fail(p, "exempt-cgroup: '%s' is not an absolute cgroup path", v);
+		return conf_fail(p->l, "exempt-cgroup: '%s' is not an absolute cgroup path", v);
 	snprintf(path, sizeof(path), "%s%s", p->cgroup_root, v);
 	if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
-		return fail(p, "exempt-cgroup: no cgroup '%s' (%s)", v, path);
+		return conf_fail(p->l, "exempt-cgroup: no cgroup '%s' (%s)", v, path);
 	c->exempt_cgroups = grow(c->exempt_cgroups, c->n_exempt_cgroups, sizeof(uint64_t));
 	if (!c->exempt_cgroups)
 		return -ENOMEM;
@@ -160,12 +124,12 @@ static int add_mark(struct parse *p, const char *v)
 	char buf[64], *slash;
 
 	if (snprintf(buf, sizeof(buf), "%s", v) >= (int)sizeof(buf))
-		return fail(p, "exempt-mark: '%s' is not MARK or MARK/MASK", v);
+		return conf_fail(p->l, "exempt-mark: '%s' is not MARK or MARK/MASK", v);
 	slash = strchr(buf, '/');
 	if (slash)
 		*slash = '\0';
 	if (parse_u32(buf, 0, &mark) < 0 || (slash && parse_u32(slash + 1, 0, &mask) < 0))
-		return fail(p, "exempt-mark: '%s' is not MARK or MARK/MASK", v);
+		return conf_fail(p->l, "exempt-mark: '%s' is not MARK or MARK/MASK", v);
 	c->exempt_marks = grow(c->exempt_marks, c->n_exempt_marks, sizeof(*c->exempt_marks));
 	if (!c->exempt_marks)
 		return -ENOMEM;
@@ -184,7 +148,7 @@ static int add_dst(struct parse *p, const char *v)
 	unsigned max;
 
 	if (snprintf(buf, sizeof(buf), "%s", v) >= (int)sizeof(buf))
-		return fail(p, "exempt-dst: '%s' is not an IPv4 or IPv6 address", v);
+		return conf_fail(p->l, "exempt-dst: '%s' is not an IPv4 or IPv6 address", v);
 	slash = strchr(buf, '/');
 	if (slash)
 		*slash = '\0';
@@ -193,11 +157,11 @@ static int add_dst(struct parse *p, const char *v)
 	else if (inet_pton(AF_INET6, buf, pf.addr) == 1)
 		pf.family = AF_INET6;
 	else
-		return fail(p, "exempt-dst: '%s' is not an IPv4 or IPv6 address", buf);
+		return conf_fail(p->l, "exempt-dst: '%s' is not an IPv4 or IPv6 address", buf);
 	max = pf.family == AF_INET ? 32 : 128;
 	len = max;
 	if (slash && (parse_u32(slash + 1, 10, &len) < 0 || len > max))
-		return fail(p, "exempt-dst: bad prefix length in '%s' (0-%u)", v, max);
+		return conf_fail(p->l, "exempt-dst: bad prefix length in '%s' (0-%u)", v, max);
 	pf.len = (uint8_t)len;
 	c->exempt_dsts = grow(c->exempt_dsts, c->n_exempt_dsts, sizeof(pf));
 	if (!c->exempt_dsts)
@@ -207,18 +171,20 @@ static int add_dst(struct parse *p, const char *v)
 }
 
 /* Apply one "key = value" line; list keys take several space-separated values. */
-static int apply(struct parse *p, const char *key, char *value)
+static int apply(void *ctx, struct conf_line *l, const char *key, char *value)
 {
+	struct parse *p = ctx;
 	int (*add)(struct parse *, const char *) = NULL;
 	char *save = NULL, *tok;
 	int r;
 
+	p->l = l;
 	if (!strcmp(key, "udp-connected"))
-		return parse_bool(p, key, value, &p->c->udp_connected);
+		return conf_bool(p->l, key, value, &p->c->udp_connected);
 	if (!strcmp(key, "exempt-loopback"))
-		return parse_bool(p, key, value, &p->c->exempt_loopback);
+		return conf_bool(p->l, key, value, &p->c->exempt_loopback);
 	if (!strcmp(key, "dry-run"))
-		return parse_bool(p, key, value, &p->c->dry_run);
+		return conf_bool(p->l, key, value, &p->c->dry_run);
 	if (!strcmp(key, "tcp-states")) {
 		/* The file says which, not "these too"; later lines add up. */
 		if (!p->states_seen)
@@ -234,7 +200,7 @@ static int apply(struct parse *p, const char *key, char *value)
 	} else if (!strcmp(key, "exempt-dst")) {
 		add = add_dst;
 	} else {
-		return fail(p, "unknown key '%s'", key);
+		return conf_fail(p->l, "unknown key '%s'", key);
 	}
 	for (tok = strtok_r(value, " \t,", &save); tok; tok = strtok_r(NULL, " \t,", &save)) {
 		r = add(p, tok);
@@ -244,70 +210,20 @@ static int apply(struct parse *p, const char *key, char *value)
 	return 0;
 }
 
-static char *trim(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
-}
-
 int guard_config_parse(struct guard_config *c, const char *text, const char *cgroup_root,
 		       char *err, size_t errlen)
 {
-	struct parse p = { .c = c, .cgroup_root = cgroup_root ? cgroup_root : "/sys/fs/cgroup",
-			   .err = err, .errlen = errlen };
-	char *copy = strdup(text), *line, *next;
-	int r = 0;
+	struct parse p = { .c = c, .cgroup_root = cgroup_root ? cgroup_root : "/sys/fs/cgroup" };
+	int r;
 
 	guard_config_init(c);
-	if (errlen)
-		err[0] = '\0';
-	if (!copy) {
-		snprintf(err, errlen, "%s", strerror(ENOMEM));
-		return -ENOMEM;
-	}
-	for (line = copy; line && r == 0; line = next) {
-		char *hash, *eq, *key, *value;
-
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		p.line++;
-		hash = strchr(line, '#');
-		if (hash)
-			*hash = '\0';
-		line = trim(line);
-		if (!*line)
-			continue;
-		eq = strchr(line, '=');
-		if (!eq) {
-			r = fail(&p, "expected 'key = value', got '%s'", line);
-			break;
-		}
-		*eq = '\0';
-		key = trim(line);
-		value = trim(eq + 1);
-		if (!*value) {
-			r = fail(&p, "%s: missing value", key);
-			break;
-		}
-		r = apply(&p, key, value);
-	}
-	free(copy);
+	r = conf_parse(text, apply, &p, err, errlen);
 	if (r == 0 && !c->tcp_states && !c->udp_connected) {
-		p.line = 0;
 		snprintf(err, errlen, "configuration destroys nothing: no tcp-states and "
 				      "udp-connected = no");
 		r = -EINVAL;
 	}
 	if (r < 0) {
-		if (errlen && !err[0]) /* out of memory: no line to blame */
-			snprintf(err, errlen, "%s", strerror(-r));
 		guard_config_fini(c);
 		guard_config_init(c);
 	}
@@ -316,42 +232,14 @@ int guard_config_parse(struct guard_config *c, const char *text, const char *cgr
 
 int guard_config_load(struct guard_config *c, const char *path, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "re");
 	char *text = NULL;
-	size_t len = 0;
-	int r = 0;
+	int r;
 
 	guard_config_init(c);
-	if (!f) {
-		r = -errno;
-		snprintf(err, errlen, "cannot open %s: %s", path, strerror(-r));
+	r = conf_read_file(path, &text, err, errlen);
+	if (r < 0)
 		return r;
-	}
-	{
-		FILE *m = open_memstream(&text, &len);
-		char buf[4096];
-		size_t n;
-
-		if (!m) {
-			fclose(f);
-			snprintf(err, errlen, "%s", strerror(ENOMEM));
-			return -ENOMEM;
-		}
-		while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-			fwrite(buf, 1, n, m);
-		/* A directory opens, then fails to read (EISDIR). */
-		if (ferror(f))
-			r = errno ? -errno : -EIO;
-		fclose(m);
-	}
-	if (r < 0) {
-		snprintf(err, errlen, "cannot read %s: %s", path, strerror(-r));
-		fclose(f);
-		free(text);
-		return r;
-	}
-	fclose(f);
-	r = guard_config_parse(c, text ? text : "", NULL, err, errlen);
+	r = guard_config_parse(c, text, NULL, err, errlen);
 	free(text);
 	return r;
 }

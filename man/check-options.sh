@@ -5,7 +5,7 @@
 set -eu
 sd=$1
 page=$2
-opts=$(for c in list kill watch guard; do "$sd" "$c" --help 2>&1; done |
+opts=$(for c in list kill watch guard exporter; do "$sd" "$c" --help 2>&1; done |
 	grep -oE '(^|[ |[])--?[a-zA-Z0-9][a-z0-9-]*' | sed 's/^[ |[]//' | sort -u)
 [ -n "$opts" ] || { echo "no options found in --help"; exit 1; }
 missing=""

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sockdiag exporter: socket metrics for Prometheus.
+ *
+ *   exporter_config.c    the configuration file (line-numbered errors, conf.c)
+ *   exporter_collect.c   one pass over the kernel's dumps -> struct exp_agg,
+ *                        aggregated while streaming (memory flat in sockets)
+ *   exporter_render.c    struct exp_agg -> Prometheus text / OpenMetrics
+ *   exporter.c           options, the shared pass, HTTP (http.c), signals
+ */
+#ifndef SOCKDIAG_EXPORTER_H
+#define SOCKDIAG_EXPORTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sockdiag.h"
+
+#define EXP_DEFAULT_LISTEN "127.0.0.1:10113"
+#define EXP_DEFAULT_CONFIG "/etc/sockdiag/exporter.conf"
+#define EXP_MAX_PORTS 64
+#define EXP_RTT_BUCKETS 14	/* the last is +Inf */
+
+/* ---- configuration ------------------------------------------------------------ */
+
+struct exp_config {
+	char *listen;			/* ADDR:PORT from the file, or NULL */
+	uint32_t tables;		/* SDIAG_TABLE_BIT mask dumped */
+	bool tcp_info;			/* request tcp_info: RTT histogram, TCP sums */
+	bool listeners;			/* per-listener accept queue metrics */
+	uint32_t max_listeners;
+	uint16_t ports[EXP_MAX_PORTS];	/* per-port breakdown, in file order */
+	size_t n_ports;
+	bool by_cgroup, by_comm;	/* optional groupings */
+	uint32_t max_series;		/* per grouping */
+	char *cgroup_root;		/* cgroup2 mount for id -> path, NULL = found */
+};
+
+void exp_config_init(struct exp_config *c);
+void exp_config_fini(struct exp_config *c);
+/* On error returns -EINVAL with "line N: message" in err; *c is then the defaults. */
+int exp_config_parse(struct exp_config *c, const char *text, char *err, size_t errlen);
+int exp_config_load(struct exp_config *c, const char *path, char *err, size_t errlen);
+
+/* ---- one pass ------------------------------------------------------------------ */
+
+/* Index of a socket's family within its table: 0, or 1 for AF_INET6. */
+#define EXP_FAMS 2
+/* Tables with a port: SDIAG_T_TCP .. SDIAG_T_SCTP. */
+#define EXP_INET_TABLES (SDIAG_T_SCTP + 1)
+
+struct exp_tcp {
+	uint64_t rtt_buckets[EXP_RTT_BUCKETS];	/* not cumulative; ESTABLISHED only */
+	uint64_t rtt_count;
+	double rtt_sum_s;
+	uint64_t with_info;			/* sockets the sums are over */
+	uint64_t retrans_segs, lost_segs, unacked_segs;
+	uint64_t bytes_sent, bytes_received, bytes_retrans;
+};
+
+/* A key of the bounded label sets: zero-filled, compared whole. */
+struct exp_key {
+	uint32_t ns;
+	uint8_t table, family, state, pad;
+	uint16_t port, pad2;
+	uint8_t addr[16];
+	uint64_t id;		/* cgroup id */
+	char comm[16];
+};
+
+struct exp_entry {
+	struct exp_key k;
+	bool used;
+	uint64_t v[2];		/* listener: queue length, limit; groups: sockets */
+};
+
+/* At most cap distinct keys (open addressing over 2 * cap slots); what does
+ * not fit is counted in dropped. Memory is bounded by cap, not by sockets. */
+struct exp_set {
+	struct exp_entry *slots;
+	size_t n, cap, nslots;
+	uint64_t dropped;	/* sockets not counted: the cap was reached */
+};
+
+struct exp_ns {
+	char label[64];
+	uint64_t socks[SDIAG_T_MAX][EXP_FAMS][SDIAG_SS_MAX];
+	uint64_t (*ports)[EXP_INET_TABLES][SDIAG_SS_MAX];	/* [n_ports] */
+	struct exp_tcp tcp;
+	uint32_t unsupported;	/* SDIAG_TABLE_BIT of tables the kernel cannot dump */
+	bool failed;		/* could not be entered or dumped */
+};
+
+struct exp_agg {
+	struct exp_ns *ns;
+	size_t n_ns;
+	size_t n_ports;
+	struct exp_set listeners;	/* key: ns, table, family, addr, port */
+	struct exp_set cgroups;		/* key: ns, id, state */
+	struct exp_set comms;		/* key: ns, comm, state */
+	char **cgroup_paths;	/* per cgroups slot, after the pass (NULL: unknown) */
+	uint64_t sockets;	/* seen in the pass */
+	uint64_t dump_errors;
+	double duration_s;
+	double timestamp;	/* CLOCK_REALTIME at the end of the pass */
+};
+
+/* Where to look: one namespace (nsfd -1: ours; h may be given, kept open by the
+ * caller) or every namespace. */
+struct exp_target {
+	bool all_netns;
+	struct sdiag_handle *h;	/* the single namespace's handle, or NULL */
+	const char *label;	/* its netns label ("" for ours) */
+};
+
+/* Run one pass. Returns 0 with *ret (free with exp_agg_free), or a negative
+ * errno when nothing could be collected. */
+int exp_collect(const struct exp_config *c, const struct exp_target *t, struct exp_agg **ret);
+void exp_agg_free(struct exp_agg *a);
+
+/* ---- rendering ------------------------------------------------------------------ */
+
+/* Counters kept across passes by exporter.c. */
+struct exp_counters {
+	uint64_t passes, requests, dump_errors;
+	uint64_t dropped_listener, dropped_cgroup, dropped_comm;
+	uint64_t reloads_ok, reloads_refused;
+};
+
+/* Render the pass and the counters; returns 0 with a malloc'd body. */
+int exp_render(const struct exp_config *c, const struct exp_agg *a,
+	       const struct exp_counters *k, bool openmetrics, char **ret_body, size_t *ret_len);
+
+/* The metric label of a state: "established", "syn_sent", ..., "close". */
+const char *exp_state_label(unsigned state);
+/* The family label of a table and family index: "inet", "inet6", "unix", ... */
+const char *exp_family_label(enum sdiag_table t, unsigned fam);
+
+int cmd_exporter(int argc, char **argv);
+
+#endif

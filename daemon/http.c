@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The metrics endpoint over libmicrohttpd (see http.h). */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <microhttpd.h>
+
+#include "http.h"
+
+/* A request line and headers beyond this get 431 (or 414): Prometheus sends
+ * about 400 bytes. It is also each connection's whole memory pool. */
+#define CONN_MEMORY (16 * 1024)
+/* A client that sends nothing for this long is dropped. */
+#define CONN_TIMEOUT_S 10
+/* Connections at once (each a thread); later ones wait in the listen queue. */
+#define CONN_LIMIT 64
+
+struct http_server {
+	struct MHD_Daemon *d;
+	struct http_opts o;
+};
+
+int http_parse_listen(const char *spec, struct sockaddr_storage *ret, socklen_t *ret_len)
+{
+	char host[INET6_ADDRSTRLEN + 2];
+	const char *colon, *h = host;
+	unsigned long port;
+	size_t hlen;
+	char *end;
+
+	colon = strrchr(spec, ':');
+	if (!colon || colon == spec)
+		return -EINVAL;
+	hlen = (size_t)(colon - spec);
+	if (hlen >= sizeof(host))
+		return -EINVAL;
+	memcpy(host, spec, hlen);
+	host[hlen] = '\0';
+	errno = 0;
+	port = strtoul(colon + 1, &end, 10);
+	if (!colon[1] || *end || errno || port == 0 || port > 65535 || colon[1] == '-' ||
+	    colon[1] == '+')
+		return -EINVAL;
+	memset(ret, 0, sizeof(*ret));
+	if (host[0] == '[' && hlen > 2 && host[hlen - 1] == ']') {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ret;
+
+		host[hlen - 1] = '\0';
+		h = host + 1;
+		if (inet_pton(AF_INET6, h, &s6->sin6_addr) != 1)
+			return -EINVAL;
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)port);
+		*ret_len = sizeof(*s6);
+		return 0;
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)ret;
+
+		if (inet_pton(AF_INET, h, &s4->sin_addr) != 1)
+			return -EINVAL;
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons((uint16_t)port);
+		*ret_len = sizeof(*s4);
+	}
+	return 0;
+}
+
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *ctype,
+			     void *body, size_t len, bool owned, const char *allow)
+{
+	struct MHD_Response *resp;
+	enum MHD_Result r;
+
+	resp = MHD_create_response_from_buffer(len, body,
+					       owned ? MHD_RESPMEM_MUST_FREE
+						     : MHD_RESPMEM_PERSISTENT);
+	if (!resp) {
+		if (owned)
+			free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	if (allow)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
+	r = MHD_queue_response(c, status, resp);
+	MHD_destroy_response(resp);
+	return r;
+}
+
+static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned status, const char *text,
+				  const char *allow)
+{
+	return reply(c, status, "text/plain; charset=utf-8", (void *)text, strlen(text), false,
+		     allow);
+}
+
+/* Accept: application/openmetrics-text (any version, q > 0) wins. */
+static bool wants_openmetrics(struct MHD_Connection *c)
+{
+	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
+	const char *p;
+
+	if (!accept)
+		return false;
+	for (p = accept; (p = strstr(p, "application/openmetrics-text")); p++) {
+		const char *end = strchr(p, ','), *q = strstr(p, "q=");
+
+		if (q && (!end || q < end) && strtod(q + 2, NULL) <= 0.0)
+			continue;
+		return true;
+	}
+	return false;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+				  const char *method, const char *version,
+				  const char *upload_data, size_t *upload_size, void **con_cls)
+{
+	static const char page_fmt[] =
+		"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>%s</title></head>\n"
+		"<body><h1>%s</h1>\n<p><a href=\"/metrics\">Metrics</a></p>\n"
+		"<p>See sockdiag(8), METRICS.</p></body></html>\n";
+	struct http_server *s = cls;
+	bool om;
+	char *body = NULL;
+	size_t len = 0;
+	int r;
+
+	(void)version;
+	(void)upload_data;
+	(void)upload_size;
+	(void)con_cls;
+	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed\n",
+				  "GET, HEAD");
+	if (!strcmp(url, "/")) {
+		if (asprintf(&body, page_fmt, s->o.title, s->o.title) < 0)
+			return MHD_NO;
+		return reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", body, strlen(body), true,
+			     NULL);
+	}
+	if (strcmp(url, "/metrics"))
+		return reply_text(c, MHD_HTTP_NOT_FOUND, "not found: try /metrics\n", NULL);
+	om = wants_openmetrics(c);
+	r = s->o.metrics(s->o.ctx, om, &body, &len);
+	if (r < 0) {
+		char msg[128];
+
+		snprintf(msg, sizeof(msg), "cannot collect metrics: %s\n", strerror(-r));
+		body = strdup(msg);
+		if (!body)
+			return MHD_NO;
+		return reply(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain; charset=utf-8", body,
+			     strlen(body), true, NULL);
+	}
+	return reply(c, MHD_HTTP_OK, om ? HTTP_CT_OPENMETRICS : HTTP_CT_PROMETHEUS, body, len,
+		     true, NULL);
+}
+
+/* libmicrohttpd's own messages (a client that sent garbage, ...) are not
+ * the daemon's business: dropped. */
+static void quiet_logger(void *cls, const char *fmt, va_list ap)
+{
+	(void)cls;
+	(void)fmt;
+	(void)ap;
+}
+
+int http_start(struct http_server **ret, const struct http_opts *o, char *err, size_t errlen)
+{
+	struct sockaddr_storage ss;
+	struct http_server *s;
+	socklen_t sl;
+	unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+			 MHD_USE_ERROR_LOG;
+	int r;
+
+	r = http_parse_listen(o->listen, &ss, &sl);
+	if (r < 0) {
+		snprintf(err, errlen, "--listen '%s': expected ADDR:PORT or [ADDR6]:PORT",
+			 o->listen);
+		return r;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	s->o = *o;
+	if (ss.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	errno = 0;
+	s->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s,
+				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONN_TIMEOUT_S,
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONN_LIMIT,
+				MHD_OPTION_EXTERNAL_LOGGER, quiet_logger, NULL,
+				MHD_OPTION_END);
+	if (!s->d) {
+		r = errno ? -errno : -EADDRINUSE;
+		snprintf(err, errlen, "cannot listen on %s: %s", o->listen, strerror(-r));
+		free(s);
+		return r;
+	}
+	*ret = s;
+	return 0;
+}
+
+void http_stop(struct http_server *s)
+{
+	if (!s)
+		return;
+	MHD_stop_daemon(s->d);
+	free(s);
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The metrics endpoint of the daemons (sockdiag exporter, guard --metrics):
+ * libmicrohttpd with a thread per connection, so a slow or stalled client
+ * holds only its own thread and never a scrape. GET/HEAD only: "/" is a short
+ * HTML page, "/metrics" the exposition (OpenMetrics when the client's Accept
+ * asks for application/openmetrics-text, else Prometheus text 0.0.4); other
+ * paths 404, other methods 405, oversized requests 431/414 (by the library).
+ */
+#ifndef SOCKDIAG_HTTP_H
+#define SOCKDIAG_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/socket.h>
+
+/* Render the exposition into *ret_body (malloc'd, *ret_len bytes). Called from
+ * connection threads, concurrently. Returns 0 or a negative errno (500). */
+typedef int (*http_metrics_fn)(void *ctx, bool openmetrics, char **ret_body, size_t *ret_len);
+
+struct http_opts {
+	const char *listen;	/* ADDR:PORT, [V6ADDR]:PORT */
+	const char *title;	/* for the HTML page */
+	http_metrics_fn metrics;
+	void *ctx;
+};
+
+struct http_server;
+
+/* Parse ADDR:PORT (IPv4, or IPv6 in brackets; PORT 1-65535). */
+int http_parse_listen(const char *spec, struct sockaddr_storage *ret, socklen_t *ret_len);
+/* Listen and serve from threads of the library's own. On failure returns a
+ * negative errno with a one-line reason in err. */
+int http_start(struct http_server **ret, const struct http_opts *o, char *err, size_t errlen);
+/* Accepts NULL. Waits for the connection threads. */
+void http_stop(struct http_server *s);
+
+/* The exposition's content types. */
+#define HTTP_CT_PROMETHEUS "text/plain; version=0.0.4; charset=utf-8"
+#define HTTP_CT_OPENMETRICS "application/openmetrics-text; version=1.0.0; charset=utf-8"
+
+#endif
