@@ -4,11 +4,13 @@
 table, --json and --ndjson, against a socket population this process
 creates. Run by test_cli.sh inside a private network namespace (never the
 host's). Prints one line per check; exits 1 if any check failed."""
+import errno
 import json
 import os
 import re
 import resource
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -62,6 +64,7 @@ def populate():
     p.l4.bind(("127.0.0.1", PORT_L4))
     p.l4.listen(16)
     p.c4 = socket.create_connection(("127.0.0.1", PORT_L4))
+    p.c4.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)  # a timer for -o
     p.a4, _ = p.l4.accept()
     p.l6 = socket.socket(socket.AF_INET6)
     p.l6.bind(("::1", PORT_L6))
@@ -122,6 +125,38 @@ def test_usage():
     check("--help: exit 0 with usage", rc == 0 and "Usage" in out)
     rc, out, _ = run("--version", sub=False)
     check("--version: exit 0", rc == 0 and out.startswith("sockdiag "))
+
+
+def ss(*args):
+    r = subprocess.run(["ss"] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return r.stdout.decode("utf-8", "replace")
+
+
+def norm_table(out, ignore=None):
+    """A table as ss and sockdiag both print it: ss pads every line and adds
+    an empty Process column, and dumps IPv4 before IPv6 (records are sorted,
+    a tab-indented line staying with its row); IGNORE (a regex) hides values
+    that tick."""
+    head, recs = None, []
+    for l in out.splitlines():
+        l = l.rstrip()
+        if ignore:
+            l = re.sub(ignore, "<>", l)
+        if head is None:
+            head = l[:-len(" Process")].rstrip() if l.endswith(" Process") else l
+        elif l.startswith("\t") and recs:
+            recs[-1] += "\n" + l
+        else:
+            recs.append(l)
+    return [head] + sorted(recs)
+
+
+def same_as_ss(out, ssout, ignore=None):
+    return norm_table(out, ignore) == norm_table(ssout, ignore) and len(out.splitlines()) > 1
+
+
+def diff_ss(out, ssout):
+    return "sockdiag:\n%s\nss:\n%s" % (out, ssout)
 
 
 def rows_of(out):
@@ -214,7 +249,22 @@ def test_table(p):
     tabs = [l for l in out.splitlines() if l.startswith("\t")]
     check("-i: details on a tab-indented second line", len(tabs) == 4 and
           all(" rtt:" in t or " cwnd:" in t for t in tabs), out)
+    # -o: the client end has SO_KEEPALIVE (populate), so it alone has a timer.
+    ka = "127.0.0.1:%d" % p.c4.getsockname()[1]
+    timer = r"timer:\(keepalive,[0-9]+min,0\)"
+    out = ok_run("-tano")
+    rows = rows_of(out)
+    check("-o: the keepalive timer on the client end, no timer elsewhere",
+          len(rows) == 4 and all(bool(re.search(timer, r)) == (r.split()[3] == ka)
+                                 for r in rows) and out.count("timer:") == 1, out)
+    check("-o: what ss -o prints (timer expiry aside)",
+          same_as_ss(out, ss("-tano"), timer), diff_ss(out, ss("-tano")))
+    check("--options is -o", re.sub(timer, "", ok_run("-tan", "--options")) ==
+          re.sub(timer, "", out), out)
     out = ok_run("-tanio")
+    tabs = [l for l in out.splitlines() if l.startswith("\t")]
+    check("-io: both the timer and the details", len(tabs) == 4 and
+          len(re.findall(timer, out)) == 1 and all(" cwnd:" in t for t in tabs), out)
     out1 = ok_run("-taniO")
     check("-O: one line per socket", len(out1.splitlines()) == 5 and "\t" not in out1 and
           " cwnd:" in out1, out1)
@@ -331,16 +381,50 @@ def test_netlink(p):
           "0:%d" % p.nl.getsockname()[0] in out, out)
 
 
+def kernel_has_raw_diag():
+    """Ask the kernel, not sockdiag: a raw (IPPROTO_RAW) inet_diag dump ends
+    in ENOENT (in NLMSG_DONE or NLMSG_ERROR) when no raw_diag handler exists."""
+    SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST, NLM_F_DUMP = 20, 1, 0x300
+    req = struct.pack("=BBBBI48x", socket.AF_INET, socket.IPPROTO_RAW, 0, 0, 0xffffffff)
+    hdr = struct.pack("=IHHII", 16 + len(req), SOCK_DIAG_BY_FAMILY,
+                      NLM_F_REQUEST | NLM_F_DUMP, 1, 0)
+    with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 4) as nl:  # NETLINK_SOCK_DIAG
+        nl.send(hdr + req)
+        while True:
+            buf = nl.recv(65536)
+            off = 0
+            while off + 16 <= len(buf):
+                ln, typ = struct.unpack_from("=IH", buf, off)
+                if typ in (2, 3):  # NLMSG_ERROR, NLMSG_DONE: both carry an error
+                    err = struct.unpack_from("=i", buf, off + 16)[0] if ln >= 20 else 0
+                    if err == 0 and typ == 3:
+                        return True
+                    if err == -errno.ENOENT:
+                        return False
+                    raise OSError(-err, "raw diag probe")
+                off += (ln + 3) & ~3
+
+
 def test_unsupported():
-    rc, out, err = run("-w")
-    if "not supported" in err:
+    """-w's expectation comes from the kernel: a -w that prints nothing fails
+    either way."""
+    rc, out, err = run("-wan")
+    if not kernel_has_raw_diag():
+        print("kernel: no raw_diag (checked with a dump request)")
         check("-w on a kernel without raw_diag: exit 0, one named line",
               rc == 0 and err.strip() ==
               "sockdiag: raw: not supported by this kernel (no raw_diag)", repr(err))
+        check("-w on a kernel without raw_diag: no rows", rows_of(out) == [], out)
         rc, out, err = run("-an")
         check("implicit selection stays quiet about raw", rc == 0 and "raw" not in err, err)
     else:
-        check("-w: no error on a kernel with raw_diag", rc == 0 and err == "", repr(err))
+        print("kernel: raw_diag present (checked with a dump request)")
+        with socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP) as r:
+            rc, out, err = run("-wan")
+            check("-w on a kernel with raw_diag: no error", rc == 0 and err == "", repr(err))
+            recs = [x for x in jrun("-wan") if x["inode"] == ino(r)]
+            check("-w: our raw ICMP socket, protocol 1",
+                  len(recs) == 1 and recs[0].get("proto") == "raw", repr(recs))
 
 
 def test_processes_netns(p):
