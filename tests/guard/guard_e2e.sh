@@ -155,9 +155,13 @@ client() { # name proto src [uid]
 client other tcp 10.10.0.3
 client exempt tcp 10.9.0.2 4242
 
-# The guard's dump walks the kernel's established hash, which is shared by
-# every namespace on the host: other load on a shared machine slows it. So
-# the 100 ms bound gets up to three attempts; each attempt is printed.
+# The 100 ms bound, scaled by SOCKDIAG_TEST_SLOWDOWN (set by `make asan`:
+# instrumented code is slower). A retry is kept here, and only here, because
+# the time measured is also the machine's: the guard, the clients and ip(8)
+# share 2 cores with whatever else runs. Every attempt is printed, a slow one
+# saying that it is retried; three slow attempts fail.
+slowdown=${SOCKDIAG_TEST_SLOWDOWN:-1}
+max_ms=${GUARD_E2E_MAX_MS:-$((100 * slowdown))}
 for attempt in 1 2 3; do
 	client victim tcp 10.9.0.2
 	client victim_udp udp 10.9.0.2
@@ -170,8 +174,9 @@ for attempt in 1 2 3; do
 	at=$(sed -n 's/.* at=//p' "$T/victim")
 	ms=$(awk -v a="$at" -v b="$t0" 'BEGIN { printf "%d", (a - b) * 1000 }')
 	echo "attempt $attempt: recv returned ECONNABORTED $ms ms after the address was removed"
-	[ "$ms" -le "${GUARD_E2E_MAX_MS:-100}" ] && break
-	[ "$attempt" = 3 ] && fail "victim's recv returned after $ms ms (> 100) three times"
+	[ "$ms" -le "$max_ms" ] && break
+	[ "$attempt" = 3 ] && fail "victim's recv returned after $ms ms (> $max_ms) three times"
+	echo "attempt $attempt: $ms ms > $max_ms ms: RETRIED (load on the machine?)"
 	# Put the address back (the exempt socket still uses it) and try again.
 	ip -n "$B" addr add 10.9.0.2/16 dev vb
 done
@@ -180,9 +185,10 @@ sleep 0.2
 grep -q "^recv" "$T/other" && fail "socket on another address was destroyed"
 grep -q "^recv" "$T/exempt" && fail "socket of an exempt uid was destroyed"
 "$SD" list -N "$B" -tn 'src 10.10.0.3' | grep -q 10.10.0.3 || fail "other socket gone"
-grep -q "address 10.9.0.2/16 removed from vb: destroyed 2 sockets" "$T/guard.log" ||
-	fail "no action line for the address"
-grep -q "uid 1" "$T/guard.log" || fail "the exempt socket is not counted as kept"
+# The whole action line: both victims destroyed, the exempt socket counted as
+# kept for its uid (and nothing else kept: the other address is unrelated).
+grep -qF "address 10.9.0.2/16 removed from vb: destroyed 2 sockets (already gone 0, failed 0; kept 1: uid 1) in " \
+	"$T/guard.log" || fail "no exact action line for the address"
 pass "other address and exempt uid survived; logged: $(grep 'removed from vb' "$T/guard.log" | head -1 | cut -d' ' -f3-)"
 
 # ---- SIGHUP reload ------------------------------------------------------------------------------
@@ -219,7 +225,8 @@ pass "rtnetlink overflow recovered by resync; stranded socket destroyed"
 ip -n "$B" link set vb down
 wait_for "$T/other" "^recv" 20 || fail "socket on the downed link survived"
 grep -q "errno=ECONNABORTED" "$T/other" || fail "other: $(cat "$T/other")"
-grep -q "link vb went down.*: destroyed [1-9]" "$T/guard.log" || fail "no action line for the link"
+grep -q "link vb went down.*: destroyed 1 socket (already gone 0, failed 0; kept 0) in " "$T/guard.log" ||
+	fail "no exact action line for the link"
 grep -q "^recv" "$T/exempt" && fail "exempt uid destroyed on link down"
 pass "link down: sockets using its addresses destroyed, exempt uid kept"
 

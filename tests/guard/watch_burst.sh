@@ -27,12 +27,19 @@ run() { # rcvbuf-args...
 	sleep 0.3
 	mkfifo "$T/go"
 	"$NP" burst $N <"$T/go" >"$T/burst" 2>"$T/burst.err" &
+	local bp=$! st=0
 	exec 3>"$T/go"
 	for ((i = 0; i < 100; i++)); do grep -q ready "$T/burst" && break; sleep 0.2; done
 	grep -q ready "$T/burst" ||
 		{ echo "FAIL: burst did not start: $(cat "$T/burst" "$T/burst.err" 2>/dev/null)"; exit 1; }
 	exec 3>&-	# every holder of the sockets exits now
-	wait %2 2>/dev/null || true
+	# The helper's status counts: a burst that failed half-way would close
+	# fewer than N sockets and the sums below would be wrong for that reason.
+	wait "$bp" || st=$?
+	[ "$st" = 0 ] ||
+		{ echo "FAIL: burst helper exited $st: $(cat "$T/burst.err")"; exit 1; }
+	grep -qx "closed $N" "$T/burst" ||
+		{ echo "FAIL: burst helper: $(cat "$T/burst" "$T/burst.err")"; exit 1; }
 	# Events arrive through a kernel workqueue: wait until they stop.
 	for ((i = 0; i < 60; i++)); do
 		n=$(wc -l <"$T/events")

@@ -6,14 +6,16 @@ pair, holds every peer, so that no socket of A depends on another socket of
 A. Each trial builds a random population in A (TCP listeners, v4, v6,
 dual-stack with IPv4-mapped accepted sockets, a SO_REUSEPORT group of 8,
 accepted and outgoing connections, TIME-WAIT, UDP bound and connected),
-picks a random filter from a list, each with an independent Python oracle,
-runs `sockdiag kill -tua FILTER --ndjson`, and checks:
+runs one filter of a list (every filter once per run, in a random order), each
+with an independent Python oracle, runs `sockdiag kill -tua FILTER --ndjson`,
+and checks:
   - the sockets reported destroyed are exactly those the oracle selects,
     each reported once;
   - every socket A's owners hold sees ECONNABORTED iff it was selected;
   - with `ss -H -tuane` before and after: every unselected socket is still
     there in the same state; selected TCP sockets are gone from their state.
-Usage: diff.py PATH-TO-SOCKDIAG [SEED]."""
+Between trials, `sockdiag kill -tua --all` clears A, and is checked too.
+Usage: diff.py PATH-TO-SOCKDIAG [SEED] (or SOCKDIAG_TEST_SEED=SEED)."""
 import ctypes
 import errno
 import json
@@ -25,8 +27,10 @@ import sys
 import time
 
 SD = sys.argv[1]
-SEED = int(sys.argv[2]) if len(sys.argv) > 2 else int(time.time())
-TRIALS = 14
+# The populations are random, the coverage is not: every filter runs in
+# every run. SOCKDIAG_TEST_SEED (or the second argument) replays a run.
+SEED = int(sys.argv[2] if len(sys.argv) > 2 else
+           os.environ.get("SOCKDIAG_TEST_SEED") or int.from_bytes(os.urandom(4), "little"))
 SO_COOKIE = 57
 CLONE_NEWNET = 0x40000000
 libc = ctypes.CDLL(None, use_errno=True)
@@ -196,8 +200,8 @@ def build(ns, rnd):
         out.append(c)
         la, lp = c.getsockname()[:2]
         recs.append(Rec("tcp", "ESTAB", la, lp, addr, port, c))
-    # TIME-WAIT in A: A closes first.
-    for _ in range(rnd.randint(0, 3)):
+    # TIME-WAIT in A: A closes first (at least one: "state time-wait" runs in every run).
+    for _ in range(rnd.randint(1, 3)):
         b = blst[0]
         c = socket.create_connection(b.getsockname()[:2])
         la, lp = c.getsockname()[:2]
@@ -264,9 +268,8 @@ def norm(addr):
     return addr[7:] if addr.startswith("::ffff:") else addr
 
 
-def trial(ns, n, rnd):
+def trial(ns, n, rnd, ftext, oracle):
     recs, others = build(ns, rnd)
-    ftext, oracle = rnd.choice(FILTERS)
     # The oracle speaks of the socket's own addresses; v4-mapped ones in the
     # :: family show their IPv4 form only through an IPv4 filter if mapped.
     want = {r.cookie for r in recs if oracle(r)}
@@ -323,21 +326,48 @@ def trial(ns, n, rnd):
     return not problems
 
 
+def clear_a():
+    """Destroy what a trial left in A (TIME-WAIT and closing sockets), so
+    ports can be bound again. This is the tool under test as well: every row
+    must say destroyed, the exit status must say whether any was, and after
+    it ss must show no TCP or UDP socket in A. Returns problems found."""
+    problems = []
+    before = ss_snapshot()
+    p = subprocess.run([SD, "kill", "-tua", "--all", "--ndjson"], capture_output=True, text=True,
+                       timeout=60)
+    rows = [json.loads(x) for x in p.stdout.splitlines() if x.strip()]
+    bad = [r for r in rows if r.get("result") != "destroyed"]
+    if bad:
+        problems.append("clearing A: results %s" % bad)
+    if p.returncode != (0 if rows else 1):
+        problems.append("clearing A: exit %d with %d destroyed (%s)" % (
+            p.returncode, len(rows), p.stderr.strip()))
+    if {r["cookie"] for r in rows} - set(before):
+        problems.append("clearing A: destroyed sockets ss did not show")
+    left = ss_snapshot()
+    if left:
+        problems.append("clearing A: still there after kill --all: %s" % left)
+    for x in problems:
+        print("   ", x, file=sys.stderr)
+    return not problems
+
+
 def main():
-    print("seed %d (rerun: diff.py SOCKDIAG %d)" % (SEED, SEED))
+    print("seed %d (rerun: SOCKDIAG_TEST_SEED=%d, or diff.py SOCKDIAG %d)" % (SEED, SEED, SEED))
     rnd = random.Random(SEED)
+    order = list(range(len(FILTERS)))
+    rnd.shuffle(order)
     ns = Netns()
     ok = True
-    used = set()
     try:
-        for n in range(TRIALS):
-            # Kill every socket of the previous trial still around in A
-            # (TIME-WAIT), so ports can be bound again.
-            subprocess.run([SD, "kill", "-tua", "--all"], capture_output=True)
-            ok &= trial(ns, n, rnd)
-            used.add(n)
+        for n, i in enumerate(order):
+            ok &= clear_a()
+            ok &= trial(ns, n, rnd, *FILTERS[i])
+        ok &= clear_a()
     finally:
         ns.close()
+    print("diff: %d filters, %d trials, %s (seed %d)" % (
+        len(FILTERS), len(order), "all passed" if ok else "FAILED", SEED))
     return 0 if ok else 1
 
 

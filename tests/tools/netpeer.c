@@ -11,7 +11,8 @@
  *   netpeer udpclient ADDR PORT [SRC]  connected UDP socket, block in recv, as above
  *   netpeer burst N                    open N UDP sockets (forking as the fd limit
  *                                      needs), print "ready", wait for stdin to close,
- *                                      then close them all at once
+ *                                      then close them all at once; print "closed N"
+ *                                      when every child exited cleanly (else exit 1)
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -109,8 +110,9 @@ static int client(int type, const char *addr, unsigned port, const char *src, co
 static int burst(long n)
 {
 	struct rlimit rl;
-	long per, made = 0, kids = 0;
-	int ready[2];
+	long per, made = 0, kids = 0, failed = 0;
+	int ready[2], status;
+	pid_t pid;
 	char c;
 
 	getrlimit(RLIMIT_NOFILE, &rl);
@@ -123,7 +125,8 @@ static int burst(long n)
 	}
 	while (made < n) {
 		long mine = n - made < per ? n - made : per;
-		pid_t pid = fork();
+
+		pid = fork();
 
 		if (pid < 0) {
 			perror("netpeer fork");
@@ -157,8 +160,14 @@ static int burst(long n)
 	fflush(stdout);
 	while (read(0, &c, 1) > 0)
 		;
-	while (wait(NULL) > 0)
-		;
+	while ((pid = wait(&status)) > 0)
+		failed += !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+	if (failed) {
+		fprintf(stderr, "netpeer: %ld burst children failed\n", failed);
+		return 1;
+	}
+	/* Every child exited cleanly, so every socket was made and closed. */
+	printf("closed %ld\n", n);
 	return 0;
 }
 
