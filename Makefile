@@ -30,8 +30,10 @@ BUILD_DEPS := build-essential pkg-config meson ninja-build libmnl-dev libcap-ng-
 # What the test suites add (make test, make asan): cmocka (unit and live tests);
 # iproute2 (ss, ip), procps (sysctl): namespace and differential tests; python3, jq: test
 # helpers; groff-base: man page check; bash-completion: the bash completion test;
-# prometheus (server + promtool): the exporter's end-to-end test against a real Prometheus.
-TEST_DEPS := libcmocka-dev iproute2 procps python3 jq groff-base bash-completion prometheus
+# prometheus (server + promtool): the exporter's end-to-end test against a real Prometheus;
+# netbase (/etc/services): service names in the CLI tests.
+TEST_DEPS := libcmocka-dev iproute2 procps python3 jq groff-base bash-completion prometheus \
+	netbase
 
 # What the fuzzers add (make fuzz): clang + libclang-rt-14-dev (libFuzzer, sanitizer runtimes).
 FUZZ_DEPS := clang libclang-rt-14-dev
@@ -82,11 +84,17 @@ build: setup
 run: build
 	./$(BUILDDIR)/cli/sockdiag $(RUN_ARGS)
 
+# After the tests, tests/summary.py prints how many checks ran, passed, failed and
+# were skipped (and why). With CI set (.ci/run), a skip for a feature this machine
+# has (probed on the kernel) fails the step.
+SUMMARY = python3 tests/summary.py $(1) $(if $(CI),--strict)
+
 # A build directory set up by `make run` (no cmocka then) is switched to tests=enabled.
 test: deps-test setup
 	meson configure $(BUILDDIR) -Dtests=enabled
 	ninja -C $(BUILDDIR)
-	meson test -C $(BUILDDIR) --print-errorlogs $(MESON_TEST_ARGS)
+	@rc=0; meson test -C $(BUILDDIR) --print-errorlogs $(MESON_TEST_ARGS) || rc=$$?; \
+	$(call SUMMARY,$(BUILDDIR)) || rc=1; exit $$rc
 
 install: setup
 	meson configure $(BUILDDIR) -Dprefix=$(PREFIX)
@@ -97,18 +105,20 @@ install: setup
 uninstall:
 	ninja -C $(BUILDDIR) uninstall
 
-# gcc's ASan+UBSan; every UBSan report is fatal, leaks included. Tests with a
-# latency bound may scale it by SOCKDIAG_TEST_SLOWDOWN (instrumented code is slower).
+# gcc's ASan+UBSan; every UBSan report is fatal, leaks included. Instrumented code is
+# slower: guard_e2e (the one test with a latency bound, 100 ms) scales its bound and its
+# waits by SOCKDIAG_TEST_SLOWDOWN.
 asan: deps-test
 	@[ -f $(ASAN_BUILDDIR)/build.ninja ] || \
 		$(MESON_SETUP) $(ASAN_BUILDDIR) -Dtests=enabled \
 			-Db_sanitize=address,undefined -Db_lundef=false \
 			-Dc_args=-fno-sanitize-recover=all
 	ninja -C $(ASAN_BUILDDIR)
-	ASAN_OPTIONS=detect_leaks=1 \
+	@rc=0; ASAN_OPTIONS=detect_leaks=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 SOCKDIAG_TEST_SLOWDOWN=4 \
 		meson test -C $(ASAN_BUILDDIR) --print-errorlogs --timeout-multiplier 4 \
-			$(MESON_TEST_ARGS)
+			$(MESON_TEST_ARGS) || rc=$$?; \
+	$(call SUMMARY,$(ASAN_BUILDDIR)) || rc=1; exit $$rc
 
 fuzz: deps-fuzz
 	@[ -f $(FUZZ_BUILDDIR)/build.ninja ] || \

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+
+#include "test_skip.h"
 #include <sys/socket.h>
 
 #include "fmt.h"
@@ -164,5 +166,5 @@ int main(void)
 		cmocka_unit_test(test_addresses),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return sdiag_test_status(cmocka_run_group_tests(tests, NULL, NULL));
 }

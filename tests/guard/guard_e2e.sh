@@ -23,8 +23,8 @@ set -euo pipefail
 SD=${1:?usage: guard_e2e.sh SOCKDIAG NETPEER NODESTROY.so}
 NP=${2:?usage: guard_e2e.sh SOCKDIAG NETPEER NODESTROY.so}
 NODESTROY=${3:?usage: guard_e2e.sh SOCKDIAG NETPEER NODESTROY.so}
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (network namespaces)"; exit 77; }
-command -v ip >/dev/null || { echo "SKIP: needs ip (iproute2)"; exit 77; }
+[ "$(id -u)" = 0 ] || { echo "SKIP(netns): needs root (network namespaces)"; exit 77; }
+command -v ip >/dev/null || { echo "SKIP(tool:ip): not installed (iproute2)"; exit 77; }
 
 # TCP and UDP hash tables are shared by every namespace on the host unless a
 # namespace is created with its own: so A and B are created from a private
@@ -51,12 +51,15 @@ cleanup() {
 trap cleanup EXIT
 
 fail() { echo "FAIL: $*"; echo "--- guard log:"; cat "$T/guard.log" 2>/dev/null; exit 1; }
-pass() { echo "ok: $*"; }
+npass=0
+pass() { echo "ok: $*"; npass=$((npass + 1)); }
 
-# wait_for FILE PATTERN [TENTHS]: until FILE has a line matching PATTERN.
+# wait_for FILE PATTERN [TENTHS]: until FILE has a line matching PATTERN
+# (TENTHS times SOCKDIAG_TEST_SLOWDOWN: `make asan` sets it, instrumented
+# code is slower).
 wait_for() {
 	local i
-	for ((i = 0; i < ${3:-50}; i++)); do
+	for ((i = 0; i < ${3:-50} * ${SOCKDIAG_TEST_SLOWDOWN:-1}; i++)); do
 		grep -q -- "$2" "$1" 2>/dev/null && return 0
 		sleep 0.1
 	done
@@ -230,4 +233,5 @@ grep -q "link vb went down.*: destroyed 1 socket (already gone 0, failed 0; kept
 grep -q "^recv" "$T/exempt" && fail "exempt uid destroyed on link down"
 pass "link down: sockets using its addresses destroyed, exempt uid kept"
 
-echo "guard_e2e: 7 passed, 0 failed"
+echo "guard_e2e: $npass passed, 0 failed"
+echo "# checks: $npass passed, 0 failed, 0 skipped"

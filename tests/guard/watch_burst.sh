@@ -12,7 +12,7 @@ set -euo pipefail
 SD=${1:?usage: watch_burst.sh SOCKDIAG NETPEER}
 NP=${2:?usage: watch_burst.sh SOCKDIAG NETPEER}
 N=100000
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (network namespaces)"; exit 77; }
+[ "$(id -u)" = 0 ] || { echo "SKIP(netns): needs root (network namespaces)"; exit 77; }
 if [ -z "${SOCKDIAG_IN_NETNS:-}" ]; then
 	exec env SOCKDIAG_IN_NETNS=1 unshare -n "$0" "$@"
 fi
@@ -78,3 +78,4 @@ check "default buffer" no
 run --rcvbuf 4096
 check "4 KiB buffer" yes
 echo "watch_burst: 2 passed, 0 failed"
+echo "# checks: 2 passed, 0 failed, 0 skipped"

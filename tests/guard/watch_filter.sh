@@ -14,8 +14,8 @@
 set -euo pipefail
 
 SD=${1:?usage: watch_filter.sh SOCKDIAG}
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (network namespaces)"; exit 77; }
-command -v python3 >/dev/null || { echo "SKIP: needs python3"; exit 77; }
+[ "$(id -u)" = 0 ] || { echo "SKIP(netns): needs root (network namespaces)"; exit 77; }
+command -v python3 >/dev/null || { echo "SKIP(tool:python3): not installed"; exit 77; }
 if [ -z "${SOCKDIAG_IN_NETNS:-}" ]; then
 	exec env SOCKDIAG_IN_NETNS=1 unshare -n "$0" "$@"
 fi
@@ -24,7 +24,8 @@ T=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$T"' EXIT
 
 fail() { echo "FAIL: $*"; for f in "$T"/out* "$T"/err*; do echo "--- $f"; cat "$f"; done; exit 1; }
-pass() { echo "ok: $*"; }
+npass=0
+pass() { echo "ok: $*"; npass=$((npass + 1)); }
 
 # For each port: a listener, a client connected to it, the accepted socket;
 # then every one of them is closed.
@@ -118,4 +119,5 @@ set -e
 [ "$st" = 2 ] || fail "bad filter: exit $st, expected 2"
 pass "bad filter: exit 2"
 
-echo "watch_filter: 3 passed, 0 failed"
+echo "watch_filter: $npass passed, 0 failed"
+echo "# checks: $npass passed, 0 failed, 0 skipped"

@@ -19,6 +19,8 @@ trap 'rm -rf "$tmp"' EXIT
 dest=$tmp/root
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
+nok=0
+ok() { echo "ok: $*"; nok=$((nok + 1)); }
 
 meson install -C "$builddir" --no-rebuild --quiet --destdir "$dest" >/dev/null
 
@@ -38,7 +40,7 @@ for f in "$root/sbin/sockdiag" "$root/include/sockdiag.h" "$lib/libsockdiag.so" 
 done
 [ -x "$root/sbin/sockdiag" ] || fail "sbin/sockdiag is not executable"
 [ -L "$lib/libsockdiag.so" ] || fail "libsockdiag.so is not the development symlink"
-echo "ok: files under $prefix (libdir $libdir)"
+ok "files under $prefix (libdir $libdir)"
 
 # Only the public API is exported, every symbol under the version node.
 syms=$(nm -D --defined-only "$lib/libsockdiag.so.0" | awk '$2 ~ /^[TDBRVW]$/ {print $3}')
@@ -49,7 +51,7 @@ header_fns=$(grep -oE '\bsdiag_[a-z0-9_]+\(' "$root/include/sockdiag.h" | tr -d 
 for fn in $header_fns; do
 	grep -q "^$fn@@" <<<"$syms" || fail "declared in sockdiag.h but not exported: $fn"
 done
-echo "ok: $(echo "$syms" | grep -c '^sdiag_') exported symbols, all sdiag_*, all versioned"
+ok "$(echo "$syms" | grep -c '^sdiag_') exported symbols, all sdiag_*, all versioned"
 
 # pkg-config as a user of the DESTDIR tree sees it.
 export PKG_CONFIG_PATH=$lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$dest
@@ -57,7 +59,7 @@ pkg-config --exists libsockdiag || fail "pkg-config does not find libsockdiag"
 flags=$(pkg-config --cflags --libs libsockdiag)
 grep -q -- "-I$root/include" <<<"$flags" || fail "pkg-config --cflags: $flags"
 grep -q -- "-lsockdiag" <<<"$flags" || fail "pkg-config --libs: $flags"
-echo "ok: pkg-config --cflags --libs libsockdiag: $flags"
+ok "pkg-config --cflags --libs libsockdiag: $flags"
 
 cat >"$tmp/user.c" <<'C'
 #include <stdio.h>
@@ -96,11 +98,13 @@ sanflags=()
 "$cc" -std=gnu11 -Wall -Werror "${sanflags[@]}" "$tmp/user.c" -o "$tmp/user" $flags ||
 	fail "a program using the installed library does not compile"
 readelf -d "$tmp/user" | grep 'NEEDED.*libsockdiag.so.0' >/dev/null || fail "user not linked to libsockdiag.so.0"
-# A private namespace when we may make one; a read-only dump of this one otherwise.
-ns=()
-unshare -n true 2>/dev/null && ns=(unshare -n)
+# The programs dump sockets: only ever in a private network namespace, never
+# this machine's (no fallback: a machine where unshare fails fails the test).
+unshare -n true 2>/dev/null ||
+	fail "cannot create a private network namespace (unshare -n; root needed)"
+ns=(unshare -n)
 out=$(LD_LIBRARY_PATH=$lib "${ns[@]}" "$tmp/user") || fail "user program failed (exit $?)"
-echo "ok: user program built with pkg-config runs: $out"
+ok "user program built with pkg-config runs: $out"
 
 # The documentation's examples, extracted as a reader would copy them.
 awk '/^```c$/ {g = 1; next} g && /^```/ {exit} g' "$src/README.md" >"$tmp/readme.c"
@@ -123,5 +127,6 @@ for ex in readme man man_frag; do
 		fail "the $ex example does not compile"
 	LD_LIBRARY_PATH=$lib "${ns[@]}" "$tmp/$ex" >"$tmp/$ex.out" ||
 		fail "the $ex example failed (exit $?)"
-	echo "ok: $ex example compiles with -Wall -Wextra -Werror and runs ($(wc -l <"$tmp/$ex.out") lines)"
+	ok "$ex example compiles with -Wall -Wextra -Werror and runs ($(wc -l <"$tmp/$ex.out") lines)"
 done
+echo "# checks: $nok passed, 0 failed, 0 skipped"

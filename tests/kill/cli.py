@@ -20,12 +20,15 @@ SO_COOKIE = 57
 SUMMARY = re.compile(r"^destroyed (\d+), already gone (\d+), not destroyable (\d+), denied (\d+)"
                      r"(, failed (\d+))?$", re.M)
 failures = []
+passed = [0]
 
 
 def check(cond, what):
     if not cond:
         failures.append(what)
         print("FAIL:", what, file=sys.stderr)
+    else:
+        passed[0] += 1
 
 
 def run(*args, pre=(), env=None):
@@ -380,6 +383,7 @@ def main():
             failures.append("%s: %r" % (t.__name__, e))
             print("FAIL:", t.__name__, repr(e), file=sys.stderr)
         print("%s %s" % ("ok  " if len(failures) == n else "FAIL", t.__name__))
+    print("# checks: %d passed, %d failed, 0 skipped" % (passed[0], len(failures)))
     if failures:
         print("%d failure(s)" % len(failures), file=sys.stderr)
         return 1

@@ -359,15 +359,19 @@ def main():
     rnd.shuffle(order)
     ns = Netns()
     ok = True
+    failed = [0]
     try:
         for n, i in enumerate(order):
             ok &= clear_a()
-            ok &= trial(ns, n, rnd, *FILTERS[i])
+            t = trial(ns, n, rnd, *FILTERS[i])
+            failed[0] += not t
+            ok &= t
         ok &= clear_a()
     finally:
         ns.close()
     print("diff: %d filters, %d trials, %s (seed %d)" % (
         len(FILTERS), len(order), "all passed" if ok else "FAILED", SEED))
+    print("# checks: %d passed, %d failed, 0 skipped" % (len(order) - failed[0], failed[0]))
     return 0 if ok else 1
 
 

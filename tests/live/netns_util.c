@@ -40,7 +40,7 @@ void netns_enter_private_or_skip(void)
 	int r = netns_enter_private();
 
 	if (r == -EPERM) {
-		fprintf(stderr, "SKIP: cannot create a network namespace (need CAP_SYS_ADMIN)\n");
+		fprintf(stderr, "SKIP(netns): cannot create a network namespace (need CAP_SYS_ADMIN)\n");
 		exit(77);
 	}
 	if (r < 0) {

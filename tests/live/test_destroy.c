@@ -13,6 +13,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "test_skip.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/capability.h>
@@ -89,7 +91,7 @@ static void test_udplite(void **state)
 
 	(void)state;
 	if (fd < 0)
-		skip(); /* kernel without UDP-Lite */
+		SDIAG_SKIP("udplite", "socket(IPPROTO_UDPLITE): %s", strerror(errno));
 	assert_int_equal(bind(fd, (struct sockaddr *)&ss, len), 0);
 	s = record_of(fd, SDIAG_TABLE_BIT(SDIAG_T_UDPLITE));
 	assert_int_equal(s->table, SDIAG_T_UDPLITE);
@@ -437,5 +439,5 @@ int main(void)
 		cmocka_unit_test_setup(test_reuseport_udp, setup),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return sdiag_test_status(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -10,6 +10,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "test_skip.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/capability.h>
@@ -316,5 +318,5 @@ int main(void)
 		cmocka_unit_test_setup(test_kill_concurrent_close, setup),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return sdiag_test_status(cmocka_run_group_tests(tests, NULL, NULL));
 }

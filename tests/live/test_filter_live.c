@@ -19,6 +19,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "test_skip.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -617,5 +619,5 @@ int main(void)
 		cmocka_unit_test(test_dev_keeps_kernel_filter),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return sdiag_test_status(cmocka_run_group_tests(tests, setup, teardown));
 }

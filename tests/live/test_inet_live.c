@@ -11,6 +11,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "test_skip.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -471,7 +473,7 @@ static void test_udplite(void **state)
 	(void)state;
 	fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, IPPROTO_UDPLITE);
 	if (fd < 0 && errno == EPROTONOSUPPORT)
-		skip();
+		SDIAG_SKIP("udplite", "socket(IPPROTO_UDPLITE): %s", strerror(errno));
 	close(fd);
 	fd = udp_socket(AF_INET6, IPPROTO_UDPLITE, "::1", 6003);
 	collect_tables(&l, SDIAG_TABLE_BIT(SDIAG_T_UDPLITE), 0);
@@ -632,10 +634,8 @@ static void test_mptcp(void **state)
 	size_t subflows = 0;
 
 	(void)state;
-	if (!mptcp_enabled()) {
-		fprintf(stderr, "net.mptcp.enabled is 0 or absent: MPTCP not tested\n");
-		skip();
-	}
+	if (!mptcp_enabled())
+		SDIAG_SKIP("mptcp", "net.mptcp.enabled is 0 or absent");
 	lfd = stream_listen(AF_INET, IPPROTO_MPTCP, "127.0.0.1", 5030, 8);
 	cfd = stream_connect(AF_INET, IPPROTO_MPTCP, "127.0.0.1", 5030);
 	afd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
@@ -694,5 +694,5 @@ int main(void)
 		cmocka_unit_test_setup(test_mptcp, setup),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return sdiag_test_status(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -14,6 +14,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "test_skip.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -564,5 +566,5 @@ int main(void)
 		cmocka_unit_test_setup(test_callback_stop, setup),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return sdiag_test_status(cmocka_run_group_tests(tests, NULL, NULL));
 }

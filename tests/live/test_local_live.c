@@ -11,6 +11,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "test_skip.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -538,5 +540,5 @@ int main(void)
 		cmocka_unit_test_setup(test_packet, setup),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return sdiag_test_status(cmocka_run_group_tests(tests, NULL, NULL));
 }

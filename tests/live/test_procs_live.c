@@ -20,6 +20,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "test_skip.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
@@ -609,7 +611,7 @@ int main(void)
 	pid_t pid;
 
 	if (unshare(CLONE_NEWPID | CLONE_NEWNS) < 0) {
-		fprintf(stderr, "SKIP: no private pid namespace: %s\n", strerror(errno));
+		fprintf(stderr, "SKIP(netns): no private pid namespace: %s\n", strerror(errno));
 		return errno == EPERM ? 77 : 1;
 	}
 	pid = fork();
@@ -621,7 +623,7 @@ int main(void)
 			fprintf(stderr, "cannot mount a private /proc: %s\n", strerror(errno));
 			_exit(1);
 		}
-		exit(cmocka_run_group_tests(tests, NULL, NULL));
+		exit(sdiag_test_status(cmocka_run_group_tests(tests, NULL, NULL)));
 	}
 	/* _exit: LeakSanitizer's tracer cannot be spawned into a pid namespace
 	 * whose init has exited (ENOMEM); the child did the leak check. */

@@ -14,12 +14,12 @@ script=${2:-diff_ss.py}
 if [ "${SDIAG_DIFF_INNER:-}" != 1 ]; then
 	for tool in unshare ip ss python3; do
 		if ! command -v "$tool" >/dev/null 2>&1; then
-			echo "SKIP: $tool not installed" >&2
+			echo "SKIP(tool:$tool): not installed" >&2
 			exit 77
 		fi
 	done
 	if ! unshare -n true 2>/dev/null; then
-		echo "SKIP: cannot create a network namespace (need root)" >&2
+		echo "SKIP(netns): cannot create a network namespace (need root)" >&2
 		exit 77
 	fi
 	SDIAG_DIFF_INNER=1 exec unshare -n "$0" "$@"

@@ -83,6 +83,7 @@ def main():
                 print("not ok: %r came back as %r from %s" %
                       (name, recover(r), json.dumps(r["local"])))
                 bad += 1
+        print("# checks: %d passed, %d failed, 0 skipped" % (len(want) - bad, bad))
         if bad:
             return 1
         print("ok json_names: %d names valid and recoverable" % len(want))

@@ -28,9 +28,9 @@ SD=$(realpath "$SD")
 NP=$(realpath "$NP")
 
 if [[ ${3:-} != --inner ]]; then
-	[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (namespaces)"; exit 77; }
+	[ "$(id -u)" = 0 ] || { echo "SKIP(netns): needs root (namespaces)"; exit 77; }
 	for c in ip unshare ss python3; do
-		command -v "$c" >/dev/null || { echo "SKIP: needs $c"; exit 77; }
+		command -v "$c" >/dev/null || { echo "SKIP(tool:$c): not installed"; exit 77; }
 	done
 	exec unshare -p -f -m -n --mount-proc -- "$0" "$SD" "$NP" --inner
 fi
@@ -48,7 +48,8 @@ cleanup() {
 trap cleanup EXIT
 
 fail() { echo "FAIL: $*"; exit 1; }
-pass() { echo "ok: $*"; }
+npass=0
+pass() { echo "ok: $*"; npass=$((npass + 1)); }
 
 # wait_for FILE PATTERN: until FILE has a line matching PATTERN (5 s).
 wait_for() {
@@ -254,4 +255,5 @@ grep -Eq '^pid:[0-9]+ +LISTEN .*127.0.0.1:5300 ' "$T/userns.txt" ||
 	fail "unenterable: the enterable namespace was not listed: $(cat "$T/userns.txt")"
 pass "unenterable namespaces reported by name ($(head -1 "$T/userns.err")); the rest listed"
 
-echo "all procs tests passed"
+echo "procs_cli: $npass passed, 0 failed"
+echo "# checks: $npass passed, 0 failed, 0 skipped"

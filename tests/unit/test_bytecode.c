@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "test_skip.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <sched.h>
@@ -220,7 +222,7 @@ static void test_kernel_accepts_corpus(void **state)
 
 	(void)state;
 	if (unshare(CLONE_NEWNET) < 0)
-		skip(); /* needs CAP_SYS_ADMIN */
+		SDIAG_SKIP("netns", "unshare(CLONE_NEWNET): %s", strerror(errno));
 	/* A namespace with its own (small) socket hash tables, so that each dump
 	 * does not walk every socket of the machine (kernel 6.1+; else shared). */
 	write_sysctl("/proc/sys/net/ipv4/tcp_child_ehash_entries", "128");
@@ -374,5 +376,5 @@ int main(void)
 		cmocka_unit_test(test_kernel_accepts_corpus),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return sdiag_test_status(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -13,6 +13,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "test_skip.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <string.h>
@@ -256,5 +258,5 @@ int main(void)
 		cmocka_unit_test(test_destroyable),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return sdiag_test_status(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "test_skip.h"
+
 #include <errno.h>
 #include <sys/socket.h>
 #include <linux/sock_diag.h>
@@ -419,5 +421,5 @@ int main(void)
 		cmocka_unit_test(test_tipc_request),
 	};
 
-	return cmocka_run_group_tests_name("vsock xdp tipc (constructed)", tests, NULL, NULL);
+	return sdiag_test_status(cmocka_run_group_tests_name("vsock xdp tipc (constructed)", tests, NULL, NULL));
 }

@@ -11,6 +11,8 @@
 #include <sys/socket.h>
 #include <cmocka.h>
 
+#include "test_skip.h"
+
 #include "guard.h"
 
 /* ---- configuration ----------------------------------------------------------------- */
@@ -334,5 +336,5 @@ int main(void)
 		cmocka_unit_test(policy_exemptions),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return sdiag_test_status(cmocka_run_group_tests(tests, NULL, NULL));
 }

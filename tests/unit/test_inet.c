@@ -17,6 +17,8 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <cmocka.h>
+
+#include "test_skip.h"
 #include <libmnl/libmnl.h>
 #include <linux/netlink.h>
 
@@ -798,5 +800,5 @@ int main(void)
 		cmocka_unit_test(test_request),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return sdiag_test_status(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "test_skip.h"
+
 #include <errno.h>
 #include <sys/socket.h>
 #include <linux/sock_diag.h>
@@ -330,5 +332,5 @@ int main(void)
 
 	r = cmocka_run_group_tests_name("netlink fixture", fixture_tests, setup, teardown);
 	r += cmocka_run_group_tests_name("netlink constructed", built_tests, NULL, NULL);
-	return r ? 1 : 0;
+	return sdiag_test_status(r);
 }

@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "test_skip.h"
+
 #include <errno.h>
 #include <sys/socket.h>
 #include <linux/filter.h>
@@ -294,5 +296,5 @@ int main(void)
 
 	r = cmocka_run_group_tests_name("packet fixture", fixture_tests, setup, teardown);
 	r += cmocka_run_group_tests_name("packet constructed", built_tests, NULL, NULL);
-	return r ? 1 : 0;
+	return sdiag_test_status(r);
 }

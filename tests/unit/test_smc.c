@@ -15,6 +15,8 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <cmocka.h>
+
+#include "test_skip.h"
 #include <libmnl/libmnl.h>
 #include <linux/netlink.h>
 
@@ -142,5 +144,5 @@ int main(void)
 		cmocka_unit_test(test_smc),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return sdiag_test_status(cmocka_run_group_tests(tests, NULL, NULL));
 }

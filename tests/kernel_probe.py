@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""What this machine and its kernel have, asked of the kernel itself (never
+of sockdiag): the names a skipping test gives (SKIP(FEATURE): ...).
+
+  kernel_probe.py FEATURE...   one line per feature: "FEATURE yes|no|unknown"
+
+Creating sockets, the probes run in a private network namespace: run this
+under `unshare -n` (tests/summary.py does). Imported by tests that need the
+same answer (test_cli.py: is there a raw_diag?)."""
+import errno
+import os
+import resource
+import shutil
+import socket
+import struct
+import subprocess
+import sys
+
+NETLINK_SOCK_DIAG, SOCK_DIAG_BY_FAMILY = 4, 20
+NLM_F_REQUEST, NLM_F_DUMP = 1, 0x300
+NLMSG_ERROR, NLMSG_DONE = 2, 3
+
+
+def inet_diag_supported(family, protocol):
+    """An inet_diag dump for PROTOCOL ends in ENOENT (in NLMSG_DONE or
+    NLMSG_ERROR) when the kernel has no handler for it (no raw_diag,
+    sctp_diag...); otherwise it ends in a clean NLMSG_DONE."""
+    # struct inet_diag_req_v2: family, protocol, ext, pad, states, sockid (48)
+    req = struct.pack("=BBBBI48x", family, protocol, 0, 0, 0xffffffff)
+    hdr = struct.pack("=IHHII", 16 + len(req), SOCK_DIAG_BY_FAMILY,
+                      NLM_F_REQUEST | NLM_F_DUMP, 1, 0)
+    with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_SOCK_DIAG) as nl:
+        nl.send(hdr + req)
+        while True:
+            buf = nl.recv(1 << 16)
+            off = 0
+            while off + 16 <= len(buf):
+                ln, typ = struct.unpack_from("=IH", buf, off)
+                if typ in (NLMSG_ERROR, NLMSG_DONE):
+                    err = struct.unpack_from("=i", buf, off + 16)[0] if ln >= 20 else 0
+                    if err == 0 and typ == NLMSG_DONE:
+                        return True
+                    if err == -errno.ENOENT:
+                        return False
+                    raise OSError(-err, "inet_diag probe")
+                off += (ln + 3) & ~3
+
+
+def has_raw_diag():
+    return inet_diag_supported(socket.AF_INET, socket.IPPROTO_RAW)
+
+
+def can_make(family, type_, proto=0):
+    try:
+        socket.socket(family, type_, proto).close()
+        return True
+    except OSError as e:
+        if e.errno in (errno.EPROTONOSUPPORT, errno.EAFNOSUPPORT, errno.ESOCKTNOSUPPORT):
+            return False
+        raise
+
+
+def sysctl(path):
+    try:
+        with open("/proc/sys/" + path) as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+def service_22():
+    try:
+        return socket.getservbyport(22, "tcp") is not None
+    except OSError:
+        return False
+
+
+PROBES = {
+    # Root with CAP_SYS_ADMIN: private network namespaces.
+    "netns": lambda: subprocess.run(["unshare", "-n", "true"],
+                                    stderr=subprocess.DEVNULL).returncode == 0,
+    "raw_diag": has_raw_diag,
+    "udplite": lambda: can_make(socket.AF_INET, socket.SOCK_DGRAM, 136),
+    "sctp_diag": lambda: inet_diag_supported(socket.AF_INET, 132),
+    "mptcp": lambda: sysctl("net/mptcp/enabled") == "1",
+    "services": service_22,  # netbase's /etc/services
+    "nofile": lambda: resource.getrlimit(resource.RLIMIT_NOFILE)[1] >= 7100,
+    # Decided by the test from the kernel's own raw answer (a netlink dump
+    # that lists a socket once), so the skip is this kernel's behaviour.
+    "netlink-dup": lambda: False,
+}
+
+
+def probe(feature):
+    """True, False, or None (a feature this file does not know)."""
+    if feature.startswith("tool:"):
+        return shutil.which(feature[5:]) is not None
+    fn = PROBES.get(feature)
+    return fn() if fn else None
+
+
+def main(argv):
+    for f in argv:
+        try:
+            v = probe(f)
+        except OSError as e:
+            print("%s unknown (%s)" % (f, e))
+            continue
+        print("%s %s" % (f, {True: "yes", False: "no", None: "unknown"}[v]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
