@@ -446,7 +446,7 @@ int cmd_exporter(int argc, char **argv)
 	}
 	if (!a.listen)
 		a.listen = e.cfg->c.listen ? e.cfg->c.listen : EXP_DEFAULT_LISTEN;
-	r = http_start(&srv, &(struct http_opts){ .listen = a.listen, .title = "sockdiag exporter",
+	r = http_start(&srv, &(struct http_opts){ .listen = a.listen, .fd = -1, .title = "sockdiag exporter",
 						  .metrics = metrics, .ctx = &e },
 		       err, sizeof(err));
 	if (r < 0) {

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "expo.h"
 #include "exporter.h"
 
 static const char *const state_labels[SDIAG_SS_MAX] = {
@@ -55,46 +56,14 @@ static const char *const rtt_le[EXP_RTT_BUCKETS] = {
 	"0.025", "0.05", "0.1", "0.25", "0.5", "1", "+Inf",
 };
 
-struct out {
-	FILE *f;
-	bool om;
-};
-
-/* A label value: \, " and newline escaped; other control bytes and
- * non-ASCII bytes (comm and cgroup names are bytes, not UTF-8) as '?'. */
-static void lv(struct out *o, const char *s)
-{
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '\\' || ch == '"')
-			fprintf(o->f, "\\%c", ch);
-		else if (ch == '\n')
-			fputs("\\n", o->f);
-		else
-			fputc(ch < 0x20 || ch >= 0x7f ? '?' : ch, o->f);
-	}
-}
-
-/* HELP and TYPE; counters are named without _total here. */
-static void family(struct out *o, const char *name, const char *type, const char *help)
-{
-	const char *suffix = !o->om && !strcmp(type, "counter") ? "_total" : "";
-
-	if (o->om && !strcmp(type, "histogram"))
-		type = "gaugehistogram";
-	fprintf(o->f, "# HELP %s%s %s\n# TYPE %s%s %s\n", name, suffix, help, name, suffix,
-		type);
-}
-
-static void u64(struct out *o, uint64_t v)
+static void u64(struct expo *o, uint64_t v)
 {
 	fprintf(o->f, "} %llu\n", (unsigned long long)v);
 }
 
-static void sockets(struct out *o, const struct exp_config *c, const struct exp_agg *a)
+static void sockets(struct expo *o, const struct exp_config *c, const struct exp_agg *a)
 {
-	family(o, "sockdiag_sockets", "gauge",
+	expo_family(o, "sockdiag_sockets", "gauge",
 	       "Sockets by network namespace, address family, protocol and state.");
 	for (size_t n = 0; n < a->n_ns; n++) {
 		const struct exp_ns *ns = &a->ns[n];
@@ -113,7 +82,7 @@ static void sockets(struct out *o, const struct exp_config *c, const struct exp_
 					if (!v && !zero)
 						continue;
 					fputs("sockdiag_sockets{netns=\"", o->f);
-					lv(o, ns->label);
+					expo_value(o, ns->label);
 					fprintf(o->f, "\",family=\"%s\",proto=\"%s\",state=\"%s\"",
 						exp_family_label(t, f), sdiag_table_proto(t),
 						exp_state_label(st));
@@ -122,11 +91,11 @@ static void sockets(struct out *o, const struct exp_config *c, const struct exp_
 	}
 }
 
-static void ports(struct out *o, const struct exp_config *c, const struct exp_agg *a)
+static void ports(struct expo *o, const struct exp_config *c, const struct exp_agg *a)
 {
 	if (!c->n_ports)
 		return;
-	family(o, "sockdiag_port_sockets", "gauge",
+	expo_family(o, "sockdiag_port_sockets", "gauge",
 	       "Sockets by configured local port, protocol and state.");
 	for (size_t n = 0; n < a->n_ns; n++)
 		for (size_t i = 0; i < a->n_ports; i++)
@@ -137,7 +106,7 @@ static void ports(struct out *o, const struct exp_config *c, const struct exp_ag
 					if (!v && (t != SDIAG_T_TCP || st == SDIAG_SS_UNKNOWN))
 						continue;
 					fputs("sockdiag_port_sockets{netns=\"", o->f);
-					lv(o, a->ns[n].label);
+					expo_value(o, a->ns[n].label);
 					fprintf(o->f, "\",proto=\"%s\",port=\"%u\",state=\"%s\"",
 						sdiag_table_proto(t), c->ports[i],
 						exp_state_label(st));
@@ -145,18 +114,18 @@ static void ports(struct out *o, const struct exp_config *c, const struct exp_ag
 				}
 }
 
-static void listener_labels(struct out *o, const struct exp_agg *a, const struct exp_key *k)
+static void listener_labels(struct expo *o, const struct exp_agg *a, const struct exp_key *k)
 {
 	char addr[INET6_ADDRSTRLEN] = "?";
 
 	inet_ntop(k->family == AF_INET6 ? AF_INET6 : AF_INET, k->addr, addr, sizeof(addr));
 	fputs("{netns=\"", o->f);
-	lv(o, k->ns < a->n_ns ? a->ns[k->ns].label : "");
+	expo_value(o, k->ns < a->n_ns ? a->ns[k->ns].label : "");
 	fprintf(o->f, "\",proto=\"%s\",address=\"%s\",port=\"%u\"",
 		sdiag_table_proto(k->table), addr, k->port);
 }
 
-static void listeners(struct out *o, const struct exp_config *c, const struct exp_agg *a)
+static void listeners(struct expo *o, const struct exp_config *c, const struct exp_agg *a)
 {
 	static const char *const names[2] = { "sockdiag_accept_queue_length",
 					      "sockdiag_accept_queue_limit" };
@@ -168,7 +137,7 @@ static void listeners(struct out *o, const struct exp_config *c, const struct ex
 	if (!c->listeners)
 		return;
 	for (unsigned m = 0; m < 2; m++) {
-		family(o, names[m], "gauge", helps[m]);
+		expo_family(o, names[m], "gauge", helps[m]);
 		for (size_t i = 0; i < a->listeners.nslots; i++) {
 			const struct exp_entry *e = &a->listeners.slots[i];
 
@@ -181,45 +150,29 @@ static void listeners(struct out *o, const struct exp_config *c, const struct ex
 	}
 }
 
-static void tcp_sum(struct out *o, const struct exp_agg *a, const char *name, const char *help,
+static void tcp_sum(struct expo *o, const struct exp_agg *a, const char *name, const char *help,
 		    size_t offset)
 {
-	family(o, name, "gauge", help);
+	expo_family(o, name, "gauge", help);
 	for (size_t n = 0; n < a->n_ns; n++) {
 		const uint64_t *v = (const uint64_t *)((const char *)&a->ns[n].tcp + offset);
 
 		fprintf(o->f, "%s{netns=\"", name);
-		lv(o, a->ns[n].label);
+		expo_value(o, a->ns[n].label);
 		fputc('"', o->f);
 		u64(o, *v);
 	}
 }
 
-static void tcp(struct out *o, const struct exp_config *c, const struct exp_agg *a)
+static void tcp(struct expo *o, const struct exp_config *c, const struct exp_agg *a)
 {
 	if (!c->tcp_info || !(c->tables & SDIAG_TABLE_BIT(SDIAG_T_TCP)))
 		return;
-	family(o, "sockdiag_tcp_rtt_seconds", "histogram",
+	expo_family(o, "sockdiag_tcp_rtt_seconds", "gaugehistogram",
 	       "Smoothed RTT of the ESTABLISHED TCP sockets open at the scrape.");
-	for (size_t n = 0; n < a->n_ns; n++) {
-		const struct exp_tcp *t = &a->ns[n].tcp;
-		uint64_t cum = 0;
-
-		for (unsigned b = 0; b < EXP_RTT_BUCKETS; b++) {
-			cum += t->rtt_buckets[b];
-			fputs("sockdiag_tcp_rtt_seconds_bucket{netns=\"", o->f);
-			lv(o, a->ns[n].label);
-			fprintf(o->f, "\",le=\"%s\"", rtt_le[b]);
-			u64(o, cum);
-		}
-		fprintf(o->f, "sockdiag_tcp_rtt_seconds_%s{netns=\"", o->om ? "gsum" : "sum");
-		lv(o, a->ns[n].label);
-		fprintf(o->f, "\"} %.9g\n", t->rtt_sum_s);
-		fprintf(o->f, "sockdiag_tcp_rtt_seconds_%s{netns=\"", o->om ? "gcount" : "count");
-		lv(o, a->ns[n].label);
-		fputc('"', o->f);
-		u64(o, t->rtt_count);
-	}
+	for (size_t n = 0; n < a->n_ns; n++)
+		expo_histogram(o, "sockdiag_tcp_rtt_seconds", true, "netns", a->ns[n].label, rtt_le,
+			       a->ns[n].tcp.rtt_buckets, EXP_RTT_BUCKETS, a->ns[n].tcp.rtt_sum_s);
 	tcp_sum(o, a, "sockdiag_tcp_info_sockets",
 		"TCP sockets that reported tcp_info (the sums below are over them).",
 		offsetof(struct exp_tcp, with_info));
@@ -242,10 +195,10 @@ static void tcp(struct out *o, const struct exp_config *c, const struct exp_agg 
 		offsetof(struct exp_tcp, bytes_retrans));
 }
 
-static void groups(struct out *o, const struct exp_agg *a, const struct exp_set *set,
+static void groups(struct expo *o, const struct exp_agg *a, const struct exp_set *set,
 		   const char *name, const char *label, const char *help)
 {
-	family(o, name, "gauge", help);
+	expo_family(o, name, "gauge", help);
 	for (size_t i = 0; i < set->nslots; i++) {
 		const struct exp_entry *e = &set->slots[i];
 		char idbuf[32];
@@ -253,37 +206,37 @@ static void groups(struct out *o, const struct exp_agg *a, const struct exp_set 
 		if (!e->used)
 			continue;
 		fprintf(o->f, "%s{netns=\"", name);
-		lv(o, e->k.ns < a->n_ns ? a->ns[e->k.ns].label : "");
+		expo_value(o, e->k.ns < a->n_ns ? a->ns[e->k.ns].label : "");
 		fprintf(o->f, "\",%s=\"", label);
 		if (set == &a->cgroups) {
 			snprintf(idbuf, sizeof(idbuf), "id:%llu", (unsigned long long)e->k.id);
-			lv(o, a->cgroup_paths && a->cgroup_paths[i] ? a->cgroup_paths[i] : idbuf);
+			expo_value(o, a->cgroup_paths && a->cgroup_paths[i] ? a->cgroup_paths[i] : idbuf);
 		} else {
-			lv(o, e->k.comm);
+			expo_value(o, e->k.comm);
 		}
 		fprintf(o->f, "\",state=\"%s\"", exp_state_label(e->k.state));
 		u64(o, e->v[0]);
 	}
 }
 
-static void counter(struct out *o, const char *name, const char *help, uint64_t v)
+static void counter(struct expo *o, const char *name, const char *help, uint64_t v)
 {
-	family(o, name, "counter", help);
+	expo_family(o, name, "counter", help);
 	fprintf(o->f, "%s_total %llu\n", name, (unsigned long long)v);
 }
 
-static void self(struct out *o, const struct exp_config *c, const struct exp_agg *a,
+static void self(struct expo *o, const struct exp_config *c, const struct exp_agg *a,
 		 const struct exp_counters *k)
 {
 	static const char *const groupings[3] = { "listener", "cgroup", "comm" };
 	const uint64_t dropped[3] = { k->dropped_listener, k->dropped_cgroup, k->dropped_comm };
 
-	family(o, "sockdiag_dropped_sockets", "counter",
+	expo_family(o, "sockdiag_dropped_sockets", "counter",
 	       "Sockets left out of a bounded grouping because its cap was reached.");
 	for (unsigned g = 0; g < 3; g++)
 		fprintf(o->f, "sockdiag_dropped_sockets_total{grouping=\"%s\"} %llu\n",
 			groupings[g], (unsigned long long)dropped[g]);
-	family(o, "sockdiag_table_unsupported", "gauge",
+	expo_family(o, "sockdiag_table_unsupported", "gauge",
 	       "1 for each socket table the kernel cannot dump (no diag module).");
 	for (size_t n = 0; n < a->n_ns; n++)
 		for (unsigned t = 0; t < SDIAG_T_MAX; t++) {
@@ -291,16 +244,16 @@ static void self(struct out *o, const struct exp_config *c, const struct exp_agg
 			    !(a->ns[n].unsupported & SDIAG_TABLE_BIT(t)))
 				continue;
 			fputs("sockdiag_table_unsupported{netns=\"", o->f);
-			lv(o, a->ns[n].label);
+			expo_value(o, a->ns[n].label);
 			fprintf(o->f, "\",table=\"%s\"} 1\n", sdiag_table_netid(t));
 		}
-	family(o, "sockdiag_scrape_duration_seconds", "gauge",
+	expo_family(o, "sockdiag_scrape_duration_seconds", "gauge",
 	       "Time the last pass over the kernel's socket dumps took.");
 	fprintf(o->f, "sockdiag_scrape_duration_seconds %.9g\n", a->duration_s);
-	family(o, "sockdiag_scrape_timestamp_seconds", "gauge",
+	expo_family(o, "sockdiag_scrape_timestamp_seconds", "gauge",
 	       "When the last pass ended, in seconds since the epoch.");
 	fprintf(o->f, "sockdiag_scrape_timestamp_seconds %.3f\n", a->timestamp);
-	family(o, "sockdiag_scrape_sockets", "gauge", "Sockets seen by the last pass.");
+	expo_family(o, "sockdiag_scrape_sockets", "gauge", "Sockets seen by the last pass.");
 	fprintf(o->f, "sockdiag_scrape_sockets %llu\n", (unsigned long long)a->sockets);
 	counter(o, "sockdiag_scrape_passes", "Passes over the kernel's socket dumps.", k->passes);
 	counter(o, "sockdiag_scrape_requests",
@@ -309,7 +262,7 @@ static void self(struct out *o, const struct exp_config *c, const struct exp_agg
 		"Dumps that failed (not counting unsupported tables), and namespaces that "
 		"could not be entered.",
 		k->dump_errors);
-	family(o, "sockdiag_config_reloads", "counter",
+	expo_family(o, "sockdiag_config_reloads", "counter",
 	       "Configuration reloads (SIGHUP) taken or refused.");
 	fprintf(o->f, "sockdiag_config_reloads_total{result=\"ok\"} %llu\n",
 		(unsigned long long)k->reloads_ok);
@@ -320,12 +273,9 @@ static void self(struct out *o, const struct exp_config *c, const struct exp_agg
 int exp_render(const struct exp_config *c, const struct exp_agg *a,
 	       const struct exp_counters *k, bool openmetrics, char **ret_body, size_t *ret_len)
 {
-	struct out o = { .om = openmetrics };
-	char *body = NULL;
-	size_t len = 0;
+	struct expo o;
 
-	o.f = open_memstream(&body, &len);
-	if (!o.f)
+	if (expo_open(&o, openmetrics) < 0)
 		return -ENOMEM;
 	sockets(&o, c, a);
 	ports(&o, c, a);
@@ -338,13 +288,5 @@ int exp_render(const struct exp_config *c, const struct exp_agg *a,
 		groups(&o, a, &a->comms, "sockdiag_comm_sockets", "comm",
 		       "Sockets by owning process name and state; bounded by max-series.");
 	self(&o, c, a, k);
-	if (o.om)
-		fputs("# EOF\n", o.f);
-	if (fclose(o.f) != 0) {
-		free(body);
-		return -ENOMEM;
-	}
-	*ret_body = body;
-	*ret_len = len;
-	return 0;
+	return expo_close(&o, ret_body, ret_len);
 }

@@ -27,7 +27,10 @@
 #endif
 
 #include "guard.h"
+#include "guard_metrics.h"
 #include "guard_rtnl.h"
+#include "http.h"
+#include "log.h"
 
 #define DEFAULT_CONFIG "/etc/sockdiag/guard.conf"
 
@@ -41,23 +44,11 @@ struct guard {
 	struct grtnl rtnl;
 	struct sdiag_handle *h;
 	int sigfd;
+	const char *metrics_listen;	/* --metrics ADDR:PORT */
+	struct guard_metrics *metrics;	/* NULL without --metrics */
 };
 
-__attribute__((format(printf, 1, 2))) static void logline(const char *fmt, ...)
-{
-	char ts[32], msg[512];
-	struct timespec now;
-	struct tm tm;
-	va_list ap;
-
-	clock_gettime(CLOCK_REALTIME, &now);
-	gmtime_r(&now.tv_sec, &tm);
-	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "%s.%03ldZ sockdiag-guard: %s\n", ts, now.tv_nsec / 1000000, msg);
-}
+#define logline(...) daemon_log("sockdiag-guard", __VA_ARGS__)
 
 static double ms_since(const struct timespec *t0)
 {
@@ -163,12 +154,15 @@ static int act(struct guard *g, struct guard_pending *p, const struct timespec *
 	struct action a = { .g = g, .p = p };
 	enum sdiag_destroy_result *results = NULL;
 	size_t res[5] = { 0 };
+	double ms;
 	int r;
 
 	if (!p->n)
 		return 0;
+	guard_metrics_events(g->metrics, p);
 	r = sdiag_dump(g->h, &q, decide_cb, quiet_err_cb, &a);
 	if (r < 0) {
+		guard_metrics_error(g->metrics);
 		logline("%s: cannot dump sockets: %s", p->what, strerror(-r));
 		goto out;
 	}
@@ -182,6 +176,7 @@ static int act(struct guard *g, struct guard_pending *p, const struct timespec *
 		r = sdiag_destroy(g->h, (const struct sdiag_sock *const *)a.victims, a.n, results,
 				  NULL);
 		if (r < 0) {
+			guard_metrics_error(g->metrics);
 			logline("%s: cannot destroy: %s", p->what, strerror(-r));
 			goto out;
 		}
@@ -189,7 +184,9 @@ static int act(struct guard *g, struct guard_pending *p, const struct timespec *
 			if ((unsigned)results[i] < 5)
 				res[results[i]]++;
 	}
-	log_action(g, &a, res, ms_since(t0));
+	ms = ms_since(t0);
+	log_action(g, &a, res, ms);
+	guard_metrics_action(g->metrics, a.kept, res, a.n, ms / 1e3, g->dry_run || g->cfg.dry_run);
 out:
 	for (size_t i = 0; i < a.n; i++)
 		free(a.victims[i]);
@@ -218,6 +215,7 @@ static int resync(struct guard *g, struct guard_pending *p, bool initial)
 		guard_table_fini(&old);
 		return 0;
 	}
+	guard_metrics_resync(g->metrics);
 	logline("resync after lost rtnetlink events: %zu links, %zu addresses", now.n_links,
 		now.n_addrs);
 	r = guard_view_diff(&old, &now, p);
@@ -398,7 +396,7 @@ static int on_signal(struct guard *g)
 
 	while (read(g->sigfd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGHUP) {
-			(void)load_config(g, true);
+			guard_metrics_reload(g->metrics, load_config(g, true) == 0);
 			continue;
 		}
 		logline("signal %u: exiting", si.ssi_signo);
@@ -437,7 +435,7 @@ static int loop(struct guard *g)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: sockdiag guard [-c FILE] [-N NETNS] [--dry-run] [--check-config]\n"
-		   "                      [--rtnl-rcvbuf BYTES]\n");
+		   "                      [--rtnl-rcvbuf BYTES] [--metrics ADDR:PORT]\n");
 }
 
 static int parse_args(struct guard *g, int argc, char **argv, const char **netns, bool *check)
@@ -448,6 +446,7 @@ static int parse_args(struct guard *g, int argc, char **argv, const char **netns
 		{ "dry-run", no_argument, NULL, 'd' },
 		{ "check-config", no_argument, NULL, 'k' },
 		{ "rtnl-rcvbuf", required_argument, NULL, 'b' },
+		{ "metrics", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -482,6 +481,18 @@ static int parse_args(struct guard *g, int argc, char **argv, const char **netns
 			g->rtnl_rcvbuf = (int)v;
 			break;
 		}
+		case 'm': {
+			struct sockaddr_storage ss;
+			socklen_t sl;
+
+			if (http_parse_listen(optarg, &ss, &sl) < 0) {
+				fprintf(stderr, "sockdiag guard: --metrics '%s': expected ADDR:PORT "
+						"or [ADDR6]:PORT\n", optarg);
+				return -EINVAL;
+			}
+			g->metrics_listen = optarg;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -506,7 +517,8 @@ int cmd_guard(int argc, char **argv)
 	struct guard g = { .config_path = DEFAULT_CONFIG, .sigfd = -1 };
 	const char *netns = NULL;
 	bool check = false;
-	int r, status = 1;
+	int r, status = 1, metrics_fd = -1;
+	char err[256];
 
 	r = parse_args(&g, argc, argv, &netns, &check);
 	if (r)
@@ -517,6 +529,11 @@ int cmd_guard(int argc, char **argv)
 		printf("%s: ok\n", g.config_path);
 		guard_config_fini(&g.cfg);
 		return 0;
+	}
+	/* Metrics are served from the namespace the guard was started in. */
+	if (g.metrics_listen && http_bind(g.metrics_listen, &metrics_fd, err, sizeof(err)) < 0) {
+		fprintf(stderr, "sockdiag guard: --metrics: %s\n", err);
+		goto out;
 	}
 	if (netns && enter_netns(netns) < 0)
 		goto out;
@@ -535,12 +552,24 @@ int cmd_guard(int argc, char **argv)
 	if (status)
 		goto out;
 	status = 1;
+	/* Its threads start without capabilities and with signals blocked. */
+	if (metrics_fd >= 0) {
+		r = guard_metrics_start(&g.metrics, metrics_fd, g.metrics_listen, err, sizeof(err));
+		metrics_fd = -1;
+		if (r < 0) {
+			fprintf(stderr, "sockdiag guard: --metrics: %s\n", err);
+			goto out;
+		}
+	}
 	if (resync(&g, NULL, true) < 0)
 		goto out;
 	logline("started%s%s%s", netns ? " in network namespace " : "", netns ? netns : "",
 		g.dry_run || g.cfg.dry_run ? " (dry run: nothing is destroyed)" : "");
 	status = loop(&g) < 0 ? 1 : 0;
 out:
+	guard_metrics_stop(g.metrics);
+	if (metrics_fd >= 0)
+		close(metrics_fd);
 	sdiag_close(g.h);
 	grtnl_close(&g.rtnl);
 	if (g.sigfd >= 0)

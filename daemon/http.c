@@ -4,10 +4,13 @@
 #include <errno.h>
 #include <limits.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <microhttpd.h>
 
 #include "http.h"
@@ -172,42 +175,69 @@ static void quiet_logger(void *cls, const char *fmt, va_list ap)
 	(void)ap;
 }
 
-int http_start(struct http_server **ret, const struct http_opts *o, char *err, size_t errlen)
+int http_bind(const char *spec, int *ret_fd, char *err, size_t errlen)
 {
 	struct sockaddr_storage ss;
-	struct http_server *s;
 	socklen_t sl;
+	int fd, one = 1, r;
+
+	r = http_parse_listen(spec, &ss, &sl);
+	if (r < 0) {
+		snprintf(err, errlen, "--listen '%s': expected ADDR:PORT or [ADDR6]:PORT", spec);
+		return r;
+	}
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    (ss.ss_family == AF_INET6 &&
+	     setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) < 0) ||
+	    bind(fd, (struct sockaddr *)&ss, sl) < 0 || listen(fd, 64) < 0) {
+		r = -errno;
+		snprintf(err, errlen, "cannot listen on %s: %s", spec, strerror(-r));
+		if (fd >= 0)
+			close(fd);
+		return r;
+	}
+	*ret_fd = fd;
+	return 0;
+}
+
+int http_start(struct http_server **ret, const struct http_opts *o, char *err, size_t errlen)
+{
 	unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
 			 MHD_USE_ERROR_LOG;
-	int r;
+	struct http_server *s = NULL;
+	sigset_t all, old;
+	int fd = o->fd, r;
 
-	r = http_parse_listen(o->listen, &ss, &sl);
-	if (r < 0) {
-		snprintf(err, errlen, "--listen '%s': expected ADDR:PORT or [ADDR6]:PORT",
-			 o->listen);
-		return r;
+	if (fd < 0) {
+		r = http_bind(o->listen, &fd, err, errlen);
+		if (r < 0)
+			return r;
 	}
 	s = calloc(1, sizeof(*s));
 	if (!s) {
 		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		close(fd);
 		return -ENOMEM;
 	}
 	s->o = *o;
-	if (ss.ss_family == AF_INET6)
-		flags |= MHD_USE_IPv6;
-	errno = 0;
+	/* The daemons read their signals from a signalfd in the main thread:
+	 * none may land in the library's threads. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	s->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s,
-				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+				MHD_OPTION_LISTEN_SOCKET, fd,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONN_TIMEOUT_S,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONN_LIMIT,
 				MHD_OPTION_EXTERNAL_LOGGER, quiet_logger, NULL,
 				MHD_OPTION_END);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!s->d) {
-		r = errno ? -errno : -EADDRINUSE;
-		snprintf(err, errlen, "cannot listen on %s: %s", o->listen, strerror(-r));
+		snprintf(err, errlen, "cannot serve HTTP on %s", o->listen);
+		close(fd);
 		free(s);
-		return r;
+		return -EIO;
 	}
 	*ret = s;
 	return 0;
@@ -217,6 +247,6 @@ void http_stop(struct http_server *s)
 {
 	if (!s)
 		return;
-	MHD_stop_daemon(s->d);
+	MHD_stop_daemon(s->d);	/* closes the listening socket */
 	free(s);
 }

@@ -20,6 +20,7 @@ typedef int (*http_metrics_fn)(void *ctx, bool openmetrics, char **ret_body, siz
 
 struct http_opts {
 	const char *listen;	/* ADDR:PORT, [V6ADDR]:PORT */
+	int fd;			/* a socket from http_bind() (taken over), or -1 */
 	const char *title;	/* for the HTML page */
 	http_metrics_fn metrics;
 	void *ctx;
@@ -29,7 +30,12 @@ struct http_server;
 
 /* Parse ADDR:PORT (IPv4, or IPv6 in brackets; PORT 1-65535). */
 int http_parse_listen(const char *spec, struct sockaddr_storage *ret, socklen_t *ret_len);
-/* Listen and serve from threads of the library's own. On failure returns a
+/* A listening TCP socket on ADDR:PORT, for a caller that must bind before it
+ * changes namespace or drops privileges. On failure a negative errno and a
+ * one-line reason in err. */
+int http_bind(const char *spec, int *ret_fd, char *err, size_t errlen);
+/* Listen (on o->fd if >= 0, else on o->listen) and serve from threads of the
+ * library's own, which start with every signal blocked. On failure returns a
  * negative errno with a one-line reason in err. */
 int http_start(struct http_server **ret, const struct http_opts *o, char *err, size_t errlen);
 /* Accepts NULL. Waits for the connection threads. */
