@@ -23,9 +23,10 @@ MESON_TEST_ARGS ?=
 
 # What building and running sockdiag needs (make run, make install): compiler, Meson,
 # libmnl; libcap-ng (optional) lets the daemons drop capabilities; libmicrohttpd: the HTTP
-# server of `sockdiag exporter`.
+# server of `sockdiag exporter`; clang (its BPF target) + bpftool + libbpf-dev (headers only):
+# the BPF owners iterator of -p (meson -Dbpf=auto builds without it when one is missing).
 BUILD_DEPS := build-essential pkg-config meson ninja-build libmnl-dev libcap-ng-dev \
-	libmicrohttpd-dev
+	libmicrohttpd-dev clang libbpf-dev bpftool
 
 # What the test suites add (make test, make asan): cmocka (unit and live tests);
 # iproute2 (ss, ip), procps (sysctl): namespace and differential tests; python3, jq: test

@@ -386,9 +386,10 @@ int cmd_kill(int argc, char **argv)
 	}
 	/* Scan only when asked: -p, or a filter on pid/comm/user. */
 	if (o.processes || sdiag_filter_needs_procs(f)) {
-		r = sdiag_procmap_scan(&pm, NULL);
+		r = opts_scan_owners(&o, "kill", &pm);
 		if (r < 0) {
-			fprintf(stderr, "sockdiag kill: cannot scan processes: %s\n", strerror(-r));
+			fprintf(stderr, "sockdiag kill: cannot scan processes: %s%s\n", strerror(-r),
+				o.owners == SDIAG_OWNERS_BPF ? " (--owners=bpf)" : "");
 			status = EXIT_RUNTIME;
 			goto out;
 		}

@@ -114,10 +114,13 @@ static int run(struct cli_opts *o, struct list_ctx *c)
 
 	/* Scan only when asked: -p, or a filter on pid/comm/user. */
 	if (o->processes || sdiag_filter_needs_procs(o->q.filter)) {
-		r = sdiag_procmap_scan(&pm, NULL);
+		r = opts_scan_owners(o, "list", &pm);
 		if (r < 0) {
-			fprintf(stderr, "sockdiag: cannot scan processes: %s\n", strerror(-r));
+			fprintf(stderr, "sockdiag: cannot scan processes: %s%s\n", strerror(-r),
+				o->owners == SDIAG_OWNERS_BPF ? " (--owners=bpf)" : "");
 			c->failed = true;
+			if (o->owners == SDIAG_OWNERS_BPF)
+				return 0; /* the iterator was asked for: no list without it */
 		}
 		q.procmap = pm;
 	}

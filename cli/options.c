@@ -194,6 +194,7 @@ enum {
 	O_NO_KFILTER,
 	O_ALL_NETNS,
 	O_SOCKOPT,
+	O_OWNERS,
 };
 
 static const struct option common_long[] = {
@@ -235,12 +236,31 @@ static const struct option common_long[] = {
 	{ "netns", required_argument, NULL, 'N' },
 	{ "all-netns", no_argument, NULL, O_ALL_NETNS },
 	{ "inet-sockopt", no_argument, NULL, O_SOCKOPT },
+	{ "owners", required_argument, NULL, O_OWNERS },
+	{ "verbose", no_argument, NULL, 'v' },
 	{ "filter", required_argument, NULL, 'F' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
 };
-static const char common_short[] = "nroemiptuwxMS046alBf:A:F:HOQN:hV";
+static const char common_short[] = "nroemiptuwxMS046alBf:A:F:HOQN:hVv";
+
+static int owners_set(struct cli_opts *o, const char *cmd, const char *arg)
+{
+	static const char *const names[] = {
+		[SDIAG_OWNERS_AUTO] = "auto",
+		[SDIAG_OWNERS_PROC] = "proc",
+		[SDIAG_OWNERS_BPF] = "bpf",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(arg, names[i])) {
+			o->owners = (enum sdiag_owners)i;
+			return 0;
+		}
+	fprintf(stderr, "sockdiag %s: --owners: '%s': expected auto, bpf or proc\n", cmd, arg);
+	return -EINVAL;
+}
 
 /* Apply one common option. Returns 0, OPTS_EXIT, or -EINVAL. */
 static int common_opt(struct cli_opts *o, struct sel *s, const char *cmd, int c, char *arg,
@@ -289,6 +309,8 @@ static int common_opt(struct cli_opts *o, struct sel *s, const char *cmd, int c,
 	case 'N': o->netns = arg; break;
 	case O_ALL_NETNS: o->all_netns = true; break;
 	case O_SOCKOPT: o->out.sockopt = true; break;
+	case O_OWNERS: return owners_set(o, cmd, arg);
+	case 'v': o->verbose = true; break;
 	case 'F': o->filter_file = arg; break;
 	case 'h':
 		opts_usage(stdout, cmd, extra);
@@ -578,6 +600,7 @@ void opts_usage(FILE *f, const char *cmd, const struct opt_extra *extra)
 		"          --inet-sockopt\n"
 		"Other:    -N|--netns NAME|PATH|pid:PID --all-netns --no-kernel-filter\n"
 		"          -F|--filter FILE (the FILTER, from a file; - is stdin)\n"
+		"          --owners auto|bpf|proc (how -p finds owners) -v|--verbose\n"
 		"          -h|--help -V|--version\n"
 		"FILTER:   ss's expression language, see sockdiag(8)\n",
 		cmd);
@@ -629,4 +652,26 @@ bool opts_report_table_error(const struct cli_opts *o, uint32_t *reported, enum 
 	else
 		fprintf(stderr, "sockdiag: %s: %s\n", name, strerror(-err));
 	return !unsupported;
+}
+
+int opts_scan_owners(const struct cli_opts *o, const char *cmd, struct sdiag_procmap **ret)
+{
+	enum sdiag_owners src;
+	int r, err;
+
+	r = sdiag_procmap_scan_using(ret, NULL, o->owners);
+	if (r < 0 || !o->verbose)
+		return r;
+	src = sdiag_procmap_source(*ret, &err);
+	if (src == SDIAG_OWNERS_BPF)
+		fprintf(stderr, "sockdiag %s: owners: BPF iterator\n", cmd);
+	else if (o->owners == SDIAG_OWNERS_PROC)
+		fprintf(stderr, "sockdiag %s: owners: /proc walk (--owners=proc)\n", cmd);
+	else if (err == -EOPNOTSUPP)
+		fprintf(stderr, "sockdiag %s: owners: /proc walk (BPF iterator not built in)\n",
+			cmd);
+	else
+		fprintf(stderr, "sockdiag %s: owners: /proc walk (BPF iterator: %s)\n", cmd,
+			strerror(-err));
+	return 0;
 }

@@ -39,6 +39,8 @@ struct cli_opts {
 	bool processes;		/* -p */
 	const char *netns;	/* -N NAME|PATH|pid:PID */
 	bool all_netns;		/* --all-netns */
+	enum sdiag_owners owners;	/* --owners: how -p and process filters find owners */
+	bool verbose;		/* -v: say on stderr how things were done */
 };
 
 /* Options a subcommand adds. handle() gets getopt's value and argument; it
@@ -77,6 +79,14 @@ void opts_fini(struct cli_opts *o);
 int opts_filter(struct cli_opts *o, struct sdiag_filter **ret);
 
 void opts_usage(FILE *f, const char *cmd, const struct opt_extra *extra);
+
+/*
+ * Scan the socket owners the way --owners says (sdiag_procmap_scan_using)
+ * and, with -v, say on stderr which way ran ("sockdiag CMD: owners: BPF
+ * iterator", or "/proc walk" and why not the iterator). Returns 0 or the
+ * scan's negative errno; prints nothing on failure.
+ */
+int opts_scan_owners(const struct cli_opts *o, const char *cmd, struct sdiag_procmap **ret);
 
 /*
  * Report a table the kernel could not dump (the arguments of sdiag_error_cb):

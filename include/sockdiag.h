@@ -587,10 +587,31 @@ struct sdiag_proc {
 
 struct sdiag_procmap;
 
-/* Scan proc_root (NULL = "/proc") once: every process's socket descriptors,
- * indexed by socket inode. Linear in the number of open files. Processes that
- * exit during the scan are skipped. Returns 0 or a negative errno. */
+/* How to find the owners. */
+enum sdiag_owners {
+	SDIAG_OWNERS_AUTO = 0,	/* the BPF iterator when it loads, else the /proc walk */
+	SDIAG_OWNERS_PROC = 1,	/* walk /proc/PID/fd */
+	SDIAG_OWNERS_BPF = 2,	/* the BPF iterator (CAP_BPF + CAP_PERFMON), or fail */
+};
+
+/* Scan every process's socket descriptors once, indexed by socket inode,
+ * as sdiag_procmap_scan_using(ret, proc_root, proc_root ? SDIAG_OWNERS_PROC :
+ * SDIAG_OWNERS_AUTO). Returns 0 or a negative errno. */
 int sdiag_procmap_scan(struct sdiag_procmap **ret, const char *proc_root);
+/* Scan the owners the way how says. The /proc walk reads proc_root
+ * (NULL = "/proc"): linear in the number of open files, processes that exit
+ * during the scan are skipped. The BPF iterator (not with a proc_root: -EINVAL)
+ * walks the kernel's task and file tables in one pass and gives the same
+ * answers for the caller's pid namespace; with SDIAG_OWNERS_BPF its failure
+ * is returned (-EOPNOTSUPP: library built without it; -EPERM: no right to
+ * load it), with SDIAG_OWNERS_AUTO it falls back to the walk. Returns 0 or a
+ * negative errno. */
+int sdiag_procmap_scan_using(struct sdiag_procmap **ret, const char *proc_root,
+			     enum sdiag_owners how);
+/* How m was built: SDIAG_OWNERS_PROC or SDIAG_OWNERS_BPF (SDIAG_OWNERS_AUTO
+ * for NULL). *ret_bpf_err (may be NULL) gets why the BPF iterator was not
+ * used (a negative errno), or 0 when it was or was not tried. */
+enum sdiag_owners sdiag_procmap_source(const struct sdiag_procmap *m, int *ret_bpf_err);
 /* The owners of a socket inode, sorted by pid then fd; *ret points into the
  * map (valid until it is freed). Returns their number (0: none known). */
 size_t sdiag_procmap_lookup(const struct sdiag_procmap *m, uint64_t inode,

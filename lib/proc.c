@@ -10,6 +10,10 @@
  * that is the normal state of a live system, not an error.
  * Socket inodes come from one sockfs for the whole host, so one scan serves
  * every network namespace.
+ *
+ * The same map is filled faster by a BPF iterator when the caller may load
+ * one (proc_bpf.c): the kernel then walks its task and file tables once,
+ * instead of a readlinkat() per descriptor.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -20,6 +24,7 @@
 #include <sys/stat.h>
 
 #include "internal.h"
+#include "proc.h"
 
 struct owner {
 	uint64_t inode;
@@ -33,6 +38,8 @@ struct sdiag_procmap {
 	struct sdiag_proc *procs;
 	uint32_t *slots;	/* hash: index of an inode's first owner + 1, 0 = empty */
 	size_t nslots;		/* power of two */
+	enum sdiag_owners source;	/* SDIAG_OWNERS_PROC or SDIAG_OWNERS_BPF */
+	int bpf_err;		/* why the BPF iterator was not used, or 0 */
 };
 
 static uint64_t mix(uint64_t x)
@@ -43,7 +50,7 @@ static uint64_t mix(uint64_t x)
 	return x;
 }
 
-static int push_owner(struct sdiag_procmap *m, uint64_t inode, const struct sdiag_proc *p)
+int sd_proc_push(struct sdiag_procmap *m, uint64_t inode, const struct sdiag_proc *p)
 {
 	if (m->n == m->cap) {
 		size_t ncap = m->cap ? m->cap * 2 : 1024;
@@ -130,7 +137,7 @@ static int scan_pid(struct sdiag_procmap *m, int procfd, const char *name, int32
 			have_comm = true;
 		}
 		p.fd = atoi(de->d_name);
-		r = push_owner(m, ino, &p);
+		r = sd_proc_push(m, ino, &p);
 		if (r < 0)
 			break;
 	}
@@ -197,21 +204,15 @@ static int build_index(struct sdiag_procmap *m)
 	return 0;
 }
 
-SD_EXPORT int sdiag_procmap_scan(struct sdiag_procmap **ret, const char *proc_root)
+static int walk_proc(struct sdiag_procmap *m, const char *proc_root)
 {
-	struct sdiag_procmap *m;
 	struct dirent *de;
-	DIR *proc = NULL;
+	DIR *proc;
 	int r = 0;
 
-	m = calloc(1, sizeof(*m));
-	if (!m)
-		return -ENOMEM;
 	proc = opendir(proc_root ? proc_root : "/proc");
-	if (!proc) {
-		r = -errno;
-		goto out;
-	}
+	if (!proc)
+		return -errno;
 	while ((de = readdir(proc))) {
 		char *end;
 		long pid;
@@ -223,18 +224,64 @@ SD_EXPORT int sdiag_procmap_scan(struct sdiag_procmap **ret, const char *proc_ro
 			continue;
 		r = scan_pid(m, dirfd(proc), de->d_name, (int32_t)pid);
 		if (r < 0)
-			goto out;
+			break;
 	}
-	r = build_index(m);
-out:
-	if (proc)
-		closedir(proc);
+	closedir(proc);
+	return r;
+}
+
+SD_EXPORT int sdiag_procmap_scan_using(struct sdiag_procmap **ret, const char *proc_root,
+				       enum sdiag_owners how)
+{
+	struct sdiag_procmap *m;
+	int r;
+
+	if (how != SDIAG_OWNERS_AUTO && how != SDIAG_OWNERS_PROC && how != SDIAG_OWNERS_BPF)
+		return -EINVAL;
+	if (how == SDIAG_OWNERS_BPF && proc_root)
+		return -EINVAL; /* the iterator reads the kernel, not a directory */
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	m->source = SDIAG_OWNERS_PROC;
+	if (how == SDIAG_OWNERS_BPF || (how == SDIAG_OWNERS_AUTO && !proc_root)) {
+		r = sd_owners_bpf(m);
+		if (r == 0)
+			m->source = SDIAG_OWNERS_BPF;
+		m->bpf_err = r;
+	}
+	if (m->source == SDIAG_OWNERS_BPF)
+		r = 0;
+	else if (how == SDIAG_OWNERS_BPF)
+		r = m->bpf_err;
+	else {
+		m->n = 0; /* what the iterator read before it failed */
+		r = walk_proc(m, proc_root);
+	}
+	if (r == 0)
+		r = build_index(m);
 	if (r < 0) {
 		sdiag_procmap_free(m);
 		return r;
 	}
 	*ret = m;
 	return 0;
+}
+
+SD_EXPORT int sdiag_procmap_scan(struct sdiag_procmap **ret, const char *proc_root)
+{
+	return sdiag_procmap_scan_using(ret, proc_root,
+					proc_root ? SDIAG_OWNERS_PROC : SDIAG_OWNERS_AUTO);
+}
+
+SD_EXPORT enum sdiag_owners sdiag_procmap_source(const struct sdiag_procmap *m,
+						 int *ret_bpf_err)
+{
+	if (!m)
+		return SDIAG_OWNERS_AUTO;
+	if (ret_bpf_err)
+		*ret_bpf_err = m->bpf_err;
+	return m->source;
 }
 
 SD_EXPORT size_t sdiag_procmap_lookup(const struct sdiag_procmap *m, uint64_t inode,
@@ -255,6 +302,14 @@ SD_EXPORT size_t sdiag_procmap_lookup(const struct sdiag_procmap *m, uint64_t in
 		return n;
 	}
 	return 0;
+}
+
+size_t sd_procmap_entries(const struct sdiag_procmap *m, const uint64_t **ret_inodes,
+			  const struct sdiag_proc **ret_procs)
+{
+	*ret_inodes = m->inodes;
+	*ret_procs = m->procs;
+	return m->n;
 }
 
 SD_EXPORT void sdiag_procmap_free(struct sdiag_procmap *m)

@@ -13,6 +13,9 @@
 #  - -p: owners of a listener shared by two processes under two descriptors
 #    each, the same set and format as ss -p; JSON "processes";
 #  - pid/comm/user filters select by owner without -p (the scan is implied);
+#  - --owners=bpf and --owners=proc list the same owners, -v says which ran,
+#    auto without CAP_BPF falls back to /proc (bpf then exits 1); a bad
+#    --owners value exits 2;
 #  - -N NAME, -N PATH, -N pid:PID; a bad -N names the namespace and the reason;
 #  - --all-netns lists the sockets of three named namespaces and of an
 #    unnamed one, each labelled (table column; JSON netns and netns_inode);
@@ -152,6 +155,48 @@ set +e
 set -e
 [[ $st == 2 ]] && grep -q "expected a number" "$T/err" || fail "pid = bogus: exit $st, $(cat "$T/err")"
 pass "pid, comm and user filters select by owner, without -p"
+
+# ---- --owners: the BPF iterator and the /proc walk agree -------------------------
+"$SD" list -tanp -v --owners=proc >"$T/o-proc.txt" 2>"$T/o-proc.err"
+grep -qx 'sockdiag list: owners: /proc walk (--owners=proc)' "$T/o-proc.err" ||
+	fail "-v --owners=proc: $(cat "$T/o-proc.err")"
+"$SD" list -tanp -v >/dev/null 2>"$T/o-auto.err"
+if grep -qx 'sockdiag list: owners: BPF iterator' "$T/o-auto.err"; then
+	"$SD" list -tanp -v --owners=bpf >"$T/o-bpf.txt" 2>"$T/o-bpf.err"
+	grep -qx 'sockdiag list: owners: BPF iterator' "$T/o-bpf.err" ||
+		fail "-v --owners=bpf: $(cat "$T/o-bpf.err")"
+	diff "$T/o-proc.txt" "$T/o-bpf.txt" >&2 || fail "--owners=bpf and --owners=proc differ"
+	[[ $(grep -c "users:((" "$T/o-bpf.txt") -ge 4 ]] || fail "--owners=bpf: few owners: $(cat "$T/o-bpf.txt")"
+	"$SD" list -tan --owners=bpf "pid = $SRV" | grep -q ':5200 ' || fail "--owners=bpf pid filter"
+	# Without CAP_BPF, auto falls back and says why; bpf refuses, exit 1.
+	if command -v setpriv >/dev/null; then
+		setpriv --bounding-set -all,+net_admin,+sys_ptrace,+dac_read_search -- \
+			"$SD" list -tanp -v >"$T/o-nocap.txt" 2>"$T/o-nocap.err"
+		grep -qx 'sockdiag list: owners: /proc walk (BPF iterator: Operation not permitted)' \
+			"$T/o-nocap.err" || fail "auto without CAP_BPF: $(cat "$T/o-nocap.err")"
+		diff "$T/o-proc.txt" "$T/o-nocap.txt" >&2 || fail "fallback gives other owners"
+		set +e
+		setpriv --bounding-set -all,+net_admin -- "$SD" list -tanp --owners=bpf \
+			>"$T/o-nobpf.txt" 2>"$T/err"; st=$?
+		set -e
+		[[ $st == 1 && ! -s $T/o-nobpf.txt ]] &&
+			grep -q 'cannot scan processes: Operation not permitted (--owners=bpf)' "$T/err" ||
+			fail "--owners=bpf without CAP_BPF: exit $st, $(cat "$T/err")"
+	fi
+	pass "--owners=bpf and --owners=proc give the same owners; -v says which ran"
+else
+	grep -q 'owners: /proc walk (BPF iterator' "$T/o-auto.err" || fail "-v: $(cat "$T/o-auto.err")"
+	set +e
+	"$SD" list -tanp --owners=bpf >"$T/o-bpf.txt" 2>"$T/err"; st=$?
+	set -e
+	[[ $st == 1 && ! -s $T/o-bpf.txt ]] || fail "--owners=bpf without the iterator: exit $st"
+	pass "no BPF iterator here ($(cat "$T/o-auto.err")): --owners=bpf exits 1"
+fi
+set +e
+"$SD" list -tanp --owners=fast 2>"$T/err"; st=$?
+set -e
+[[ $st == 2 ]] && grep -q "owners: 'fast': expected auto, bpf or proc" "$T/err" ||
+	fail "--owners=fast: exit $st, $(cat "$T/err")"
 
 # ---- three named namespaces ------------------------------------------------------
 declare -A PORT=([a]=5001 [b]=5002 [c]=5001)

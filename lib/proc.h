@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Between the two ways of finding socket owners: proc.c (the map, and the
+ * /proc walk) and proc_bpf.c (the BPF iterator).
+ */
+#ifndef SDIAG_PROC_H
+#define SDIAG_PROC_H
+
+#include <stdint.h>
+
+#include "sockdiag.h"
+
+/* Record that p (pid, fd, uid, comm) holds the socket with this inode.
+ * Returns 0 or -ENOMEM. */
+int sd_proc_push(struct sdiag_procmap *m, uint64_t inode, const struct sdiag_proc *p);
+
+/* The map's entries (for tests): n owners, sorted by inode, pid, fd;
+ * inodes[i] is held by procs[i]. */
+size_t sd_procmap_entries(const struct sdiag_procmap *m, const uint64_t **ret_inodes,
+			  const struct sdiag_proc **ret_procs);
+
+/* Fill m through the BPF iterator. Returns 0, -EOPNOTSUPP when built without
+ * it, or the negative errno of the load, attach or read (-EPERM: no
+ * CAP_BPF + CAP_PERFMON). On failure m may hold part of the owners. */
+int sd_owners_bpf(struct sdiag_procmap *m);
+
+#endif
