@@ -86,6 +86,10 @@ PROBES = {
     "mptcp": lambda: sysctl("net/mptcp/enabled") == "1",
     "services": service_22,  # netbase's /etc/services
     "nofile": lambda: resource.getrlimit(resource.RLIMIT_NOFILE)[1] >= 7100,
+    # The BPF owners iterator: a kernel with BTF, root (CAP_BPF + CAP_PERFMON)
+    # and bpftool, without which meson builds sockdiag without the iterator.
+    "bpf_owners": lambda: os.path.exists("/sys/kernel/btf/vmlinux") and os.geteuid() == 0
+    and shutil.which("bpftool", path=os.environ.get("PATH", "") + ":/usr/sbin:/sbin") is not None,
     # Decided by the test from the kernel's own raw answer (a netlink dump
     # that lists a socket once), so the skip is this kernel's behaviour.
     "netlink-dup": lambda: False,

@@ -12,8 +12,9 @@
  *    namespace's processes, numbered from 1, as its /proc does;
  *  - nothing stays loaded: the program and link of a scanner killed with
  *    SIGKILL in the middle of its scans disappear from the kernel.
- * Without the iterator (not built in, or no CAP_BPF + CAP_PERFMON) the tests
- * check that SDIAG_OWNERS_BPF fails with that reason, say SKIP, and exit 77.
+ * Without the iterator (not built in, or no CAP_BPF + CAP_PERFMON) the test
+ * checks that SDIAG_OWNERS_BPF fails with that reason, prints
+ * SKIP(bpf_owners) (tests/kernel_probe.py knows the feature) and exits 77.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -554,7 +555,7 @@ static void need_iterator(void)
 	}
 #endif
 	if (r < 0) {
-		fprintf(stderr, "SKIP: no BPF owners iterator: %s\n", strerror(-r));
+		printf("SKIP(bpf_owners): no BPF owners iterator: %s\n", strerror(-r));
 		exit(77);
 	}
 	sdiag_procmap_free(m);
