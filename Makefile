@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # sockdiag: front end to Meson + Ninja.
 #
 #   make run      install missing build deps, build, run `sockdiag list` on this host (read-only)

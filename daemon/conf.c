@@ -116,7 +116,7 @@ int conf_read_file(const char *path, char **ret, char *err, size_t errlen)
 
 	if (!f) {
 		r = -errno;
-		snprintf(err, errlen, "cannot open %s: %s", path, strerror(-r));
+		snprintf(err, errlen, "cannot open: %s", strerror(-r));
 		return r;
 	}
 	m = open_memstream(&text, &len);
@@ -133,7 +133,7 @@ int conf_read_file(const char *path, char **ret, char *err, size_t errlen)
 	if (fclose(m) != 0 && r == 0)
 		r = -ENOMEM;
 	if (r < 0)
-		snprintf(err, errlen, "cannot read %s: %s", path, strerror(-r));
+		snprintf(err, errlen, "cannot read: %s", strerror(-r));
 out:
 	fclose(f);
 	if (r < 0)

@@ -29,7 +29,8 @@ __attribute__((format(printf, 2, 3))) int conf_fail(struct conf_line *l, const c
 int conf_parse(const char *text, conf_apply_fn apply, void *ctx, char *err, size_t errlen);
 
 /* Read a whole file (NUL-terminated, *ret freed by the caller). On failure
- * returns a negative errno with "cannot open|read PATH: reason" in err. */
+ * returns a negative errno with "cannot open: reason" or "cannot read: reason" in
+ * err (the caller names the file). */
 int conf_read_file(const char *path, char **ret, char *err, size_t errlen);
 
 /* yes/true/on/1 and no/false/off/0; else conf_fail naming the key. */

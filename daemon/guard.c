@@ -32,7 +32,10 @@
 #include "http.h"
 #include "log.h"
 
-#define DEFAULT_CONFIG "/etc/sockdiag/guard.conf"
+#ifndef SOCKDIAG_SYSCONFDIR
+#define SOCKDIAG_SYSCONFDIR "/etc"
+#endif
+#define DEFAULT_CONFIG SOCKDIAG_SYSCONFDIR "/sockdiag/guard.conf"
 
 struct guard {
 	struct guard_config cfg;
@@ -298,14 +301,19 @@ static int can_destroy(struct guard *g)
 	return r == -EPERM || r == -EOPNOTSUPP ? 3 : r < 0 ? 1 : 0;
 }
 
+/* No file at the default path (and no -c): the built-in defaults apply. */
+static bool config_absent(const struct guard *g)
+{
+	return !g->config_explicit && access(g->config_path, F_OK) < 0;
+}
+
 static int load_config(struct guard *g, bool reload)
 {
 	struct guard_config c;
 	char err[512];
 	int r;
 
-	if (access(g->config_path, F_OK) < 0 && !g->config_explicit) {
-		/* No file at the default path: the defaults. */
+	if (config_absent(g)) {
 		if (reload) {
 			guard_config_fini(&g->cfg);
 			logline("reload: no %s; using the defaults", g->config_path);
@@ -434,8 +442,17 @@ static int loop(struct guard *g)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: sockdiag guard [-c FILE] [-N NETNS] [--dry-run] [--check-config]\n"
-		   "                      [--rtnl-rcvbuf BYTES] [--metrics ADDR:PORT]\n");
+	fprintf(f, "Usage: sockdiag guard [OPTIONS]\n"
+		   "Daemon: destroy the sockets a removed address or a downed link stranded.\n"
+		   "Options:  -c|--config FILE (default " DEFAULT_CONFIG "; the built-in\n"
+		   "          defaults when it does not exist)\n"
+		   "          -N|--netns NAME|PATH|pid:PID (guard another network namespace)\n"
+		   "          --dry-run (log what would be destroyed, destroy nothing)\n"
+		   "          --check-config (validate the configuration, then exit)\n"
+		   "          --rtnl-rcvbuf BYTES (rtnetlink receive buffer, 4096 to 1 GiB)\n"
+		   "          --metrics ADDR:PORT (serve the guard's counters over HTTP)\n"
+		   "          -h|--help\n"
+		   "See sockdiag-guard.conf(5).\n");
 }
 
 static int parse_args(struct guard *g, int argc, char **argv, const char **netns, bool *check)
@@ -526,7 +543,10 @@ int cmd_guard(int argc, char **argv)
 	if (load_config(&g, false) < 0)
 		return 2;
 	if (check) {
-		printf("%s: ok\n", g.config_path);
+		if (config_absent(&g))
+			printf("%s: no file; using the defaults\n", g.config_path);
+		else
+			printf("%s: ok\n", g.config_path);
 		guard_config_fini(&g.cfg);
 		return 0;
 	}

@@ -450,7 +450,8 @@ struct sdiag_filter_error {
 	char msg[160];
 };
 
-/* Parse an expression (grammar: docs/filter.md). Host names, service names,
+/* Parse an expression (grammar: sockdiag(8), FILTER; also docs/filter.md, installed
+ * in share/doc/sockdiag). Host names, service names,
  * users, devices and cgroups are resolved now; no socket is dumped: the unix
  * sockets a `dst GLOB` names are looked up by each sdiag_dump in its handle's
  * namespace (sdiag_filter_match alone matches no unix `dst`).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # check-man.sh PAGE [MAPFILE]
 # The page renders without a groff warning; with MAPFILE (libsockdiag.3), every
 # exported function of the version script is in its SYNOPSIS.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # check-options.sh SOCKDIAG PAGE
 # Every option that `sockdiag COMMAND --help` lists, for every command, is
 # documented in the man page (as \-x or \-\-long).

@@ -1,11 +1,13 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # check-install.sh BUILDDIR CC SANITIZE SRCDIR
 #
 # Install the build into a temporary DESTDIR and check the result the way a
-# packager or a library user would see it: the binary in sbin, the versioned
+# packager or a library user would see it: the binary in bin, the versioned
 # shared library exporting only sdiag_* symbols, the header, the pkg-config
 # file, the man pages; then compile and run a small program against the
-# installed library through pkg-config. The program only reads (it dumps the
+# installed library through pkg-config; the version that --version, the .pc file and
+# NEWS state is one; the default guard.conf and docs/*.md are installed. The program only reads (it dumps the
 # netlink sockets of a private network namespace). The C examples of README.md
 # and man/libsockdiag.3 are built and run the same way, so they stay true.
 set -euo pipefail
@@ -32,13 +34,14 @@ case $libdir in /*) ;; *) libdir=$prefix/$libdir ;; esac
 root=$dest$prefix
 lib=$dest$libdir
 
-for f in "$root/sbin/sockdiag" "$root/include/sockdiag.h" "$lib/libsockdiag.so" \
+for f in "$root/bin/sockdiag" "$root/include/sockdiag.h" "$lib/libsockdiag.so" \
 	"$lib/libsockdiag.so.0" "$lib/pkgconfig/libsockdiag.pc" \
 	"$root/share/man/man8/sockdiag.8" "$root/share/man/man3/libsockdiag.3" \
 	"$root/share/man/man5/sockdiag-guard.conf.5"; do
 	[ -e "$f" ] || fail "not installed: ${f#$dest}"
 done
-[ -x "$root/sbin/sockdiag" ] || fail "sbin/sockdiag is not executable"
+[ -x "$root/bin/sockdiag" ] || fail "bin/sockdiag is not executable"
+[ ! -e "$root/sbin/sockdiag" ] || fail "sockdiag installed in sbin too"
 [ -L "$lib/libsockdiag.so" ] || fail "libsockdiag.so is not the development symlink"
 ok "files under $prefix (libdir $libdir)"
 
@@ -60,6 +63,47 @@ flags=$(pkg-config --cflags --libs libsockdiag)
 grep -q -- "-I$root/include" <<<"$flags" || fail "pkg-config --cflags: $flags"
 grep -q -- "-lsockdiag" <<<"$flags" || fail "pkg-config --libs: $flags"
 ok "pkg-config --cflags --libs libsockdiag: $flags"
+
+# One version: Meson's project version, as --version, the .pc file and NEWS's first heading say.
+sd() { LD_LIBRARY_PATH=$lib "$root/bin/sockdiag" "$@"; }
+project=$(meson introspect "$builddir" --projectinfo |
+	python3 -c 'import json,sys; print(json.load(sys.stdin)["version"])')
+said=$(sd --version)
+[ "$said" = "sockdiag $project" ] || fail "--version says '$said', meson's project version is $project"
+pcv=$(pkg-config --modversion libsockdiag)
+[ "$pcv" = "$project" ] || fail "libsockdiag.pc says $pcv, meson's project version is $project"
+news=$(grep -m1 -E '^[0-9]+\.[0-9]+(\.[0-9]+)?$' "$src/NEWS" || true)
+[ "$news" = "$project" ] || fail "NEWS's newest version is '$news', meson's project version is $project"
+echo "ok: version $project (--version, libsockdiag.pc, NEWS)"
+
+# Every docs/*.md is installed next to the example configuration; the unit runs bin/sockdiag.
+for md in "$src"/docs/*.md; do
+	[ -f "$root/share/doc/sockdiag/${md##*/}" ] || fail "docs/${md##*/} is not installed"
+done
+unit=$dest$prefix/lib/systemd/system/sockdiag-guard.service
+grep -qx "ExecStart=$prefix/bin/sockdiag guard" "$unit" || fail "unit: $(grep ExecStart "$unit")"
+echo "ok: docs/*.md in share/doc/sockdiag, the unit runs $prefix/bin/sockdiag"
+
+# The installed default configuration: at SYSCONFDIR/sockdiag/guard.conf, where the program
+# looks, and valid. Without it, --check-config says the defaults apply (the path once).
+sysconfdir=$(meson introspect "$builddir" --buildoptions |
+	python3 -c 'import json,sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"]=="sysconfdir"))')
+case $sysconfdir in /*) ;; *) sysconfdir=$prefix/$sysconfdir ;; esac
+conf=$dest$sysconfdir/sockdiag/guard.conf
+[ -f "$conf" ] || fail "not installed: $sysconfdir/sockdiag/guard.conf"
+sd guard --help | grep -qF -- "-c|--config FILE (default $sysconfdir/sockdiag/guard.conf;" ||
+	fail "guard --help does not name $sysconfdir/sockdiag/guard.conf"
+out=$(sd guard -c "$conf" --check-config) || fail "the installed guard.conf is invalid: $out"
+[ "$out" = "$conf: ok" ] || fail "--check-config on the installed file: '$out'"
+if [ ! -e "$sysconfdir/sockdiag/guard.conf" ]; then
+	out=$(sd guard --check-config) || fail "--check-config without a file failed: $out"
+	[ "$out" = "$sysconfdir/sockdiag/guard.conf: no file; using the defaults" ] ||
+		fail "--check-config without a file: '$out'"
+fi
+out=$(sd guard -c "$tmp/none.conf" --check-config 2>&1) && fail "-c of a missing file accepted"
+[ "$out" = "sockdiag guard: $tmp/none.conf: cannot open: No such file or directory" ] ||
+	fail "-c of a missing file: '$out'"
+echo "ok: $sysconfdir/sockdiag/guard.conf installed and valid; --check-config without one: defaults"
 
 cat >"$tmp/user.c" <<'C'
 #include <stdio.h>
