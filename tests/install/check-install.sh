@@ -173,4 +173,8 @@ for ex in readme man man_frag; do
 		fail "the $ex example failed (exit $?)"
 	ok "$ex example compiles with -Wall -Wextra -Werror and runs ($(wc -l <"$tmp/$ex.out") lines)"
 done
+
+# Shell completions, where each shell looks, loaded and run.
+"$src/tests/install/check-completion.sh" "$root" || fail "shell completions"
+ok "shell completions (bash, fish, zsh)"
 echo "# checks: $nok passed, 0 failed, 0 skipped"
