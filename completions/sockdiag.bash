@@ -3,7 +3,7 @@
 # so they never drift), filter keywords, state names, families, socket tables, network
 # namespaces (/run/netns), devices, users and cgroup paths (systemd units' cgroups).
 
-_sockdiag_cmds="list kill watch guard help"
+_sockdiag_cmds="list kill watch guard exporter help"
 _sockdiag_states="established syn-sent syn-recv fin-wait-1 fin-wait-2 time-wait closed
 close-wait last-ack listening closing bound-inactive unconnected all connected synchronized
 bucket big"
@@ -66,7 +66,7 @@ _sockdiag()
 	cmd=""
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
-		list | kill | watch | guard | help) cmd=${COMP_WORDS[i]}; break ;;
+		list | kill | watch | guard | exporter | help) cmd=${COMP_WORDS[i]}; break ;;
 		-K) cmd=kill; break ;;
 		-E) cmd=watch; break ;;
 		-*) ;;
@@ -79,7 +79,7 @@ _sockdiag()
 		return
 	fi
 	if [[ $cmd == help ]]; then
-		mapfile -t COMPREPLY < <(compgen -W "list kill watch guard" -- "$cur")
+		mapfile -t COMPREPLY < <(compgen -W "list kill watch guard exporter" -- "$cur")
 		return
 	fi
 	[[ -n $cmd ]] || cmd=list
@@ -135,7 +135,7 @@ _sockdiag()
 		mapfile -t COMPREPLY < <(compgen -W "$(_sockdiag_opts "${COMP_WORDS[0]}" "$cmd")" -- "$cur")
 		return
 	fi
-	[[ $cmd == guard ]] && return
+	[[ $cmd == guard || $cmd == exporter ]] && return
 	mapfile -t COMPREPLY < <(compgen -W "$_sockdiag_keywords" -- "$cur")
 }
 

@@ -3,7 +3,7 @@
 # filter keywords, state names, families, socket tables, network namespaces (/run/netns),
 # devices, users and cgroup paths.
 
-set -l sockdiag_cmds list kill watch guard help
+set -l sockdiag_cmds list kill watch guard exporter help
 set -l sockdiag_keywords state exclude src dst sport dport dev fwmark cgroup autobound uid \
 	inode cookie proto path netlink-proto group pid comm user and or not
 set -l sockdiag_states established syn-sent syn-recv fin-wait-1 fin-wait-2 time-wait closed \
@@ -14,7 +14,7 @@ function __sockdiag_cmd
 	set -l words (commandline -opc)
 	for w in $words[2..-1]
 		switch $w
-			case list kill watch guard help
+			case list kill watch guard exporter help
 				echo $w
 				return
 			case -K

@@ -54,7 +54,8 @@ expect() {
 	[ $bad = 0 ] && echo "ok: '$line<TAB>' offers$got"
 	return 0
 }
-expect 'sockdiag ' list kill watch guard help state dport
+expect 'sockdiag ' list kill watch guard exporter help state dport
+expect 'sockdiag exporter --on' = --once
 expect 'sockdiag li' = list
 expect 'sockdiag list --tc' = --tcp
 expect 'sockdiag kill --dr' = --dry-run
