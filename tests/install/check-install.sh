@@ -74,7 +74,7 @@ pcv=$(pkg-config --modversion libsockdiag)
 [ "$pcv" = "$project" ] || fail "libsockdiag.pc says $pcv, meson's project version is $project"
 news=$(grep -m1 -E '^[0-9]+\.[0-9]+(\.[0-9]+)?$' "$src/NEWS" || true)
 [ "$news" = "$project" ] || fail "NEWS's newest version is '$news', meson's project version is $project"
-echo "ok: version $project (--version, libsockdiag.pc, NEWS)"
+ok "version $project (--version, libsockdiag.pc, NEWS)"
 
 # Every docs/*.md is installed next to the example configuration; the unit runs bin/sockdiag.
 for md in "$src"/docs/*.md; do
@@ -82,7 +82,7 @@ for md in "$src"/docs/*.md; do
 done
 unit=$dest$prefix/lib/systemd/system/sockdiag-guard.service
 grep -qx "ExecStart=$prefix/bin/sockdiag guard" "$unit" || fail "unit: $(grep ExecStart "$unit")"
-echo "ok: docs/*.md in share/doc/sockdiag, the unit runs $prefix/bin/sockdiag"
+ok "docs/*.md in share/doc/sockdiag, the unit runs $prefix/bin/sockdiag"
 
 # The installed default configuration: at SYSCONFDIR/sockdiag/guard.conf, where the program
 # looks, and valid. Without it, --check-config says the defaults apply (the path once).
@@ -103,7 +103,7 @@ fi
 out=$(sd guard -c "$tmp/none.conf" --check-config 2>&1) && fail "-c of a missing file accepted"
 [ "$out" = "sockdiag guard: $tmp/none.conf: cannot open: No such file or directory" ] ||
 	fail "-c of a missing file: '$out'"
-echo "ok: $sysconfdir/sockdiag/guard.conf installed and valid; --check-config without one: defaults"
+ok "$sysconfdir/sockdiag/guard.conf installed and valid; --check-config without one: defaults"
 
 cat >"$tmp/user.c" <<'C'
 #include <stdio.h>
