@@ -19,7 +19,7 @@ for f in $(find . -path ./build\* -prune -o -path ./.git -prune -o -type f \
 	*) want=GPL-2.0-or-later ;;
 	esac
 	n=$((n + 1))
-	head -n 3 "$f" | grep -q "SPDX-License-Identifier: $want\\b" || bad="$bad $f"
+	head -n 3 "$f" | grep -q "SPDX-License-Identifier: .*\\b$want\\b" || bad="$bad $f"
 done
 if [ -n "$bad" ]; then
 	echo "no SPDX-License-Identifier line, or the wrong licence, in:$bad"
