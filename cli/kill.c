@@ -318,12 +318,12 @@ static int open_target(const struct cli_opts *o, struct sdiag_handle **ret)
 		r = sdiag_open_netns(ret, fd);
 	if (fd >= 0)
 		close(fd);
-	if (r < 0)
+	if (r < 0 && o->netns && fd < 0)
+		opts_netns_error("kill", o->netns, r);
+	else if (r < 0)
 		fprintf(stderr, "sockdiag kill: %s%s: %s\n",
-			o->netns ? "netns " :
-				   "cannot open a diag "
-				   "socket",
-			o->netns ? o->netns : "", strerror(-r));
+			o->netns ? "netns " : "cannot open a diag socket", o->netns ? o->netns : "",
+			strerror(-r));
 	return r;
 }
 
@@ -358,6 +358,7 @@ int cmd_kill(int argc, char **argv)
 		.handle = handle_opt,
 		.ctx = &k,
 		.usage = kill_usage,
+		.synopsis = "[OPTIONS] {FILTER|--all}",
 	};
 	struct cli_opts o;
 	struct sdiag_filter *f = NULL;
@@ -373,6 +374,11 @@ int cmd_kill(int argc, char **argv)
 		return EXIT_OK;
 	if (r < 0)
 		return EXIT_USAGE;
+	if (o.filter_expr && k.all) {
+		fprintf(stderr, "sockdiag kill: --all and a FILTER: give one or the other\n");
+		status = EXIT_USAGE;
+		goto out;
+	}
 	if (!o.filter_expr && !k.all) {
 		fprintf(stderr,
 			"sockdiag kill: no FILTER: refusing to destroy every selected socket "

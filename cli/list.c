@@ -129,7 +129,7 @@ static int run(struct cli_opts *o, struct list_ctx *c)
 	} else if (o->netns) {
 		r = sdiag_netns_open(o->netns, &fd);
 		if (r < 0) {
-			fprintf(stderr, "sockdiag: netns %s: %s\n", o->netns, strerror(-r));
+			opts_netns_error("list", o->netns, r);
 			c->failed = true;
 			r = 0;
 		} else {

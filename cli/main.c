@@ -2,9 +2,12 @@
 /*
  * sockdiag: a table of subcommands, one file each. Only main() exits.
  *
- *   sockdiag [list] [OPTIONS] [FILTER]   `sockdiag -tan` is `sockdiag list -tan`
- *   sockdiag help | --help | --version
+ *   sockdiag [list] [OPTIONS] [FILTER]   `sockdiag -tan` is `sockdiag list -tan`,
+ *                                        `sockdiag state listening` is `sockdiag list ...`
+ *   sockdiag -K ... / -E ...             ss's kill and events options: kill, watch
+ *   sockdiag help [COMMAND] | --help | --version
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,23 +29,112 @@ static const struct cmd {
 	{ "help", cmd_help, "show this help" },
 };
 
+/* `sockdiag help COMMAND` is `sockdiag COMMAND --help`. */
 static int cmd_help(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
+	char help_opt[] = "--help";
+
+	if (argc > 1) {
+		for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+			if (strcmp(argv[1], "help") && !strcmp(argv[1], cmds[i].name)) {
+				char *args[] = { argv[1], help_opt, NULL };
+
+				return cmds[i].fn(2, args);
+			}
+		fprintf(stderr, "sockdiag help: unknown command '%s' (", argv[1]);
+		for (size_t i = 0; i + 1 < sizeof(cmds) / sizeof(cmds[0]); i++)
+			fprintf(stderr, "%s%s", i ? ", " : "", cmds[i].name);
+		fprintf(stderr, ")\n");
+		return EXIT_USAGE;
+	}
 	printf("Usage: sockdiag [COMMAND] [OPTIONS] [FILTER]\n"
-	       "       sockdiag -tan ...    (options without a command: list)\n\n"
+	       "       sockdiag -tan ...    (options without a command: list)\n"
+	       "       sockdiag state established ...   (a FILTER without a command: list)\n"
+	       "       sockdiag -K ... / -E ...         (ss's kill and events: kill, watch)\n\n"
 	       "Commands:\n");
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		printf("  %-8s %s\n", cmds[i].name, cmds[i].help);
-	printf("\n'sockdiag COMMAND --help' shows a command's options; see sockdiag(8).\n"
-	       "Exit status: 0 ok, 1 runtime error, 2 usage or filter error.\n");
+	printf("\n'sockdiag COMMAND --help' or 'sockdiag help COMMAND' shows a command's options;\n"
+	       "see sockdiag(8).\n"
+	       "Exit status: 0 ok, 1 runtime error (kill: nothing destroyed), 2 usage or filter\n"
+	       "error, 3 kill/guard: no CAP_NET_ADMIN or a kernel that cannot destroy sockets.\n");
 	return EXIT_OK;
+}
+
+/* Does word start a filter expression (`sockdiag state established`, `sockdiag dport = :22`,
+ * `sockdiag '!(sport = :22)'`)? Its first keyword decides. */
+static bool starts_filter(const char *word)
+{
+	static const char *const keywords[] = {
+		"state", "exclude", "excl", "src", "dst", "sport", "dport", "dev", "fwmark",
+		"cgroup", "autobound", "uid", "inode", "ino", "cookie", "proto", "path",
+		"netlink-proto", "nlproto", "group", "pid", "comm", "user", "not",
+	};
+	size_t n;
+
+	word += strspn(word, "(! \t");
+	if (!*word)
+		return false;
+	n = strspn(word, "abcdefghijklmnopqrstuvwxyz-");
+	for (size_t i = 0; i < sizeof(keywords) / sizeof(keywords[0]); i++)
+		if (strlen(keywords[i]) == n && !strncmp(word, keywords[i], n))
+			return true;
+	return false;
+}
+
+/*
+ * ss's -K (--kill) and -E (--events) anywhere among the options: remove them from argv
+ * and return the command they mean ("kill", "watch"), or NULL. Letters after an option
+ * that takes an argument are that argument (-fK is "-f K").
+ */
+static const char *ss_command_option(int argc, char **argv)
+{
+	static const char with_arg[] = "fANF";
+	const char *cmd = NULL;
+
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		char *a = argv[i];
+
+		if (!strcmp(a, "--kill") || !strcmp(a, "--events")) {
+			cmd = a[2] == 'k' ? "kill" : "watch";
+			a[0] = '\0';
+			continue;
+		}
+		if (a[0] != '-' || a[1] == '-' || !a[1])
+			continue;
+		for (char *p = a + 1; *p; p++) {
+			if (strchr(with_arg, *p)) {
+				if (!p[1])
+					i++;	/* the next word is the argument */
+				break;
+			}
+			if (*p == 'K' || *p == 'E') {
+				cmd = *p == 'K' ? "kill" : "watch";
+				memmove(p, p + 1, strlen(p));
+				p--;
+			}
+		}
+		if (!strcmp(a, "-"))
+			a[0] = '\0';	/* "-K" alone: nothing left */
+	}
+	return cmd;
+}
+
+/* Drop the words ss_command_option() emptied. Returns the new argc. */
+static int drop_empty(int argc, char **argv)
+{
+	int n = 1;
+
+	for (int i = 1; i < argc; i++)
+		if (argv[i][0] || (i > 0 && !strcmp(argv[i - 1], "--")))
+			argv[n++] = argv[i];
+	argv[n] = NULL;
+	return n;
 }
 
 int main(int argc, char **argv)
 {
-	char list_name[] = "list";
+	char list_name[] = "list", kill_name[] = "kill", watch_name[] = "watch";
 
 	if (argc < 2) {
 		char *args[] = { list_name, NULL };
@@ -56,7 +148,23 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (argv[1][0] == '-') {
-		/* ss habits: options straight away mean list. */
+		/* ss habits: options straight away mean list; -K kill, -E watch. */
+		const char *ss_cmd = ss_command_option(argc, argv);
+
+		argc = drop_empty(argc, argv);
+		if (ss_cmd && !strcmp(ss_cmd, "kill")) {
+			argv[0] = kill_name;
+			return cmd_kill(argc, argv);
+		}
+		if (ss_cmd) {
+			argv[0] = watch_name;
+			return cmd_watch(argc, argv);
+		}
+		argv[0] = list_name;
+		return cmd_list(argc, argv);
+	}
+	if (starts_filter(argv[1])) {
+		/* A FILTER straight away means list too. */
 		argv[0] = list_name;
 		return cmd_list(argc, argv);
 	}

@@ -23,6 +23,7 @@
 #include "options.h"
 
 #define T(x) SDIAG_TABLE_BIT(SDIAG_T_##x)
+#define BLANKS " \t\r\n"	/* what the filter parser skips between words */
 #define S(x) SDIAG_STATE_BIT(SDIAG_SS_##x)
 
 enum fam {
@@ -180,6 +181,41 @@ static int family_set(struct sel *s, const char *cmd, const char *name)
 	return -EINVAL;
 }
 
+/* -N NAME|PATH|pid:PID: a malformed one is a usage error, before anything is opened. */
+static int netns_spec_check(const char *cmd, const char *spec)
+{
+	const char *why = NULL;
+
+	if (!strncmp(spec, "pid:", 4)) {
+		const char *d = spec + 4;
+
+		if (!*d || strspn(d, "0123456789") != strlen(d) || strspn(d, "0") == strlen(d) ||
+		    strlen(d) > 9)
+			why = "PID must be a process id (a positive number)";
+	} else if (!*spec) {
+		why = "empty name";
+	} else if (!strchr(spec, '/') &&
+		   (strlen(spec) > 255 || !strcmp(spec, ".") || !strcmp(spec, ".."))) {
+		why = "not a namespace name";
+	}
+	if (!why)
+		return 0;
+	fprintf(stderr, "sockdiag %s: -N '%s': %s (-N NAME|PATH|pid:PID)\n", cmd, spec, why);
+	return -EINVAL;
+}
+
+void opts_netns_error(const char *cmd, const char *spec, int err)
+{
+	if (err == -ENOENT && !strncmp(spec, "pid:", 4))
+		fprintf(stderr, "sockdiag %s: netns %s: no such process (/proc/%s/ns/net)\n", cmd,
+			spec, spec + 4);
+	else if (err == -ENOENT && !strchr(spec, '/'))
+		fprintf(stderr, "sockdiag %s: netns %s: no such network namespace (looked for "
+			"/run/netns/%s)\n", cmd, spec, spec);
+	else
+		fprintf(stderr, "sockdiag %s: netns %s: %s\n", cmd, spec, strerror(-err));
+}
+
 /* Long-only options of ours start at OPTS_COMMON_BASE, leaving 0x100.. to subcommands. */
 enum {
 	O_TIPC = OPTS_COMMON_BASE,
@@ -306,7 +342,11 @@ static int common_opt(struct cli_opts *o, struct sel *s, const char *cmd, int c,
 	case O_JSON: o->out.format = OUT_JSON; break;
 	case O_NDJSON: o->out.format = OUT_NDJSON; break;
 	case O_NO_KFILTER: o->q.no_kernel_filter = true; break;
-	case 'N': o->netns = arg; break;
+	case 'N':
+		if (netns_spec_check(cmd, arg) < 0)
+			return -EINVAL;
+		o->netns = arg;
+		break;
 	case O_ALL_NETNS: o->all_netns = true; break;
 	case O_SOCKOPT: o->out.sockopt = true; break;
 	case O_OWNERS: return owners_set(o, cmd, arg);
@@ -363,6 +403,103 @@ static bool is_extra(const struct opt_extra *extra, int c)
 	return c > 0 && c < 256 && extra->shortopts && strchr(extra->shortopts, c) && c != ':';
 }
 
+/* --help, one item per common option (name: its long name, as refuse lists it). */
+static const struct {
+	const char *group;	/* a new group starts here */
+	const char *name;
+	const char *text;
+} help_items[] = {
+	{ "Sockets:", "tcp", "-t|--tcp" }, { NULL, "udp", "-u|--udp" }, { NULL, "raw", "-w|--raw" },
+	{ NULL, "mptcp", "-M|--mptcp" }, { NULL, "sctp", "-S|--sctp" },
+	{ NULL, "udplite", "--udplite" }, { NULL, "smc", "--smc" }, { NULL, "unix", "-x|--unix" },
+	{ NULL, "packet", "-0|--packet" }, { NULL, "netlink", "--netlink" },
+	{ NULL, "vsock", "--vsock" }, { NULL, "xdp", "--xdp" }, { NULL, "tipc", "--tipc" },
+	{ NULL, "ipv4", "-4|--ipv4" }, { NULL, "ipv6", "-6|--ipv6" },
+	{ NULL, "family", "-f|--family FAMILY" },
+	{ NULL, "query", "-A|--query LIST (ss's names, !NAME excludes)" },
+	{ "States:", "all", "-a|--all" }, { NULL, "listening", "-l|--listening" },
+	{ NULL, "bound-inactive", "-B|--bound-inactive" },
+	{ "Details:", "options", "-o|--options" }, { NULL, "extended", "-e|--extended" },
+	{ NULL, "memory", "-m|--memory" }, { NULL, "info", "-i|--info" }, { NULL, "tos", "--tos" },
+	{ NULL, "processes", "-p|--processes" },
+	{ "Output:", "numeric", "-n|--numeric" }, { NULL, "resolve", "-r|--resolve" },
+	{ NULL, "no-header", "-H|--no-header" }, { NULL, "oneline", "-O|--oneline" },
+	{ NULL, "no-queues", "-Q|--no-queues" }, { NULL, "json", "--json" },
+	{ NULL, "ndjson", "--ndjson" }, { NULL, "inet-sockopt", "--inet-sockopt" },
+	{ "Other:", "netns", "-N|--netns NAME|PATH|pid:PID" }, { NULL, "all-netns", "--all-netns" },
+	{ NULL, "no-kernel-filter", "--no-kernel-filter" },
+	{ NULL, "filter", "-F|--filter FILE (the FILTER, from a file; - is stdin)" },
+	{ NULL, "owners", "--owners auto|bpf|proc (how -p finds owners)" },
+	{ NULL, "verbose", "-v|--verbose" },
+	{ NULL, "help", "-h|--help" }, { NULL, "version", "-V|--version" },
+};
+
+/* Does the command have a long option of this name of its own? */
+static bool is_extra_name(const struct opt_extra *extra, const char *name)
+{
+	for (size_t i = 0; extra && extra->longopts && extra->longopts[i].name; i++)
+		if (!strcmp(extra->longopts[i].name, name))
+			return true;
+	return false;
+}
+
+static bool refused(const struct opt_extra *extra, const char *name)
+{
+	for (size_t i = 0; extra && extra->refuse && extra->refuse[i]; i++)
+		if (!strcmp(extra->refuse[i], name))
+			return true;
+	return false;
+}
+
+/* Is common option c one the command refuses? Then say so (exit 2). */
+static bool refuse_common(const struct opt_extra *extra, const char *cmd, int c)
+{
+	for (size_t i = 0; common_long[i].name; i++) {
+		if (common_long[i].val != c || !refused(extra, common_long[i].name))
+			continue;
+		if (c < 0x100)
+			fprintf(stderr, "sockdiag %s: option '-%c' (--%s) is not accepted by %s "
+				"(see sockdiag %s --help)\n", cmd, c, common_long[i].name, cmd, cmd);
+		else
+			fprintf(stderr, "sockdiag %s: option '--%s' is not accepted by %s "
+				"(see sockdiag %s --help)\n", cmd, common_long[i].name, cmd, cmd);
+		return true;
+	}
+	return false;
+}
+
+/* A long option getopt refused: "--tcp=1" (a value for an option that takes none), or an
+ * unknown or ambiguous "--name". Prints the message and returns true; false when arg is
+ * not a long option. */
+static bool long_misuse(const char *cmd, const struct option *lo, const char *arg)
+{
+	const struct option *match = NULL;
+	size_t n, nmatch = 0;
+
+	if (!arg || strncmp(arg, "--", 2) || !arg[2])
+		return false;
+	n = strcspn(arg + 2, "=");
+	for (size_t i = 0; lo[i].name; i++) {
+		if (strncmp(lo[i].name, arg + 2, n))
+			continue;
+		if (strlen(lo[i].name) == n) {	/* exact: abbreviations do not count */
+			match = &lo[i];
+			nmatch = 1;
+			break;
+		}
+		if (!match || strcmp(match->name, lo[i].name))
+			nmatch++;
+		match = &lo[i];
+	}
+	if (nmatch == 1 && arg[2 + n] == '=' && match->has_arg == no_argument)
+		fprintf(stderr, "sockdiag %s: option '--%s' takes no value\n", cmd, match->name);
+	else if (nmatch > 1)
+		fprintf(stderr, "sockdiag %s: ambiguous option '--%.*s'\n", cmd, (int)n, arg + 2);
+	else
+		fprintf(stderr, "sockdiag %s: unknown option '--%.*s'\n", cmd, (int)n, arg + 2);
+	return true;
+}
+
 static int join_args(struct cli_opts *o, int argc, char **argv)
 {
 	size_t len = 0;
@@ -385,7 +522,8 @@ static int join_args(struct cli_opts *o, int argc, char **argv)
 	return 0;
 }
 
-/* -F FILE: the whole file is the expression, its newlines are spaces. */
+/* -F FILE: the whole file is the expression (newlines are blanks to the parser, and are
+ * kept so that an error can name its line). */
 static int read_filter_file(struct cli_opts *o, const char *cmd)
 {
 	FILE *f = strcmp(o->filter_file, "-") ? fopen(o->filter_file, "re") : stdin;
@@ -423,10 +561,13 @@ static int read_filter_file(struct cli_opts *o, const char *cmd)
 		return r;
 	}
 	buf[len] = '\0';
-	for (char *p = buf; *p; p++)
-		if (*p == '\n' || *p == '\r' || *p == '\t')
-			*p = ' ';
-	if (strspn(buf, " ") == len) {	/* an empty file: no filter */
+	if (strlen(buf) != len) {
+		fprintf(stderr, "sockdiag %s: -F %s: a NUL byte in the file\n", cmd,
+			o->filter_file);
+		free(buf);
+		return -EINVAL;
+	}
+	if (strspn(buf, BLANKS) == len) {	/* an empty file: no filter */
 		free(buf);
 		buf = NULL;
 	}
@@ -487,6 +628,10 @@ int opts_parse(struct cli_opts *o, int argc, char **argv, const struct opt_extra
 		if (c == '?' || c == ':') {
 			const char *what = optopt ? NULL : argv[optind - 1];
 
+			if (c == '?' && long_misuse(cmd, lo, argv[optind - 1])) {
+				r = -EINVAL;
+				goto out;
+			}
 			if (what)
 				fprintf(stderr, "sockdiag %s: %s option '%s'\n", cmd,
 					c == ':' ? "missing argument for" : "unknown", what);
@@ -498,6 +643,8 @@ int opts_parse(struct cli_opts *o, int argc, char **argv, const struct opt_extra
 		}
 		if (is_extra(extra, c))
 			r = extra->handle(extra->ctx, c, optarg);
+		else if (refuse_common(extra, cmd, c))
+			r = -EINVAL;
 		else
 			r = common_opt(o, &s, cmd, c, optarg, extra);
 		if (r != 0)
@@ -538,9 +685,9 @@ static bool mentions_states(const char *expr, const struct sdiag_filter *f)
 	while (*p) {
 		size_t n;
 
-		while (*p == ' ' || *p == '(' || *p == '!')
+		while (*p && strchr(BLANKS "(!", *p))
 			p++;
-		n = strcspn(p, " ()");
+		n = strcspn(p, BLANKS "()");
 		for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
 			if (n == strlen(words[i]) && !strncmp(p, words[i], n))
 				return true;
@@ -551,11 +698,47 @@ static bool mentions_states(const char *expr, const struct sdiag_filter *f)
 	return false;
 }
 
+/* The message, the line of the expression the error is on (with -F: "FILE:LINE: "
+ * before the message) and a caret line under the offending part. */
+static void filter_error(const struct cli_opts *o, struct sdiag_filter_error *err)
+{
+	const char *e = o->filter_expr, *line = e, *nl;
+	size_t len = strlen(e), col, width;
+	unsigned lineno = 1;
+
+	if (err->offset > len)
+		err->offset = len;
+	for (const char *p = e; p < e + err->offset; p++)
+		if (*p == '\n') {
+			line = p + 1;
+			lineno++;
+		}
+	nl = strchr(line, '\n');
+	width = nl ? (size_t)(nl - line) : strlen(line);
+	if (width && line[width - 1] == '\r')
+		width--;
+	col = (size_t)(e + err->offset - line);
+	if (col > width)
+		col = width;
+	if (err->len > width - col)
+		err->len = width - col;
+	fprintf(stderr, "sockdiag: filter: ");
+	if (o->filter_file)
+		fprintf(stderr, "%s:%u: ", strcmp(o->filter_file, "-") ? o->filter_file : "(stdin)",
+			lineno);
+	fprintf(stderr, "%s\n%.*s\n", err->msg[0] ? err->msg : "syntax error", (int)width, line);
+	for (size_t i = 0; i < col; i++)	/* a tab stays a tab, so the caret lines up */
+		fputc(line[i] == '\t' ? '\t' : ' ', stderr);
+	fputc('^', stderr);
+	for (size_t i = 1; i < err->len; i++)
+		fputc('~', stderr);
+	fputc('\n', stderr);
+}
+
 int opts_filter(struct cli_opts *o, struct sdiag_filter **ret)
 {
 	struct sdiag_filter_error err = { 0 };
 	struct sdiag_filter *f = NULL;
-	size_t len;
 	int r;
 
 	*ret = NULL;
@@ -563,16 +746,7 @@ int opts_filter(struct cli_opts *o, struct sdiag_filter **ret)
 		return 0;
 	r = sdiag_filter_parse(&f, o->filter_expr, &err);
 	if (r == -EINVAL) {
-		len = strlen(o->filter_expr);
-		if (err.offset > len)
-			err.offset = len;
-		if (err.len > len - err.offset)
-			err.len = len - err.offset;
-		fprintf(stderr, "sockdiag: filter: %s\n%s\n%*s^", err.msg[0] ? err.msg : "syntax error",
-			o->filter_expr, (int)err.offset, "");
-		for (size_t i = 1; i < err.len; i++)
-			fputc('~', stderr);
-		fputc('\n', stderr);
+		filter_error(o, &err);
 		return -EINVAL;
 	}
 	if (r < 0)
@@ -587,23 +761,34 @@ int opts_filter(struct cli_opts *o, struct sdiag_filter **ret)
 
 void opts_usage(FILE *f, const char *cmd, const struct opt_extra *extra)
 {
-	fprintf(f,
-		"Usage: sockdiag %s [OPTIONS] [FILTER]\n"
-		"Sockets:  -t|--tcp -u|--udp -w|--raw -M|--mptcp -S|--sctp --udplite --smc\n"
-		"          -x|--unix -0|--packet --netlink --vsock --xdp --tipc\n"
-		"          -4|--ipv4 -6|--ipv6 -f|--family FAMILY\n"
-		"          -A|--query LIST (ss's names, !NAME excludes)\n"
-		"States:   -a|--all -l|--listening -B|--bound-inactive, or FILTER's state/exclude\n"
-		"Details:  -o|--options -e|--extended -m|--memory -i|--info --tos -p|--processes\n"
-		"Output:   -n|--numeric -r|--resolve -H|--no-header -O|--oneline -Q|--no-queues\n"
-		"          --json --ndjson\n"
-		"          --inet-sockopt\n"
-		"Other:    -N|--netns NAME|PATH|pid:PID --all-netns --no-kernel-filter\n"
-		"          -F|--filter FILE (the FILTER, from a file; - is stdin)\n"
-		"          --owners auto|bpf|proc (how -p finds owners) -v|--verbose\n"
-		"          -h|--help -V|--version\n"
-		"FILTER:   ss's expression language, see sockdiag(8)\n",
-		cmd);
+	const char *group = NULL;
+	size_t col = 0;
+
+	fprintf(f, "Usage: sockdiag %s %s\n", cmd,
+		extra && extra->synopsis ? extra->synopsis : "[OPTIONS] [FILTER]");
+	for (size_t i = 0; i < sizeof(help_items) / sizeof(help_items[0]); i++) {
+		const char *text = help_items[i].text;
+		int len = (int)strlen(text);
+
+		if (help_items[i].group)
+			group = help_items[i].group;
+		if (refused(extra, help_items[i].name))
+			continue;
+		if (is_extra_name(extra, help_items[i].name))
+			len = (int)strcspn(text, "|");	/* kill's --all: -a stays ours */
+		if (group) {	/* the first item of a group shown */
+			fprintf(f, "%s%-9s %.*s", col ? "\n" : "", group, len, text);
+			col = 10 + (size_t)len;
+			group = NULL;
+		} else if (col + 1 + (size_t)len > 80) {
+			fprintf(f, "\n          %.*s", len, text);
+			col = 10 + (size_t)len;
+		} else {
+			fprintf(f, " %.*s", len, text);
+			col += 1 + (size_t)len;
+		}
+	}
+	fprintf(f, "\nFILTER:   ss's expression language, see sockdiag(8)\n");
 	if (extra && extra->usage)
 		fputs(extra->usage, f);
 }

@@ -55,6 +55,11 @@ struct opt_extra {
 	int (*handle)(void *ctx, int val, const char *arg);
 	void *ctx;
 	const char *usage;		/* extra lines for --help, or NULL */
+	const char *synopsis;		/* after "Usage: sockdiag CMD ", default
+					 * "[OPTIONS] [FILTER]" */
+	/* Long names of common options this command does not accept (NULL-terminated):
+	 * --help leaves them out and giving one is a usage error. */
+	const char *const *refuse;
 };
 
 enum {
@@ -79,6 +84,10 @@ void opts_fini(struct cli_opts *o);
 int opts_filter(struct cli_opts *o, struct sdiag_filter **ret);
 
 void opts_usage(FILE *f, const char *cmd, const struct opt_extra *extra);
+
+/* Why -N SPEC could not be opened (err from sdiag_netns_open), on one line: a missing NAME
+ * names the place it was looked for (/run/netns/NAME). */
+void opts_netns_error(const char *cmd, const char *spec, int err);
 
 /*
  * Scan the socket owners the way --owners says (sdiag_procmap_scan_using)

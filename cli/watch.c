@@ -157,11 +157,19 @@ int cmd_watch(int argc, char **argv)
 		{ 0 },
 	};
 	struct watch_ctx w = { .extra = { .time = &w.now } };
+	/* The kernel announces TCP and UDP only, with no owner and no state to choose. */
+	static const char *const refuse[] = {
+		"raw", "mptcp", "sctp", "udplite", "smc", "unix", "packet", "netlink", "vsock",
+		"xdp", "tipc", "query", "socket", "all", "listening", "bound-inactive",
+		"processes", "owners", "verbose", "all-netns", "no-kernel-filter", "inet-sockopt",
+		NULL,
+	};
 	const struct opt_extra extra = {
 		.longopts = longopts,
 		.shortopts = "",
 		.handle = watch_opt,
 		.ctx = &w,
+		.refuse = refuse,
 		.usage = "  --count N           stop after N events\n"
 			 "  --rcvbuf BYTES      receive buffer (default 32 MiB)\n",
 	};
@@ -194,14 +202,15 @@ int cmd_watch(int argc, char **argv)
 		goto out;
 	}
 	groups = groups_for(&o);
-	if (!groups) {
+	if (!groups || (o.explicit_tables & ~(SDIAG_TABLE_BIT(SDIAG_T_TCP) |
+					       SDIAG_TABLE_BIT(SDIAG_T_UDP)))) {
 		fprintf(stderr, "sockdiag watch: the kernel reports only TCP and UDP socket "
 				"destruction; select -t and/or -u\n");
 		status = EXIT_USAGE;
 		goto out;
 	}
 	if (o.netns && (r = sdiag_netns_open(o.netns, &nsfd)) < 0) {
-		fprintf(stderr, "sockdiag watch: netns %s: %s\n", o.netns, strerror(-r));
+		opts_netns_error("watch", o.netns, r);
 		goto out;
 	}
 	r = sdiag_watch_open(&sw, groups, nsfd);

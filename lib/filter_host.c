@@ -118,6 +118,9 @@ static int parse_addr(struct sd_fparser *p, size_t addr_off, const char *text, s
 		fam = AF_INET;
 	else if (family != AF_INET && inet_pton(AF_INET6, text, addr) == 1)
 		fam = AF_INET6;
+	if (!fam && *text && strspn(text, "0123456789.") == strlen(text))
+		/* Digits and dots are never a host name (300.1.1.1, 1.2.3.4.5). */
+		return sd_ferr(p, addr_off, strlen(text), "malformed IPv4 address '%s'", text);
 	if (!fam) {
 		if (plen_s)
 			return sd_ferr(p, addr_off, strlen(text),

@@ -218,8 +218,15 @@ NSPID_B=$(pgrep -f "server 127.0.0.1 5002" | head -1)
 set +e
 "$SD" list -tln -N sdiag-test-missing >/dev/null 2>"$T/err"; st=$?
 set -e
-[[ $st == 1 ]] && grep -q "sdiag-test-missing" "$T/err" && grep -q "No such file" "$T/err" ||
+[[ $st == 1 ]] && grep -qF "netns sdiag-test-missing: no such network namespace (looked for /run/netns/sdiag-test-missing)" "$T/err" ||
 	fail "-N missing: exit $st, $(cat "$T/err")"
+for bad in pid:abc pid: pid:0 pid:-1; do
+	set +e
+	"$SD" list -tln -N "$bad" >"$T/out" 2>"$T/err"; st=$?
+	set -e
+	[[ $st == 2 && ! -s $T/out ]] && grep -qF -- "-N '$bad': PID must be a process id" "$T/err" ||
+		fail "-N $bad: exit $st, $(cat "$T/err")"
+done
 set +e
 "$SD" list -tln -N /etc/hostname >/dev/null 2>"$T/err"; st=$?
 set -e

@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""ss habits and truthful help, end to end, in the private network namespace test_cli.sh
+made: a FILTER or -K/-E without a command, --tcp=1, malformed addresses, -F FILE errors,
+each command's --help listing exactly what it accepts and refusing the rest,
+`sockdiag help COMMAND`, kill's {FILTER|--all}."""
+import os
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+
+SD = sys.argv[1]
+FAILED = []
+PORT = 7101
+
+
+def check(name, cond, detail=""):
+    print(("ok   " if cond else "FAIL ") + name + ("" if cond or not detail else ": " + detail))
+    if not cond:
+        FAILED.append(name)
+
+
+def run(*args):
+    r = subprocess.run([SD] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return r.returncode, r.stdout.decode(), r.stderr.decode()
+
+
+def usage_error(args, want):
+    """args exit 2 with nothing on stdout and exactly the line want on stderr."""
+    rc, out, err = run(*args)
+    check("%s: exit 2, '%s'" % (" ".join(args), want),
+          rc == 2 and out == "" and err == want + "\n", "rc %d out %r err %r" % (rc, out, err))
+
+
+def opts_in_help(cmd):
+    rc, out, _ = run(cmd, "--help")
+    return rc, out, set(re.findall(r"(?:^|[ |\[])(--?[a-zA-Z0-9][a-z0-9-]*)", out, re.M))
+
+
+def pair(port=PORT):
+    l = socket.socket()
+    l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    l.bind(("127.0.0.1", port))
+    l.listen(4)
+    c = socket.create_connection(("127.0.0.1", port))
+    a, _ = l.accept()
+    return l, c, a
+
+
+def alive(s):
+    try:
+        s.send(b"x")
+        return True
+    except OSError:
+        return False
+
+
+def test_first_word(l):
+    ref = run("list", "-tn", "state", "listening")
+    for args in (["state", "listening", "-tn"], ["-tn", "state", "listening"]):
+        got = run(*args)
+        check("`sockdiag %s` is `sockdiag list -tn state listening`" % " ".join(args),
+              got == ref and ":%d" % PORT in ref[1], repr(got))
+    ref = run("list", "-tn", "sport", "=", ":%d" % PORT)
+    got = run("sport", "=", ":%d" % PORT, "-tn")
+    check("`sockdiag sport = :N` is list", got == ref and ref[0] == 0 and
+          len(ref[1].splitlines()) == 2, repr(got))
+    got = run("!(sport = :%d)" % PORT, "-tn")
+    check("`sockdiag '!(...)'` is list", got[0] == 0 and ":%d " % PORT not in got[1].split(
+        "\n", 1)[0], repr(got))
+    usage_error(["frobnicate"], "sockdiag: unknown command 'frobnicate' (try 'sockdiag help')")
+
+
+def test_kill_events():
+    l, c, a = pair(PORT + 2)
+    rc, out, err = run("-tnK", "dport", "=", ":%d" % (PORT + 2))
+    check("-tnK FILTER is kill: the client destroyed", rc == 0 and out.startswith("Result") and
+          "destroyed 1," in err and not alive(c), "rc %d out %r err %r" % (rc, out, err))
+    a.close()
+    c.close()
+    l2, c2, a2 = pair(PORT + 1)
+    rc, out, err = run("--kill", "-t", "sport", "=", ":%d" % (PORT + 1), "--dry-run", "-n")
+    check("--kill is kill (--dry-run: would-destroy)", rc == 0 and "would-destroy" in out and
+          alive(c2), "rc %d out %r err %r" % (rc, out, err))
+    rc, out, err = run("-K", "--all", "dport", "=", ":1")
+    check("-K --all FILTER refused like kill's", rc == 2 and
+          err == "sockdiag kill: --all and a FILTER: give one or the other\n", repr(err))
+    rc, out, err = run("-E", "--help")
+    check("-E is watch", rc == 0 and out.startswith("Usage: sockdiag watch "), repr(out[:60]))
+    usage_error(["-Ex"], "sockdiag watch: option '-x' (--unix) is not accepted by watch "
+                "(see sockdiag watch --help)")
+    for s in (l, l2, c2, a2):
+        s.close()
+    l.close()
+
+
+def test_long_values():
+    for args, want in ((["--tcp=1"], "option '--tcp' takes no value"),
+                       (["--json=1"], "option '--json' takes no value"),
+                       (["--help=x"], "option '--help' takes no value"),
+                       (["--tc=1"], "option '--tcp' takes no value"),
+                       (["--no=1"], "ambiguous option '--no'"),
+                       (["--frob"], "unknown option '--frob'")):
+        usage_error(["list"] + args, "sockdiag list: " + want)
+    usage_error(["kill", "--dry-run=yes", "dport = :1"],
+                "sockdiag kill: option '--dry-run' takes no value")
+
+
+def test_addresses():
+    for addr in ("300.1.1.1", "1.2.3.4.5", "10.0.0.256"):
+        rc, out, err = run("list", "dst", addr)
+        lines = err.splitlines()
+        check("dst %s: malformed address with a caret, exit 2" % addr,
+              rc == 2 and out == "" and lines == [
+                  "sockdiag: filter: malformed IPv4 address '%s'" % addr, "dst " + addr,
+                  "    ^" + "~" * (len(addr) - 1)], repr(err))
+
+
+def test_filter_file():
+    with tempfile.NamedTemporaryFile("w", suffix=".filter", delete=False) as f:
+        f.write("sport = :22\n  or dst 300.1.1.1\n")
+    rc, out, err = run("list", "-F", f.name)
+    check("-F FILE: file and line named, caret on that line", rc == 2 and err.splitlines() == [
+        "sockdiag: filter: %s:2: malformed IPv4 address '300.1.1.1'" % f.name,
+        "  or dst 300.1.1.1", "         ^~~~~~~~~"], repr(err))
+    with open(f.name, "w") as g:
+        g.write("state listening\n\tand sport = :%d\n" % PORT)
+    ref = run("list", "-tn", "state", "listening", "and", "sport", "=", ":%d" % PORT)
+    got = run("list", "-tn", "-F", f.name)
+    check("-F FILE over several lines is the same filter", got == ref and ref[0] == 0,
+          repr((got, ref)))
+    os.unlink(f.name)
+
+
+def test_help():
+    rc, out, err = run("help", "kill")
+    check("`sockdiag help kill` is `sockdiag kill --help`", (rc, out, err) == run("kill", "--help"))
+    rc, out, err = run("help", "frob")
+    check("help frob: exit 2, one line naming the commands", rc == 2 and out == "" and
+          re.fullmatch(r"sockdiag help: unknown command 'frob' \(list, kill, watch, guard"
+                       r"(, [a-z]+)*\)\n", err) is not None, repr(err))
+    rc, out, _ = run("help")
+    check("top-level help: exit status 3", rc == 0 and re.search(r"\b3 kill/guard: no "
+          r"CAP_NET_ADMIN", out) is not None, out)
+    rc, out, opts = opts_in_help("kill")
+    check("kill --help: {FILTER|--all}", out.startswith("Usage: sockdiag kill [OPTIONS] "
+          "{FILTER|--all}\n"), out[:80])
+    rc, out, opts = opts_in_help("watch")
+    refused = {"-p", "--processes", "--all-netns", "-x", "--unix", "-a", "-l", "--listening",
+               "-A", "--query", "-w", "--raw"}
+    check("watch --help lists none of the options watch refuses", not (opts & refused),
+          repr(opts & refused))
+    check("watch --help lists what it accepts", {"-t", "-u", "-4", "-6", "-n", "--json",
+          "-N", "-F", "--count", "--rcvbuf"} <= opts, repr(opts))
+    for o in sorted(refused):
+        rc, out, err = run("watch", "-t", *([o, "tcp"] if o in ("-A", "--query") else [o]))
+        check("watch -t %s: refused, exit 2" % o, rc == 2 and out == "" and
+              "is not accepted by watch" in err and len(err.splitlines()) == 1, repr(err))
+    rc, out, err = run("watch", "-t", "-f", "unix")
+    check("watch -t -f unix: refused", rc == 2 and "only TCP and UDP" in err, repr(err))
+    rc, out, opts = opts_in_help("guard")
+    check("guard --help lists its options like the others", out.startswith(
+          "Usage: sockdiag guard [OPTIONS]\n") and {"-c", "--config", "-N", "--netns",
+          "--dry-run", "--check-config", "--rtnl-rcvbuf", "-h", "--help"} <= opts, out)
+    # What each command's --help lists, it accepts (no "unknown option").
+    for cmd in ("list", "kill", "watch"):
+        _, _, opts = opts_in_help(cmd)
+        bad = []
+        for o in sorted(opts):
+            rc, out, err = run(cmd, o, "--help") if o not in ("-h", "--help", "-V",
+                                                               "--version") else (0, "", "")
+            if "unknown option" in err or "not accepted" in err:
+                bad.append(o)
+        check("%s accepts every option its --help lists" % cmd, not bad, repr(bad))
+
+
+def main():
+    l, c, a = pair()
+    test_first_word(l)
+    for s in (l, c, a):
+        s.close()
+    test_kill_events()
+    test_long_values()
+    test_addresses()
+    test_filter_file()
+    test_help()
+    if FAILED:
+        print("%d checks failed" % len(FAILED))
+        sys.exit(1)
+    print("all checks passed")
+
+
+if __name__ == "__main__":
+    main()
