@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Private to the renderers (output.c, out_table.c, out_detail.c, out_json.c, names.c). */
+/* Private to the renderers (output.c, out_table.c, field*.c, names.c). */
 #ifndef SOCKDIAG_CLI_OUT_INTERNAL_H
 #define SOCKDIAG_CLI_OUT_INTERNAL_H
 
@@ -39,22 +39,13 @@ const char *out_timer_name(unsigned timer);
 /* ---- the table renderer (out_table.c) ------------------------------------- */
 
 struct table;
+struct fplan;
 
 int table_new(struct table **ret, const struct out_opts *opts, struct names *names,
-	      struct obuf *ob);
+	      const struct fplan *plan, struct obuf *ob);
 int table_sock(struct table *t, const struct sdiag_sock *s, const struct out_extra *x);
 /* Render buffered rows into ob and write it. */
 int table_flush(struct table *t);
 void table_free(struct table *t);
-
-/* ss-style detail text of -o/-e/-m/-i/--tos appended to b (out_detail.c). */
-void detail_text(struct obuf *b, const struct out_opts *o, struct names *names,
-		 const struct sdiag_sock *s);
-
-/* ---- JSON (out_json.c) ------------------------------------------------------ */
-
-/* One JSON object for s, appended to b. */
-void json_sock(struct obuf *b, const struct out_opts *o, struct names *names,
-	       const struct sdiag_sock *s, const struct out_extra *x);
 
 #endif

@@ -13,20 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
-#include <sys/socket.h>
-#include <netinet/in.h>
 
-#include "out_internal.h"
-
-#ifndef AF_VSOCK
-#define AF_VSOCK 40
-#endif
-#ifndef AF_XDP
-#define AF_XDP 44
-#endif
-#ifndef AF_SMC
-#define AF_SMC 43
-#endif
+#include "field.h"
 
 #define BLOCK_ROWS 4096
 #define BLOCK_BYTES (1u << 20)
@@ -72,6 +60,7 @@ static const struct {
 struct table {
 	const struct out_opts *opts;
 	struct names *names;
+	const struct fplan *plan;
 	struct obuf *ob;	/* the output */
 	struct obuf arena;	/* fields of the buffered rows */
 	uint32_t *offs;		/* per row: C_MAX + 1 field boundaries in arena */
@@ -95,7 +84,7 @@ static bool one_bit(uint32_t v)
 }
 
 int table_new(struct table **ret, const struct out_opts *opts, struct names *names,
-	      struct obuf *ob)
+	      const struct fplan *plan, struct obuf *ob)
 {
 	struct table *t = calloc(1, sizeof(*t));
 
@@ -103,6 +92,7 @@ int table_new(struct table **ret, const struct out_opts *opts, struct names *nam
 		return -ENOMEM;
 	t->opts = opts;
 	t->names = names;
+	t->plan = plan;
 	t->ob = ob;
 	t->offs = malloc(BLOCK_ROWS * (C_MAX + 1) * sizeof(*t->offs));
 	if (!t->offs || obuf_init(&t->arena, BLOCK_BYTES + 64 * 1024, -1) < 0) {
@@ -156,308 +146,19 @@ void table_free(struct table *t)
 
 /* ---- fields ------------------------------------------------------------------ */
 
-static inline void put_port(struct table *t, const struct sdiag_sock *s, uint16_t port)
-{
-	struct obuf *a = &t->arena;
-	const char *name = NULL;
-
-	if (port == 0) {
-		obuf_putc(a, '*');
-		return;
-	}
-	if (!t->opts->numeric) {
-		switch (s->table) {
-		case SDIAG_T_RAW:
-			name = names_ipproto(t->names, port);
-			break;
-		case SDIAG_T_UDP:
-		case SDIAG_T_UDPLITE:
-			name = names_service(t->names, port, "udp");
-			break;
-		case SDIAG_T_SCTP:
-			name = names_service(t->names, port, "sctp");
-			break;
-		default:
-			name = names_service(t->names, port, "tcp");
-			break;
-		}
-	}
-	if (name)
-		obuf_puts(a, name);
-	else
-		obuf_u64(a, port);
-}
-
-static bool is_v6_any(const uint8_t *a)
-{
-	static const uint8_t zero[16];
-
-	return !memcmp(a, zero, 16);
-}
-
-/* Address part of an inet endpoint as ss prints it, followed by ':'. */
-static inline void put_inet_addr(struct table *t, const struct sdiag_sock *s, int family,
-				 const uint8_t *addr, unsigned ifindex)
-{
-	struct obuf *a = &t->arena;
-	const char *host = NULL, *ifname;
-
-	if (obuf_reserve(a, 64) < 0)
-		return;
-	if (t->opts->resolve)
-		host = names_host(t->names, family, addr);
-	if (host) {
-		obuf_puts(a, host);
-	} else if (family == AF_INET) {
-		a->len += fmt_ipv4(a->p + a->len, addr);
-	} else if (is_v6_any(addr) && !((s->has & SDIAG_HAS_V6ONLY) && s->inet.v6only)) {
-		obuf_putc(a, '*');
-	} else {
-		a->p[a->len++] = '[';
-		a->len += fmt_addr(a->p + a->len, AF_INET6, addr);
-		a->p[a->len++] = ']';
-	}
-	if (ifindex) {
-		ifname = names_ifname(t->names, ifindex);
-		obuf_putc(a, '%');
-		if (ifname)
-			obuf_puts(a, ifname);
-		else
-			obuf_u64(a, ifindex);
-	}
-	obuf_putc(a, ':');
-}
-
-/* SMC records carry the addresses of their internal TCP socket without a
- * family: treat all-zero tails as IPv4. */
-static int smc_family(const struct sdiag_sock *s)
-{
-	static const uint8_t zero[12];
-
-	return memcmp(s->inet.src + 4, zero, 12) || memcmp(s->inet.dst + 4, zero, 12) ?
-		       AF_INET6 : AF_INET;
-}
-
-static void put_cid(struct obuf *a, uint32_t v)
-{
-	if (v == UINT32_MAX)
-		obuf_putc(a, '*');
-	else
-		obuf_u64(a, v);
-}
-
-static void put_unix_name(struct obuf *a, const struct sdiag_sock *s)
-{
-	const uint8_t *p = s->un.name;
-	size_t n = s->un.name_len;
-
-	if (!(s->has & SDIAG_HAS_NAME) || !p || !n) {
-		obuf_putc(a, '*');
-		return;
-	}
-	if (p[0] == '\0') {
-		/* Abstract: every NUL shows as '@', as ss does. */
-		size_t i = 0;
-
-		while (i < n) {
-			size_t j = i;
-
-			while (j < n && p[j] != '\0')
-				j++;
-			obuf_text_bytes(a, p + i, j - i);
-			if (j < n)
-				obuf_putc(a, '@');
-			i = j + 1;
-		}
-		return;
-	}
-	obuf_text_bytes(a, p, strnlen((const char *)p, n));
-}
-
-/* The endpoint helpers write the four columns Local Address:, Port, Peer
- * Address:, Port, and mark where the first three end in o[]. */
-#define MARK(c) (o[(c) + 1] = (uint32_t)a->len)
-
-static void ep_inet(struct table *t, const struct sdiag_sock *s, uint32_t *o)
-{
-	struct obuf *a = &t->arena;
-	int fam = s->family == AF_SMC ? smc_family(s) : s->family;
-
-	put_inet_addr(t, s, fam, s->inet.src, s->inet.ifindex);
-	MARK(C_LADDR);
-	put_port(t, s, s->inet.sport);
-	MARK(C_LPORT);
-	put_inet_addr(t, s, fam, s->inet.dst, 0);
-	MARK(C_PADDR);
-	put_port(t, s, s->inet.dport);
-}
-
-static void ep_unix(struct table *t, const struct sdiag_sock *s, uint32_t *o)
-{
-	struct obuf *a = &t->arena;
-
-	put_unix_name(a, s);
-	obuf_putc(a, ' ');
-	MARK(C_LADDR);
-	obuf_u64(a, s->inode);
-	MARK(C_LPORT);
-	obuf_puts(a, "* ");
-	MARK(C_PADDR);
-	obuf_u64(a, s->un.peer);
-}
-
-static void ep_netlink(struct table *t, const struct sdiag_sock *s, uint32_t *o)
-{
-	struct obuf *a = &t->arena;
-	const char *str;
-	char buf[64];
-
-	str = t->opts->numeric ? NULL : names_nl_proto_ss(s->protocol);
-	if (str)
-		obuf_puts(a, str);
-	else
-		obuf_u64(a, s->protocol);
-	obuf_putc(a, ':');
-	MARK(C_LADDR);
-	str = t->opts->numeric ? NULL : names_nl_owner(t->names, (int32_t)s->nl.portid, buf);
-	if (str)
-		obuf_puts(a, str);
-	else
-		obuf_i64(a, (int32_t)s->nl.portid);
-	MARK(C_LPORT);
-	if (s->state == SDIAG_SS_ESTABLISHED) {
-		obuf_u64(a, s->nl.dst_group);
-		obuf_putc(a, ':');
-		MARK(C_PADDR);
-		obuf_i64(a, (int32_t)s->nl.dst_portid);
-	} else {
-		obuf_putc(a, '*');
-		MARK(C_PADDR);
-	}
-}
-
-static void put_ifname(struct table *t, unsigned ifindex)
-{
-	const char *str = names_ifname(t->names, ifindex);
-
-	if (str)
-		obuf_puts(&t->arena, str);
-	else
-		obuf_u64(&t->arena, ifindex);
-}
-
-static void ep_packet(struct table *t, const struct sdiag_sock *s, uint32_t *o)
-{
-	struct obuf *a = &t->arena;
-	const char *str;
-
-	str = s->pkt.ethertype == 3 ? "*" : names_ethertype(s->pkt.ethertype);
-	if (str)
-		obuf_puts(a, str);
-	else
-		obuf_printf(a, "0x%04x", s->pkt.ethertype);
-	obuf_putc(a, ':');
-	MARK(C_LADDR);
-	if (s->pkt.info.index)
-		put_ifname(t, s->pkt.info.index);
-	else
-		obuf_putc(a, '*');
-	MARK(C_LPORT);
-	obuf_putc(a, '*');
-	MARK(C_PADDR);
-}
-
-static void ep_vsock(struct table *t, const struct sdiag_sock *s, uint32_t *o)
-{
-	struct obuf *a = &t->arena;
-
-	put_cid(a, s->vsock.src_cid);
-	obuf_putc(a, ':');
-	MARK(C_LADDR);
-	put_cid(a, s->vsock.src_port);
-	MARK(C_LPORT);
-	put_cid(a, s->vsock.dst_cid);
-	obuf_putc(a, ':');
-	MARK(C_PADDR);
-	put_cid(a, s->vsock.dst_port);
-}
-
-static void ep_xdp(struct table *t, const struct sdiag_sock *s, uint32_t *o)
-{
-	struct obuf *a = &t->arena;
-
-	if (s->xdp.ifindex) {
-		put_ifname(t, s->xdp.ifindex);
-		obuf_putc(a, ':');
-		MARK(C_LADDR);
-		obuf_putc(a, 'q');
-		obuf_u64(a, s->xdp.queue_id);
-	} else {
-		obuf_putc(a, '*');
-		MARK(C_LADDR);
-	}
-	MARK(C_LPORT);
-	obuf_putc(a, '*');
-	MARK(C_PADDR);
-}
-
-static void ep_tipc(struct table *t, const struct sdiag_sock *s, uint32_t *o)
-{
-	struct obuf *a = &t->arena;
-
-	obuf_u64(a, s->tipc.addr);
-	obuf_putc(a, ':');
-	MARK(C_LADDR);
-	obuf_u64(a, s->tipc.ref);
-	MARK(C_LPORT);
-	if (s->tipc.has_conn) {
-		obuf_u64(a, s->tipc.conn_node);
-		obuf_putc(a, ':');
-		MARK(C_PADDR);
-		obuf_u64(a, s->tipc.conn_port);
-	} else {
-		obuf_putc(a, '-');
-		MARK(C_PADDR);
-	}
-}
-
+/* The endpoint columns, from the family's row (fields_ep.c). */
 static void put_endpoints(struct table *t, const struct sdiag_sock *s, uint32_t *o)
 {
 	struct obuf *a = &t->arena;
 
-	switch (s->family) {
-	case AF_INET:
-	case AF_INET6:
-	case AF_SMC:
-		ep_inet(t, s, o);
-		break;
-	case AF_UNIX:
-		ep_unix(t, s, o);
-		break;
-	case AF_NETLINK:
-		ep_netlink(t, s, o);
-		break;
-	case AF_PACKET:
-		ep_packet(t, s, o);
-		break;
-	case AF_VSOCK:
-		ep_vsock(t, s, o);
-		break;
-	case AF_XDP:
-		ep_xdp(t, s, o);
-		break;
-	case AF_TIPC:
-		ep_tipc(t, s, o);
-		break;
-	default:
+	if (!fplan_cols(t->plan, t->names, a, s, o + C_LADDR)) {
 		obuf_putc(a, '?');
-		MARK(C_LADDR);
-		MARK(C_LPORT);
+		o[C_LADDR + 1] = (uint32_t)a->len;
+		o[C_LPORT + 1] = (uint32_t)a->len;
 		obuf_putc(a, '?');
-		MARK(C_PADDR);
-		break;
+		o[C_PADDR + 1] = (uint32_t)a->len;
 	}
-	MARK(C_PPORT);
+	o[C_PPORT + 1] = (uint32_t)a->len;
 }
 
 static void put_time(struct obuf *a, const struct timespec *ts)
@@ -535,7 +236,7 @@ int table_sock(struct table *t, const struct sdiag_sock *s, const struct out_ext
 	if (t->visible[C_PROCESS])
 		put_procs(a, s);
 	o[C_EXT] = (uint32_t)a->len;
-	detail_text(a, t->opts, t->names, s);
+	fplan_text(t->plan, t->names, a, s);
 	if (x && x->result_detail) {
 		obuf_puts(a, " (");
 		obuf_puts(a, x->result_detail);

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "out_internal.h"
+#include "field.h"
 
 #define OUT_BUF (512u << 10)
 #define JSON_CHUNK (64u << 10)
@@ -13,6 +13,7 @@ struct out {
 	struct out_opts opts;
 	struct obuf ob;
 	struct names *names;
+	struct fplan *plan;
 	struct table *table;
 	uint64_t count;
 	bool finished;
@@ -29,8 +30,11 @@ int out_new(struct out **ret, const struct out_opts *opts)
 	o->names = names_new(opts->resolve);
 	if (!o->names || obuf_init(&o->ob, OUT_BUF, opts->fd) < 0)
 		goto fail;
+	r = fplan_new(&o->plan, &o->opts);
+	if (r < 0)
+		goto fail;
 	if (opts->format == OUT_TABLE) {
-		r = table_new(&o->table, &o->opts, o->names, &o->ob);
+		r = table_new(&o->table, &o->opts, o->names, o->plan, &o->ob);
 		if (r < 0)
 			goto fail;
 	}
@@ -51,13 +55,13 @@ int out_sock(struct out *o, const struct sdiag_sock *s, const struct out_extra *
 		return table_sock(o->table, s, extra);
 	case OUT_JSON:
 		obuf_puts(b, o->count ? ",\n" : "[\n");
-		json_sock(b, &o->opts, o->names, s, extra);
+		fplan_json(o->plan, o->names, b, s, extra);
 		o->count++;
 		if (b->len >= JSON_CHUNK)
 			return obuf_flush(b);
 		break;
 	case OUT_NDJSON:
-		json_sock(b, &o->opts, o->names, s, extra);
+		fplan_json(o->plan, o->names, b, s, extra);
 		obuf_putc(b, '\n');
 		o->count++;
 		if (b->len >= JSON_CHUNK || o->count % NDJSON_BLOCK == 0)
@@ -89,6 +93,7 @@ void out_free(struct out *o)
 	if (!o)
 		return;
 	table_free(o->table);
+	fplan_free(o->plan);
 	names_free(o->names);
 	obuf_fini(&o->ob);
 	free(o);

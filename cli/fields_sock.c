@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Field rows every family shares: the renderer's extras (time, namespace,
+ * kill's result), the socket's identity, queues and ids at the head of a JSON
+ * object; SMC info, memory and processes at its tail.
+ */
+#include <time.h>
+
+#include "field.h"
+
+const char *out_family_name(const struct sdiag_sock *s)
+{
+	/* SMC records carry their TCP socket's family. */
+	if (s->table == SDIAG_T_SMC)
+		return "smc";
+	switch (s->family) {
+	case AF_INET: return "inet";
+	case AF_INET6: return "inet6";
+	case AF_UNIX: return "unix";
+	case AF_NETLINK: return "netlink";
+	case AF_PACKET: return "packet";
+	case AF_VSOCK: return "vsock";
+	case AF_XDP: return "xdp";
+	case AF_TIPC: return "tipc";
+	case AF_SMC: return "smc";
+	default: return "unknown";
+	}
+}
+
+const char *out_timer_name(unsigned timer)
+{
+	static const char *const names[] = { "off", "on", "keepalive", "timewait", "persist",
+					     "delack" };
+
+	return timer < sizeof(names) / sizeof(names[0]) ? names[timer] : "unknown";
+}
+
+/* ---- extras (struct out_extra) ------------------------------------------------- */
+
+static bool has_time(const struct fctx *c) { return c->x && c->x->time; }
+static bool has_netns(const struct fctx *c) { return c->x && c->x->netns; }
+static bool has_result(const struct fctx *c) { return c->x && c->x->result; }
+static bool has_detail(const struct fctx *c) { return c->x && c->x->result_detail; }
+
+static uint64_t netns_inode(const struct fctx *c)
+{
+	return c->x ? c->x->netns_inode : 0;
+}
+
+static void time_json(struct fctx *c, const struct field *f, uint64_t v)
+{
+	const struct timespec *ts = c->x->time;
+	struct tm tm;
+	char buf[40];
+	size_t n;
+
+	(void)v;
+	if (!gmtime_r(&ts->tv_sec, &tm))
+		return;
+	n = strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+	fld_key(c, f);
+	obuf_putc(c->b, '"');
+	obuf_put(c->b, buf, n);
+	obuf_printf(c->b, ".%06ldZ\"", ts->tv_nsec / 1000);
+}
+
+static void str_json(struct fctx *c, const struct field *f, const char *str)
+{
+	fld_key(c, f);
+	obuf_json_cstr(c->b, str);
+}
+
+static void netns_json(struct fctx *c, const struct field *f, uint64_t v)
+{
+	(void)v;
+	str_json(c, f, c->x->netns);
+}
+
+static void result_json(struct fctx *c, const struct field *f, uint64_t v)
+{
+	(void)v;
+	str_json(c, f, c->x->result);
+}
+
+static void detail_json(struct fctx *c, const struct field *f, uint64_t v)
+{
+	(void)v;
+	str_json(c, f, c->x->result_detail);
+}
+
+/* ---- identity --------------------------------------------------------------------- */
+
+static void raw_json(struct fctx *c, const struct field *f, const char *str)
+{
+	fld_key(c, f);
+	fld_raw_str(c->b, str);
+}
+
+static void family_json(struct fctx *c, const struct field *f, uint64_t v)
+{
+	(void)v;
+	raw_json(c, f, out_family_name(c->s));
+}
+
+static void netid_json(struct fctx *c, const struct field *f, uint64_t v)
+{
+	const char *str = sdiag_table_netid(c->s->table);
+
+	(void)v;
+	raw_json(c, f, str ? str : "?");
+}
+
+static void proto_json(struct fctx *c, const struct field *f, uint64_t v)
+{
+	const struct sdiag_sock *s = c->s;
+	const char *str = s->family == AF_NETLINK ? sdiag_netlink_proto_name(s->protocol)
+						  : sdiag_table_proto(s->table);
+	char num[24];
+
+	(void)v;
+	if (!str) {
+		num[fmt_u64(num, s->protocol)] = '\0';
+		str = num;
+	}
+	raw_json(c, f, str);
+}
+
+static void state_json(struct fctx *c, const struct field *f, uint64_t v)
+{
+	(void)v;
+	raw_json(c, f, sdiag_state_name(c->s->state));
+}
+
+const struct field fields_head[] = {
+	{ K("time"), .jwhen = has_time, .json = time_json },
+	{ K("netns"), .jwhen = has_netns, .json = netns_json },
+	{ K("netns_inode"), .get = netns_inode, .flags = FL_JNZ },
+	{ K("result"), .jwhen = has_result, .json = result_json },
+	{ K("result_detail"), .jwhen = has_detail, .json = detail_json },
+	{ K("family"), .json = family_json },
+	{ K("netid"), .json = netid_json },
+	{ K("proto"), .json = proto_json },
+	{ K("state"), .json = state_json },
+};
+const size_t fields_head_n = sizeof(fields_head) / sizeof(fields_head[0]);
+
+/* ---- queues, ids (after the endpoints) -------------------------------------------------- */
+
+static bool shows_shutdown(const struct fctx *c)
+{
+	return c->s->family == AF_INET || c->s->family == AF_INET6 || c->s->family == AF_UNIX;
+}
+
+/* ss's arrows: "<->", "-->" (receive side shut), "<--" (send side shut), "---". */
+static void shutdown_text(struct fctx *c, const struct field *f, uint64_t v)
+{
+	char a[3] = { v & 1 ? '-' : '<', '-', v & 2 ? '-' : '>' };
+
+	(void)f;
+	obuf_put(c->b, a, 3);
+}
+
+const struct field fields_common[] = {
+	{ K("recv_q"), SK(rqueue), .has = SDIAG_HAS_QUEUES },
+	{ K("send_q"), SK(wqueue), .has = SDIAG_HAS_QUEUES },
+	{ K("inode"), L(" ino:"), SK(inode), .has = SDIAG_HAS_INODE, .topt = O_EXT, .t = T_INO },
+	{ K("cookie"), L(" sk:"), SK(cookie), .kind = FK_HEXSTR, .has = SDIAG_HAS_COOKIE,
+	  .topt = O_EXT, .t = T_SK },
+	{ K("uid"), L(" uid:"), SK(uid), .has = SDIAG_HAS_UID, .topt = O_EXT, .flags = FL_TNZ,
+	  .t = T_UID },
+	{ K("shutdown"), L(" "), SK(shutdown), .has = SDIAG_HAS_SHUTDOWN, .jopt = O_EXT,
+	  .topt = O_EXT, .t = T_SHUTDOWN, .twhen = shows_shutdown, .text = shutdown_text },
+};
+const size_t fields_common_n = sizeof(fields_common) / sizeof(fields_common[0]);
+
+/* ---- tail: SMC, memory, processes ----------------------------------------------------- */
+
+static bool is_smc(const struct fctx *c)
+{
+	return c->s->table == SDIAG_T_SMC;
+}
+
+static void smc_mode_json(struct fctx *c, const struct field *f, uint64_t v)
+{
+	raw_json(c, f, v == 0 ? "smcr" : v == 1 ? "fallback" : v == 2 ? "smcd" : "unknown");
+}
+
+static const struct field smc_rows[] = {
+	{ K("mode"), SK(smc.mode), .json = smc_mode_json },
+	{ K("fallback_reason"), SK(smc.fallback_reason) },
+	{ K("peer_diagnosis"), SK(smc.peer_diagnosis) },
+};
+
+#define SKM(k, l, i) { K(k), L(l), SK(skmem[SDIAG_SKMEM_##i]) }
+
+static const struct field skmem_rows[] = {
+	SKM("rmem_alloc", "r", RMEM_ALLOC), SKM("rcvbuf", ",rb", RCVBUF),
+	SKM("wmem_alloc", ",t", WMEM_ALLOC), SKM("sndbuf", ",tb", SNDBUF),
+	SKM("fwd_alloc", ",f", FWD_ALLOC), SKM("wmem_queued", ",w", WMEM_QUEUED),
+	SKM("optmem", ",o", OPTMEM), SKM("backlog", ",bl", BACKLOG), SKM("drops", ",d", DROPS),
+};
+
+static const struct field meminfo_rows[] = {
+	{ K("rmem"), L("r"), SK(inet.meminfo.rmem) }, { K("wmem"), L(",w"), SK(inet.meminfo.wmem) },
+	{ K("fmem"), L(",f"), SK(inet.meminfo.fmem) }, { K("tmem"), L(",t"), SK(inet.meminfo.tmem) },
+};
+
+static bool not_unix(const struct fctx *c)
+{
+	return c->s->family != AF_UNIX;
+}
+
+static bool no_skmem(const struct fctx *c)
+{
+	return !(c->s->has & SDIAG_HAS_SKMEMINFO);
+}
+
+static void procs_json(struct fctx *c, const struct field *f, uint64_t v)
+{
+	struct obuf *b = c->b;
+
+	(void)v;
+	fld_key(c, f);
+	obuf_putc(b, '[');
+	for (size_t i = 0; i < c->s->n_procs; i++) {
+		const struct sdiag_proc *p = &c->s->procs[i];
+
+		if (i)
+			obuf_putc(b, ',');
+		obuf_puts(b, "{\"comm\":");
+		obuf_json_str(b, p->comm, strnlen(p->comm, sizeof(p->comm)));
+		obuf_puts(b, ",\"pid\":");
+		obuf_u64(b, (uint32_t)p->pid);
+		obuf_puts(b, ",\"fd\":");
+		obuf_u64(b, (uint32_t)p->fd);
+		obuf_putc(b, '}');
+	}
+	obuf_putc(b, ']');
+}
+
+const struct field fields_tail[] = {
+	{ K("smc"), .kind = FK_GROUP, SUB(smc_rows), .has = SDIAG_HAS_SMC_INFO, .jwhen = is_smc },
+	/* unix puts -m before -e, every other family after */
+	{ L(" skmem:("), .tail = ")", .kind = FK_GROUP, SUB(skmem_rows), .fams = F_UNIX,
+	  .has = SDIAG_HAS_SKMEMINFO, .topt = O_MEM, .t = T_UNIX_SKMEM },
+	{ K("skmem"), L(" skmem:("), .tail = ")", .kind = FK_GROUP, SUB(skmem_rows),
+	  .has = SDIAG_HAS_SKMEMINFO, .jopt = O_MEM, .topt = O_MEM, .t = T_SKMEM,
+	  .twhen = not_unix },
+	{ K("meminfo"), L(" mem:("), .tail = ")", .kind = FK_GROUP, SUB(meminfo_rows),
+	  .fams = F_INET, .has = SDIAG_HAS_MEMINFO, .jopt = O_MEM, .topt = O_MEM, .t = T_SKMEM,
+	  .twhen = no_skmem },
+	{ K("processes"), .jopt = O_PROC, .json = procs_json },
+};
+const size_t fields_tail_n = sizeof(fields_tail) / sizeof(fields_tail[0]);
