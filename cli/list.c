@@ -1,14 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * sockdiag list [OPTIONS] [FILTER]: dump the selected sockets and render them.
+ * With --interval DURATION [--count N]: a snapshot every DURATION (N of them,
+ * or until SIGINT/SIGTERM), each its own table or JSON array (NDJSON: its
+ * records), every record stamped with the snapshot's time.
  *
  * Exit status: 0 listed (possibly nothing), 1 a dump, namespace or write
  * failed (what could be listed was), 2 usage or filter error.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -22,12 +28,72 @@ struct list_ctx {
 	uint32_t reported;	/* tables already complained about */
 	bool failed;
 	int out_err;		/* the renderer's error, which stops the dump */
+	struct timespec snapshot;	/* --interval: when this snapshot's dump began */
+	struct timespec snapshot_mono;	/* the same on CLOCK_MONOTONIC */
 };
+
+/* --interval and --count */
+struct repeat {
+	struct timespec interval;	/* zero: list once */
+	uint64_t count;			/* snapshots; 0 = until a signal */
+};
+
+enum { OPT_INTERVAL = 0x100, OPT_COUNT };
+
+/* DURATION: a positive number with an optional unit ms, s (default), m, h. */
+static int parse_duration(const char *arg, struct timespec *ret)
+{
+	static const struct {
+		const char *unit;
+		double s;
+	} units[] = { { "", 1 }, { "s", 1 }, { "ms", 1e-3 }, { "m", 60 }, { "h", 3600 } };
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || !isfinite(v) || v <= 0)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		double sec = v * units[i].s;
+
+		if (strcmp(end, units[i].unit))
+			continue;
+		if (sec < 1e-3 || sec > 86400 * 365)
+			return -EINVAL;
+		ret->tv_sec = (time_t)sec;
+		ret->tv_nsec = (long)((sec - (double)ret->tv_sec) * 1e9);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int repeat_opt(void *ctx, int val, const char *arg)
+{
+	struct repeat *rp = ctx;
+	char *end;
+
+	if (val == OPT_INTERVAL) {
+		if (parse_duration(arg, &rp->interval) < 0) {
+			fprintf(stderr, "sockdiag list: --interval: '%s' is not a duration "
+					"(1ms to 365 days: 500ms, 2, 1.5s, 5m, 1h)\n", arg);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	errno = 0;
+	rp->count = strtoull(arg, &end, 10);
+	if (errno || *end || !*arg || *arg == '-' || rp->count == 0) {
+		fprintf(stderr, "sockdiag list: --count: '%s' is not a positive number\n", arg);
+		return -EINVAL;
+	}
+	return 0;
+}
 
 static int sock_cb(const struct sdiag_sock *s, void *userdata)
 {
 	struct list_ctx *c = userdata;
-	int r = out_sock(c->out, s, c->extra.netns ? &c->extra : NULL);
+	int r = out_sock(c->out, s, c->extra.netns || c->extra.time ? &c->extra : NULL);
 
 	if (r < 0)
 		c->out_err = r;
@@ -145,18 +211,99 @@ static int run(struct cli_opts *o, struct list_ctx *c)
 	return r;
 }
 
+/* Block SIGINT and SIGTERM: --interval waits for them between snapshots and
+ * stops cleanly, never in the middle of one. */
+static void block_stop_signals(sigset_t *mask)
+{
+	sigemptyset(mask);
+	sigaddset(mask, SIGINT);
+	sigaddset(mask, SIGTERM);
+	sigprocmask(SIG_BLOCK, mask, NULL);
+}
+
+/* Sleep until start + n * interval (CLOCK_MONOTONIC). Returns true when a
+ * stop signal came instead. */
+static bool wait_next(const sigset_t *mask, const struct timespec *start,
+		      const struct timespec *interval, uint64_t n)
+{
+	struct timespec now, left;
+	double due = (double)start->tv_sec + (double)start->tv_nsec / 1e9 +
+		     (double)n * ((double)interval->tv_sec + (double)interval->tv_nsec / 1e9);
+	double d;
+
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		d = due - ((double)now.tv_sec + (double)now.tv_nsec / 1e9);
+		if (d <= 0)
+			return false;
+		left.tv_sec = (time_t)d;
+		left.tv_nsec = (long)((d - (double)left.tv_sec) * 1e9);
+		if (sigtimedwait(mask, NULL, &left) >= 0)
+			return true;
+		if (errno != EAGAIN && errno != EINTR)
+			return false;
+	}
+}
+
+/* One listing (one snapshot): its own renderer, so each table has its header
+ * and each JSON array is closed. Returns 0 or a negative errno. */
+static int snapshot(struct cli_opts *o, struct list_ctx *c)
+{
+	int r;
+
+	/* Stamped first: the schedule counts from the first stamp, so stamps
+	 * are at least an interval apart. */
+	if (c->extra.time) {
+		clock_gettime(CLOCK_REALTIME, &c->snapshot);
+		clock_gettime(CLOCK_MONOTONIC, &c->snapshot_mono);
+	}
+	r = out_new(&c->out, &o->out);
+	if (r < 0) {
+		fprintf(stderr, "sockdiag: %s\n", strerror(-r));
+		return r;
+	}
+	r = run(o, c);
+	if (r < 0 && r != -EPIPE)
+		fprintf(stderr, "sockdiag: write: %s\n", strerror(-r));
+	out_free(c->out);
+	c->out = NULL;
+	return r;
+}
+
 int cmd_list(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "count", required_argument, NULL, OPT_COUNT },
+		{ 0 },
+	};
+	struct repeat rp = { { 0, 0 }, 0 };
+	const struct opt_extra extra = {
+		.longopts = longopts,
+		.shortopts = "",
+		.handle = repeat_opt,
+		.ctx = &rp,
+		.usage = "  --interval DURATION a snapshot every DURATION (500ms, 2s, 1m), each\n"
+			 "                      record stamped with its time\n"
+			 "  --count N           with --interval: N snapshots, then exit\n",
+	};
 	struct sdiag_filter *f = NULL;
 	struct list_ctx c = { 0 };
+	struct timespec start;
 	struct cli_opts o;
+	sigset_t stop;
 	int r, status;
 
-	r = opts_parse(&o, argc, argv, NULL);
+	r = opts_parse(&o, argc, argv, &extra);
 	if (r == OPTS_EXIT)
 		return EXIT_OK;
 	if (r < 0)
 		return r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+	if (rp.count && !rp.interval.tv_sec && !rp.interval.tv_nsec) {
+		fprintf(stderr, "sockdiag list: --count needs --interval\n");
+		status = EXIT_USAGE;
+		goto out;
+	}
 	r = opts_filter(&o, &f);
 	if (r < 0) {
 		status = r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
@@ -167,18 +314,23 @@ int cmd_list(int argc, char **argv)
 	if (o.all_netns)
 		o.out.columns |= OUT_COL_NETNS;
 	c.opts = &o;
-	r = out_new(&c.out, &o.out);
-	if (r < 0) {
-		fprintf(stderr, "sockdiag: %s\n", strerror(-r));
-		status = EXIT_RUNTIME;
+	if (!rp.interval.tv_sec && !rp.interval.tv_nsec) {
+		r = snapshot(&o, &c);
+		status = r < 0 || c.failed ? EXIT_RUNTIME : EXIT_OK;
 		goto out;
 	}
-	r = run(&o, &c);
-	if (r < 0 && r != -EPIPE)
-		fprintf(stderr, "sockdiag: write: %s\n", strerror(-r));
+	o.out.columns |= OUT_COL_TIME;
+	c.extra.time = &c.snapshot;
+	block_stop_signals(&stop);
+	for (uint64_t n = 1;; n++) {
+		r = snapshot(&o, &c);
+		if (n == 1)
+			start = c.snapshot_mono;
+		if (r < 0 || (rp.count && n >= rp.count) || wait_next(&stop, &start, &rp.interval, n))
+			break;
+	}
 	status = r < 0 || c.failed ? EXIT_RUNTIME : EXIT_OK;
 out:
-	out_free(c.out);
 	sdiag_filter_free(f);
 	opts_fini(&o);
 	return status;

@@ -105,10 +105,15 @@ EXPECT = [
 
 def fail(msg):
     print("FAIL: " + msg, flush=True)
+    print("# checks: %d passed, 1 failed, 0 skipped" % len(PASSED), flush=True)
     sys.exit(1)
 
 
+PASSED = []
+
+
 def ok(msg):
+    PASSED.append(msg)
     print("ok: " + msg, flush=True)
 
 
@@ -351,17 +356,18 @@ def main():
         print(__doc__)
         return 2
     if os.geteuid() != 0:
-        print("SKIP: needs root (network namespaces)")
+        print("SKIP(netns): needs root (network namespaces)")
         return 77
-    for tool in ("prometheus", "promtool", "ip"):
+    for tool in ("prometheus", "promtool", "ip", "unshare"):
         if not shutil.which(tool):
-            print("SKIP: needs %s (Debian: prometheus, iproute2)" % tool)
+            print("SKIP(tool:%s): not installed (Debian: prometheus, iproute2)" % tool)
             return 77
     if not os.environ.get("SD_EXPORTER_INNER"):
         env = dict(os.environ, SD_EXPORTER_INNER="1")
         return subprocess.run(["unshare", "-n", sys.executable, __file__] + sys.argv[1:],
                               env=env).returncode
     Test(os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])).run()
+    print("# checks: %d passed, 0 failed, 0 skipped" % len(PASSED))
     return 0
 
 

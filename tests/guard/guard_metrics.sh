@@ -17,8 +17,8 @@ set -euo pipefail
 
 SD=${1:?usage: guard_metrics.sh SOCKDIAG NETPEER}
 NP=${2:?usage: guard_metrics.sh SOCKDIAG NETPEER}
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (network namespaces)"; exit 77; }
-command -v ip >/dev/null || { echo "SKIP: needs ip (iproute2)"; exit 77; }
+[ "$(id -u)" = 0 ] || { echo "SKIP(netns): needs root (network namespaces)"; exit 77; }
+command -v ip >/dev/null || { echo "SKIP(tool:ip): not installed (iproute2)"; exit 77; }
 if [ -z "${SOCKDIAG_GUARD_OUTER:-}" ]; then
 	exec env SOCKDIAG_GUARD_OUTER=1 unshare -n "$0" "$@"
 fi
@@ -41,8 +41,16 @@ cleanup() {
 }
 trap cleanup EXIT
 
-fail() { echo "FAIL: $*"; echo "--- guard log:"; cat "$T/guard.log" 2>/dev/null; exit 1; }
-pass() { echo "ok: $*"; }
+NPASS=0
+NSKIP=0
+fail() {
+	echo "FAIL: $*"
+	echo "--- guard log:"
+	cat "$T/guard.log" 2>/dev/null
+	echo "# checks: $NPASS passed, 1 failed, $NSKIP skipped"
+	exit 1
+}
+pass() { echo "ok: $*"; NPASS=$((NPASS + 1)); }
 wait_for() { # FILE PATTERN [TENTHS]
 	local i
 	for ((i = 0; i < ${3:-50}; i++)); do
@@ -99,6 +107,9 @@ expect 'sockdiag_guard_decision_to_destroy_seconds_count' 0
 if command -v promtool >/dev/null; then
 	promtool check metrics <"$T/metrics" || fail "promtool check metrics"
 	pass "promtool check metrics passes"
+else
+	echo "SKIP(tool:promtool): not installed (Debian: prometheus)"
+	NSKIP=$((NSKIP + 1))
 fi
 
 # ---- an address removal ------------------------------------------------------------------
@@ -166,4 +177,4 @@ expect 'sockdiag_guard_sockets_total{outcome="destroyed"}' 0
 expect 'sockdiag_guard_decision_to_destroy_seconds_count' 0
 grep -q "^recv" "$T/dry" && fail "a dry run destroyed a socket"
 pass "dry run: would_destroy 1, destroyed 0"
-echo "guard_metrics: 5 passed, 0 failed"
+echo "# checks: $NPASS passed, 0 failed, $NSKIP skipped"

@@ -1,0 +1,117 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# sockdiag list --interval DURATION [--count N], in a private network
+# namespace with a known TCP pair and a listener:
+#  - NDJSON: N snapshots, every record stamped with its snapshot's time (one
+#    time per snapshot, spaced by at least the interval), each snapshot the
+#    whole population;
+#  - the filter, -i (tcp_info) and -m (skmem) apply to every snapshot;
+#  - --json: one complete array per snapshot; a table: one header each, a
+#    Time column;
+#  - SIGINT between snapshots: exit 0 and complete output;
+#  - --count without --interval, bad durations: exit 2 with one line.
+#   usage: list_interval.sh SOCKDIAG
+set -euo pipefail
+
+SD=${1:?usage: list_interval.sh SOCKDIAG}
+[ "$(id -u)" = 0 ] || { echo "SKIP(netns): needs root (network namespaces)"; exit 77; }
+for t in python3 unshare; do
+	command -v $t >/dev/null || { echo "SKIP(tool:$t): not installed"; exit 77; }
+done
+if [ -z "${SDIAG_LIST_INNER:-}" ]; then
+	exec env SDIAG_LIST_INNER=1 unshare -n "$0" "$@"
+fi
+ip link set lo up
+
+T=$(mktemp -d)
+POP=
+NPASS=0
+cleanup() {
+	[ -n "$POP" ] && kill "$POP" 2>/dev/null
+	wait 2>/dev/null || true
+	rm -rf "$T"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; echo "# checks: $NPASS passed, 1 failed, 0 skipped"; exit 1; }
+pass() { echo "ok: $*"; NPASS=$((NPASS + 1)); }
+
+python3 -c '
+import socket, sys, time
+l = socket.socket(); l.bind(("127.0.0.1", 7777)); l.listen(8)
+c = socket.create_connection(("127.0.0.1", 7777)); a = l.accept()[0]
+c.sendall(b"x" * 1000); a.recv(1000)
+open(sys.argv[1], "w").close(); time.sleep(120)' "$T/ready" &
+POP=$!
+for _ in $(seq 100); do [ -e "$T/ready" ] && break; sleep 0.1; done
+[ -e "$T/ready" ] || fail "population did not start"
+
+# ---- NDJSON snapshots -------------------------------------------------------------------
+"$SD" list -tan -i -m --interval 300ms --count 3 --ndjson >"$T/nd" || fail "exit $?"
+python3 - "$T/nd" <<'PY' || fail "NDJSON snapshots: see above"
+import datetime, json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+times = sorted({r["time"] for r in recs})
+if len(times) != 3:
+    sys.exit("FAIL detail: %d distinct snapshot times, want 3: %s" % (len(times), times))
+ts = [datetime.datetime.strptime(t, "%Y-%m-%dT%H:%M:%S.%fZ") for t in times]
+gaps = [(b - a).total_seconds() for a, b in zip(ts, ts[1:])]
+if min(gaps) < 0.29:
+    sys.exit("FAIL detail: snapshots %s apart, want >= 0.3 s" % gaps)
+for t in times:
+    snap = [r for r in recs if r["time"] == t]
+    states = sorted(r["state"] for r in snap)
+    if states != ["ESTAB", "ESTAB", "LISTEN"]:
+        sys.exit("FAIL detail: snapshot %s: %s" % (t, states))
+    if not all("tcp_info" in r and "skmem" in r for r in snap if r["state"] == "ESTAB"):
+        sys.exit("FAIL detail: -i/-m missing in snapshot %s" % t)
+PY
+pass "NDJSON: 3 snapshots >= 300 ms apart, each the whole population, -i and -m in each"
+
+"$SD" list -tn --interval 200ms --count 2 --ndjson 'sport = :7777' >"$T/f" || fail "exit $?"
+[ "$(wc -l <"$T/f")" = 2 ] || fail "filter: $(cat "$T/f")"
+grep -q '"port":7777' "$T/f" || fail "filter: $(cat "$T/f")"
+pass "a filter applies to every snapshot"
+
+# ---- JSON arrays and tables -------------------------------------------------------------------
+"$SD" list -tn --interval 200ms --count 2 --json >"$T/j" || fail "exit $?"
+python3 - "$T/j" <<'PY' || fail "JSON snapshots"
+import json, sys
+text, dec, arrays, i = open(sys.argv[1]).read(), json.JSONDecoder(), [], 0
+while i < len(text):
+    if text[i].isspace():
+        i += 1
+        continue
+    v, i = dec.raw_decode(text, i)
+    arrays.append(v)
+if len(arrays) != 2 or not all(isinstance(a, list) and len(a) == 2 for a in arrays):
+    sys.exit("FAIL detail: %s" % arrays)
+if len({r["time"] for a in arrays for r in a}) != 2:
+    sys.exit("FAIL detail: times")
+PY
+"$SD" list -tn --interval 200ms --count 2 >"$T/t" || fail "exit $?"
+[ "$(grep -c '^Time ' "$T/t")" = 2 ] || fail "table: $(cat "$T/t")"
+pass "--json: one array per snapshot; tables: one header each, a Time column"
+
+# ---- SIGINT ------------------------------------------------------------------------------------
+"$SD" list -tn --interval 200ms --json >"$T/int" &
+L=$!
+sleep 0.7
+kill -INT $L
+wait $L || fail "SIGINT: exit $?"
+python3 -c 'import json, sys
+t = open(sys.argv[1]).read().strip()
+assert t.startswith("[") and t.endswith("]"), t[-50:]' "$T/int" || fail "SIGINT: incomplete JSON"
+pass "SIGINT between snapshots: exit 0, output complete"
+
+# ---- errors ------------------------------------------------------------------------------------
+for args in "--count 2" "--interval 0" "--interval 5x" "--interval 1s --count 0" "--interval -1"; do
+	set +e
+	"$SD" list $args 2>"$T/err" >/dev/null
+	st=$?
+	set -e
+	[ "$st" = 2 ] || fail "list $args: exit $st, want 2"
+	[ "$(wc -l <"$T/err")" = 1 ] || fail "list $args: $(cat "$T/err")"
+done
+pass "bad --interval/--count: exit 2, one line"
+echo "# checks: $NPASS passed, 0 failed, 0 skipped"
