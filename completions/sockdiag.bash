@@ -102,7 +102,7 @@ _sockdiag()
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		return
 		;;
-	--batch | --passes | --count | --rcvbuf | --rtnl-rcvbuf)
+	--batch | --passes | --count | --rcvbuf | --rtnl-rcvbuf | --interval | --listen | --metrics)
 		return
 		;;
 	state | exclude | excl)

@@ -222,6 +222,10 @@ static int drop_capabilities(const struct exporter *e)
 	bool have[3];
 
 	capng_get_caps_process();
+	/* Started without any (systemd's DynamicUser=): nothing to drop, and
+	 * capset may be filtered out. */
+	if (capng_have_capabilities(CAPNG_SELECT_BOTH) == CAPNG_NONE)
+		return 0;
 	for (unsigned i = 0; i < 3; i++)
 		have[i] = capng_have_capability(CAPNG_EFFECTIVE, keep[i]);
 	capng_clear(CAPNG_SELECT_BOTH);
