@@ -183,6 +183,12 @@ class Test:
 
     def setup(self):
         subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+        # B gets TCP and UDP hash tables of its own (set here, in A, for the
+        # namespaces A creates): otherwise every pass walks the sockets of
+        # every namespace of a busy host, and a scrape can outlast its 1 s.
+        for knob in ("net.ipv4.tcp_child_ehash_entries=1024",
+                     "net.ipv4.udp_child_hash_entries=256"):
+            subprocess.run(["sysctl", "-qw", knob], stderr=subprocess.DEVNULL)
         subprocess.run(["ip", "netns", "add", self.ns], check=True)
         subprocess.run(["ip", "-n", self.ns, "link", "set", "lo", "up"], check=True)
         self.pop = self.spawn(["ip", "netns", "exec", self.ns, sys.executable, __file__,
@@ -240,17 +246,16 @@ class Test:
         wait("Prometheus to be ready", ready, 60)
 
         def two_scrapes():
-            r = query('count_over_time(up{job="sockdiag"}[1m])')
+            r = query('sum_over_time(up{job="sockdiag"}[1m])')
             return r and float(r[0]["value"][1]) >= 2
-        wait("two scrapes", two_scrapes, 60)
-        up = query('up{job="sockdiag"}')
-        if not up or up[0]["value"][1] != "1":
-            fail("the target is not up: %s" % up)
+        wait("two successful scrapes", two_scrapes, 60)
         ok("Prometheus scraped the exporter twice")
 
     def check_values(self):
         for sel, want in EXPECT:
-            expr = with_netns(sel, self.ns)
+            # The last value scraped: on a loaded machine the latest scrape
+            # may have timed out (its series are then marked stale).
+            expr = "last_over_time(%s[1m])" % with_netns(sel, self.ns)
             r = query(expr)
             if len(r) != 1:
                 fail("%s: %d series (want 1): %s" % (expr, len(r), r))
