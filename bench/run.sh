@@ -14,6 +14,7 @@
 # report (also written to -o FILE). Nothing touches the host's network namespace.
 #
 # Environment: BUILD (default build-bench), SOCKDIAG (default $BUILD/cli/sockdiag),
+# SOCKDIAG_BASE (another build, for the base* scenarios: before/after in one run),
 # SS (default ss), CC (default cc).
 set -euo pipefail
 
@@ -41,6 +42,15 @@ scenario() {
 	ss_f)   CMD=("$SS" -tan "$FILTER");              DESC="\`ss -tan '$FILTER'\`" ;;
 	list_p) CMD=("$SOCKDIAG" list -tanp);            DESC='`sockdiag list -tanp`' ;;
 	ss_p)   CMD=("$SS" -tanp);                       DESC='`ss -tanp`' ;;
+	list_ie) CMD=("$SOCKDIAG" list -tanie);          DESC='`sockdiag list -tanie`' ;;
+	ndjson_ie) CMD=("$SOCKDIAG" list -tanie --ndjson); DESC='`sockdiag list -tanie --ndjson`' ;;
+	ss_ie)  CMD=("$SS" -tanie);                      DESC='`ss -tanie`' ;;
+	# The same commands with another build ($SOCKDIAG_BASE), for before/after in one run.
+	base)   CMD=("${SOCKDIAG_BASE:?}" list -tan);    DESC='`sockdiag list -tan` of $SOCKDIAG_BASE' ;;
+	base_ndjson) CMD=("${SOCKDIAG_BASE:?}" list -tan --ndjson); DESC='`sockdiag list -tan --ndjson` of $SOCKDIAG_BASE' ;;
+	base_ie) CMD=("${SOCKDIAG_BASE:?}" list -tanie); DESC='`sockdiag list -tanie` of $SOCKDIAG_BASE' ;;
+	base_ndjson_ie) CMD=("${SOCKDIAG_BASE:?}" list -tanie --ndjson)
+		DESC='`sockdiag list -tanie --ndjson` of $SOCKDIAG_BASE' ;;
 	*) echo "run.sh: unknown scenario $1" >&2; exit 2 ;;
 	esac
 }
@@ -179,6 +189,13 @@ report_n() {
 	t_ratio "list '$FILTER' / ss '$FILTER'" 1.0 list_f ss_f
 	t_ratio "list '$FILTER' / list unfiltered" 0.7 list_f list
 	t_ratio 'list -tanp / list -tan (issue 5, ≤ 5×)' 5 list_p list
+	t_ratio 'list -tanie / floor (issue 14)' 2.0 list_ie floor
+	t_ratio 'list -tanie --ndjson / floor (issue 14)' 2.0 ndjson_ie floor
+	t_ratio '(info) ss -tanie / floor' 0 ss_ie floor
+	t_ratio '(info) list -tan / the same of $SOCKDIAG_BASE' 0 list base
+	t_ratio '(info) list -tan --ndjson / the same of $SOCKDIAG_BASE' 0 ndjson base_ndjson
+	t_ratio '(info) list -tanie / the same of $SOCKDIAG_BASE' 0 list_ie base_ie
+	t_ratio '(info) list -tanie --ndjson / the same of $SOCKDIAG_BASE' 0 ndjson_ie base_ndjson_ie
 	t_rss 'list -tan peak RSS MiB' 16 list
 	t_rss 'list --ndjson peak RSS MiB' 16 ndjson
 	echo
@@ -286,7 +303,7 @@ main() {
 	fi
 	OUT=$(mktemp -d /tmp/sockdiag-bench.XXXXXX)
 	TOOLS=$OUT/tools
-	export TOOLS SOCKDIAG SS NICE RUNS=$runs
+	export TOOLS SOCKDIAG SOCKDIAG_BASE SS NICE RUNS=$runs
 	build_tools
 	names=$(tr ' ' '\n' <<<"$scenarios" | sed 's/:.*//' | tr '\n' ' ')
 	{

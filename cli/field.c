@@ -138,29 +138,6 @@ void fld_sep(struct fctx *c)
 	obuf_puts(c->b, c->o->oneline ? " " : "\n\t");
 }
 
-void fld_usec(struct obuf *b, uint64_t us)
-{
-	obuf_printf(b, "%g", us / 1000.0);
-}
-
-/* ss's sprint_bw(): bits per second, k/M/G/T unless -n. */
-void fld_rate(struct obuf *b, const struct out_opts *o, double v)
-{
-	if (o->numeric)
-		obuf_printf(b, "%.0f", v);
-	else if (v >= 1e12)
-		obuf_printf(b, "%.3gT", v / 1e12);
-	else if (v >= 1e9)
-		obuf_printf(b, "%.3gG", v / 1e9);
-	else if (v >= 1e6)
-		obuf_printf(b, "%.3gM", v / 1e6);
-	else if (v >= 1e3)
-		obuf_printf(b, "%.3gk", v / 1e3);
-	else
-		obuf_printf(b, "%g", v);
-	obuf_puts(b, "bps");
-}
-
 /* ss's print_ms_timer(): "1min23sec", "4.500ms"-like compact durations. */
 static void ms_timer(struct obuf *b, uint64_t timeout)
 {
@@ -288,7 +265,7 @@ static void text_value(struct fctx *c, const struct field *f, uint64_t v)
 		obuf_hex(b, v);
 		break;
 	case FK_USEC:
-		fld_usec(b, v);
+		fmt_ss_usec(b, v);
 		break;
 	case FK_US_MS:
 		obuf_u64(b, v / 1000);
@@ -298,10 +275,11 @@ static void text_value(struct fctx *c, const struct field *f, uint64_t v)
 		ms_timer(b, v);
 		break;
 	case FK_RATE:
-		fld_rate(b, c->o, (double)v * 8.0);
+		fmt_ss_rate(b, c->o->numeric, xd_mul(xd_u64(v), xd_u64(8)));
+		obuf_puts(b, "bps");
 		break;
 	case FK_GAIN:
-		obuf_printf(b, "%g", v / 256.0);
+		fmt_ss_ratio(b, v, 256);
 		break;
 	case FK_STR:
 		str = (const char *)c->base + f->off;

@@ -188,10 +188,6 @@ void fld_json_bits(struct fctx *c, const struct field *f, uint64_t v,
 		   const char *const *names, unsigned n);
 /* The separator between detail lines: "\n\t", or " " with -O. */
 void fld_sep(struct fctx *c);
-/* ss's sprint_bw() of bits per second, then "bps". */
-void fld_rate(struct obuf *b, const struct out_opts *o, double bits);
-/* ss's "%g" of a microsecond count in milliseconds. */
-void fld_usec(struct obuf *b, uint64_t us);
 /* A .text that writes nothing (the label says it all). */
 void fld_none(struct fctx *c, const struct field *f, uint64_t v);
 /* The value of a row for the current socket. */

@@ -156,8 +156,10 @@ static bool max_pacing_on(const struct fctx *c)
 static void limited_text(struct fctx *c, const struct field *f, uint64_t v)
 {
 	(void)f;
-	obuf_printf(c->b, "%llums(%.1f%%)", (unsigned long long)v / 1000,
-		    100.0 * v / ti(c)->tcpi_busy_time);
+	obuf_u64(c->b, v / 1000);
+	obuf_puts(c->b, "ms(");
+	fmt_ss_percent(c->b, v, ti(c)->tcpi_busy_time);
+	obuf_puts(c->b, "%)");
 }
 
 static bool busy_on(const struct fctx *c)
@@ -189,14 +191,19 @@ static bool send_on(const struct fctx *c)
 static void send_text(struct fctx *c, const struct field *f, uint64_t v)
 {
 	const struct sdiag_inet *in = &c->s->inet;
-	double rtt = ti(c)->tcpi_rtt;
+	uint64_t rtt = ti(c)->tcpi_rtt;
+	struct xd bits;
 
 	(void)f;
 	(void)v;
 	if ((c->s->has & SDIAG_HAS_VEGAS) && in->vegas.enabled && in->vegas.rtt &&
 	    in->vegas.rtt != 0x7fffffff)
 		rtt = in->vegas.rtt;
-	fld_rate(c->b, c->o, (double)ti(c)->tcpi_snd_cwnd * ti(c)->tcpi_snd_mss * 8000000.0 / rtt);
+	/* ss: (double)cwnd * mss * 8000000.0 / rtt, rounded as the FPU does */
+	bits = xd_mul(xd_u64(ti(c)->tcpi_snd_cwnd), xd_u64(ti(c)->tcpi_snd_mss));
+	bits = xd_div(xd_mul(bits, xd_u64(8000000)), xd_u64(rtt));
+	fmt_ss_rate(c->b, c->o->numeric, bits);
+	obuf_puts(c->b, "bps");
 }
 
 #define TI(f, ...) { K(#f), TCPI(f), __VA_ARGS__ }

@@ -68,6 +68,32 @@ void obuf_hex(struct obuf *b, uint64_t v);	/* lowercase, no prefix */
 /* printf-style, for the rare cold paths (detail text). */
 void obuf_printf(struct obuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/*
+ * A double as an exact m * 2^e (m < 2^53), for printing the numbers ss prints
+ * with %g and %f without floating point (fmt_dec.c): each operation rounds
+ * like the FPU (to nearest, ties to even), and the output functions print the
+ * same digits as glibc's printf.
+ */
+struct xd {
+	uint64_t m;
+	int e;
+};
+
+struct xd xd_u64(uint64_t v);			/* (double)v */
+struct xd xd_mul(struct xd a, struct xd b);	/* a * b */
+struct xd xd_div(struct xd a, struct xd b);	/* a / b; b == 0 gives 0 */
+bool xd_ge(struct xd a, struct xd b);		/* a >= b */
+void obuf_xd_g(struct obuf *b, struct xd x, int prec);	/* printf("%.*g", prec, x) */
+void obuf_xd_f(struct obuf *b, struct xd x, int decimals);	/* printf("%.*f", ...) */
+
+/* ss's numbers: "%g" of us / 1000.0 (milliseconds); "%g" of v / (double)den;
+ * sprint_bw() of bits per second (-n: "%.0f", else "%.3g" with k/M/G/T or "%g");
+ * "%.1f" of 100.0 * part / whole. */
+void fmt_ss_usec(struct obuf *b, uint64_t us);
+void fmt_ss_ratio(struct obuf *b, uint64_t v, uint64_t den);
+void fmt_ss_rate(struct obuf *b, bool numeric, struct xd bits);
+void fmt_ss_percent(struct obuf *b, uint64_t part, uint64_t whole);
+
 /* Dotted quad of 4 network-order bytes into buf (no NUL, at most 15 bytes;
  * buf needs 18: whole words are copied). */
 size_t fmt_ipv4(char *buf, const uint8_t a[4]);
