@@ -475,7 +475,7 @@ int fplan_new(struct fplan **ret, const struct out_opts *o)
 	p->o = o;
 	p->opt = (uint8_t)((o->timers ? O_TIMERS : 0) | (o->ext ? O_EXT : 0) |
 			   (o->mem ? O_MEM : 0) | (o->info ? O_INFO : 0) | (o->tos ? O_TOS : 0) |
-			   (o->sockopt ? O_SOCKOPT : 0) |
+			   (o->sockopt ? O_SOCKOPT : 0) | (o->bpf ? O_BPF : 0) |
 			   (o->columns & OUT_COL_PROCESS ? O_PROC : 0));
 	for (unsigned k = 0; k < F_NCLASS && r == 0; k++)
 		r = plan_class(p, k);

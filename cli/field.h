@@ -59,6 +59,7 @@ enum {
 	O_TOS = 1 << 4,		/* --tos */
 	O_SOCKOPT = 1 << 5,	/* --inet-sockopt */
 	O_PROC = 1 << 6,	/* -p */
+	O_BPF = 1 << 7,		/* -b */
 };
 
 /* How a value is written. Text / JSON. */
@@ -148,6 +149,7 @@ enum {
 	T_SOCKOPT = 140,
 	T_SEP = 150,		/* inet: the line of -m and -i */
 	T_SKMEM = 160,
+	T_BPF = 170,		/* packet: -b */
 	T_TCP = 200,		/* tcp_info, + 0..99 */
 	T_MPTCP = 300,		/* mptcp_info, + 0..49 */
 	T_ULP = 350,

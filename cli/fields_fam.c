@@ -5,6 +5,8 @@
  * (rings, umem, statistics). Their endpoints are in fields_ep.c.
  */
 
+#include <linux/filter.h>
+
 #include "field.h"
 
 /* ---- unix ------------------------------------------------------------------------ */
@@ -206,6 +208,32 @@ static void mclist_json(struct fctx *c, const struct field *f, uint64_t v)
 	obuf_putc(b, ']');
 }
 
+/* -b: the classic BPF program, ss's layout / [[code,jt,jf,k],...]. */
+static void bpf_text(struct fctx *c, const struct field *f, uint64_t v)
+{
+	const struct sock_filter *insn = c->s->pkt.filter;
+
+	(void)f;
+	(void)v;
+	obuf_printf(c->b, "%zu): ", c->s->pkt.n_filter);
+	for (size_t i = 0; i < c->s->pkt.n_filter; i++)
+		obuf_printf(c->b, " 0x%02x %u %u %u,", insn[i].code, insn[i].jt, insn[i].jf,
+			    insn[i].k);
+}
+
+static void bpf_json(struct fctx *c, const struct field *f, uint64_t v)
+{
+	const struct sock_filter *insn = c->s->pkt.filter;
+
+	(void)v;
+	fld_key(c, f);
+	obuf_putc(c->b, '[');
+	for (size_t i = 0; i < c->s->pkt.n_filter; i++)
+		obuf_printf(c->b, "%s[%u,%u,%u,%u]", i ? "," : "", insn[i].code, insn[i].jt,
+			    insn[i].jf, insn[i].k);
+	obuf_putc(c->b, ']');
+}
+
 #define PI(k, m, ...) { K(k), SK(pkt.info.m), .has = SDIAG_HAS_PKT_INFO, __VA_ARGS__ }
 
 static const struct field packet_rows[] = {
@@ -277,5 +305,8 @@ const struct field fields_fam[] = {
 	{ K("packet"), .kind = FK_GROUP, SUB(packet_rows), .fams = F_PACKET, .jopt = O_EXT,
 	  .topt = O_EXT },
 	{ K("xdp"), .kind = FK_GROUP, SUB(xdp_rows), .fams = F_XDP, .jopt = O_EXT, .topt = O_EXT },
+	{ K("bpf_filter"), L("bpf filter ("), .fams = F_PACKET, .has = SDIAG_HAS_FILTER,
+	  .jopt = O_BPF, .topt = O_BPF, .flags = FL_TSEP, .t = T_BPF, .text = bpf_text,
+	  .json = bpf_json },
 };
 const size_t fields_fam_n = sizeof(fields_fam) / sizeof(fields_fam[0]);

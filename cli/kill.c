@@ -351,6 +351,7 @@ int cmd_kill(int argc, char **argv)
 		{ "passes", required_argument, NULL, OPT_PASSES },
 		{ 0 },
 	};
+	static const char *const refuse[] = { "summary", NULL };
 	struct kill_opts k = { 0 };
 	struct opt_extra extra = {
 		.longopts = longopts,
@@ -359,6 +360,7 @@ int cmd_kill(int argc, char **argv)
 		.ctx = &k,
 		.usage = kill_usage,
 		.synopsis = "[OPTIONS] {FILTER|--all}",
+		.refuse = refuse,
 	};
 	struct cli_opts o;
 	struct sdiag_filter *f = NULL;

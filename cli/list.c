@@ -19,6 +19,7 @@
 
 #include "commands.h"
 #include "options.h"
+#include "summary.h"
 #include "output.h"
 
 struct list_ctx {
@@ -302,6 +303,16 @@ int cmd_list(int argc, char **argv)
 	if (rp.count && !rp.interval.tv_sec && !rp.interval.tv_nsec) {
 		fprintf(stderr, "sockdiag list: --count needs --interval\n");
 		status = EXIT_USAGE;
+		goto out;
+	}
+	if (o.summary) {
+		if (o.filter_expr || o.all_netns) {
+			fprintf(stderr, "sockdiag list: --summary counts every socket of one "
+				"namespace: it takes no %s\n", o.all_netns ? "--all-netns" : "FILTER");
+			status = EXIT_USAGE;
+		} else {
+			status = summary_run(&o);
+		}
 		goto out;
 	}
 	r = opts_filter(&o, &f);

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "options.h"
 
@@ -216,6 +217,18 @@ void opts_netns_error(const char *cmd, const char *spec, int err)
 		fprintf(stderr, "sockdiag %s: netns %s: %s\n", cmd, spec, strerror(-err));
 }
 
+/* -Z/-z: the SELinux contexts of owners (and sockets). Said plainly when there are none. */
+static int selinux_refuse(const char *cmd, int c)
+{
+	if (access("/sys/fs/selinux/enforce", F_OK) < 0)
+		fprintf(stderr, "sockdiag %s: -%c: SELinux is not enabled on this system (no "
+			"/sys/fs/selinux): there are no security contexts to show\n", cmd, c);
+	else
+		fprintf(stderr, "sockdiag %s: -%c: SELinux security contexts are not supported "
+			"(yet)\n", cmd, c);
+	return -EINVAL;
+}
+
 /* Long-only options of ours start at OPTS_COMMON_BASE, leaving 0x100.. to subcommands. */
 enum {
 	O_TIPC = OPTS_COMMON_BASE,
@@ -275,11 +288,16 @@ static const struct option common_long[] = {
 	{ "owners", required_argument, NULL, O_OWNERS },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "filter", required_argument, NULL, 'F' },
+	{ "summary", no_argument, NULL, 's' },
+	{ "bpf", no_argument, NULL, 'b' },
+	{ "threads", no_argument, NULL, 'T' },
+	{ "context", no_argument, NULL, 'Z' },
+	{ "contexts", no_argument, NULL, 'z' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
 };
-static const char common_short[] = "nroemiptuwxMS046alBf:A:F:HOQN:hVv";
+static const char common_short[] = "nroemiptuwxMS046alBf:A:F:HOQN:hVvsbTZz";
 
 static int owners_set(struct cli_opts *o, const char *cmd, const char *arg)
 {
@@ -352,6 +370,11 @@ static int common_opt(struct cli_opts *o, struct sel *s, const char *cmd, int c,
 	case O_OWNERS: return owners_set(o, cmd, arg);
 	case 'v': o->verbose = true; break;
 	case 'F': o->filter_file = arg; break;
+	case 's': o->summary = true; break;
+	case 'b': o->out.bpf = true; break;
+	case 'T': o->threads = true; break;
+	case 'Z':
+	case 'z': return selinux_refuse(cmd, c);
 	case 'h':
 		opts_usage(stdout, cmd, extra);
 		return OPTS_EXIT;
@@ -419,13 +442,14 @@ static const struct {
 	{ NULL, "query", "-A|--query LIST (ss's names, !NAME excludes)" },
 	{ "States:", "all", "-a|--all" }, { NULL, "listening", "-l|--listening" },
 	{ NULL, "bound-inactive", "-B|--bound-inactive" },
-	{ "Details:", "options", "-o|--options" }, { NULL, "extended", "-e|--extended" },
+	{ "Details:", "options", "-o|--options" }, { NULL, "bpf", "-b|--bpf" }, { NULL, "extended", "-e|--extended" },
 	{ NULL, "memory", "-m|--memory" }, { NULL, "info", "-i|--info" }, { NULL, "tos", "--tos" },
-	{ NULL, "processes", "-p|--processes" },
+	{ NULL, "processes", "-p|--processes" }, { NULL, "threads", "-T|--threads" },
+	{ NULL, "context", "-Z|--context" }, { NULL, "contexts", "-z|--contexts" },
 	{ "Output:", "numeric", "-n|--numeric" }, { NULL, "resolve", "-r|--resolve" },
 	{ NULL, "no-header", "-H|--no-header" }, { NULL, "oneline", "-O|--oneline" },
 	{ NULL, "no-queues", "-Q|--no-queues" }, { NULL, "json", "--json" },
-	{ NULL, "ndjson", "--ndjson" }, { NULL, "inet-sockopt", "--inet-sockopt" },
+	{ NULL, "ndjson", "--ndjson" }, { NULL, "summary", "-s|--summary" }, { NULL, "inet-sockopt", "--inet-sockopt" },
 	{ "Other:", "netns", "-N|--netns NAME|PATH|pid:PID" }, { NULL, "all-netns", "--all-netns" },
 	{ NULL, "no-kernel-filter", "--no-kernel-filter" },
 	{ NULL, "filter", "-F|--filter FILE (the FILTER, from a file; - is stdin)" },
@@ -597,6 +621,12 @@ static int finish_selection(struct cli_opts *o, struct sel *s, const char *cmd)
 	o->explicit_tables = s->explicit_tables & o->q.tables;
 	o->out.tables = o->q.tables;
 	o->out.states = o->q.states;
+	if (o->threads) {
+		fprintf(stderr, "sockdiag %s: -T %s\n", cmd, o->processes ?
+			"(threads): not shown: the threads of a process share its descriptors, "
+			"and -p names the process" : "goes with -p");
+		return -EINVAL;
+	}
 	if (!o->q.tables) {
 		fprintf(stderr, "sockdiag %s: no socket tables to show with such filter\n", cmd);
 		return OPTS_EXIT;

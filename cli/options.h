@@ -39,6 +39,8 @@ struct cli_opts {
 	bool processes;		/* -p */
 	const char *netns;	/* -N NAME|PATH|pid:PID */
 	bool all_netns;		/* --all-netns */
+	bool summary;		/* -s: ss -s's counts instead of sockets (list) */
+	bool threads;		/* -T (refused with a reason) */
 	enum sdiag_owners owners;	/* --owners: how -p and process filters find owners */
 	bool verbose;		/* -v: say on stderr how things were done */
 };

@@ -54,6 +54,7 @@ struct out_opts {
 	bool info;		/* -i */
 	bool tos;		/* --tos */
 	bool sockopt;		/* --inet-sockopt */
+	bool bpf;		/* -b: packet sockets' classic BPF filters */
 };
 
 /* Per-socket additions; every member is optional (NULL = absent). */

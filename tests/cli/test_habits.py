@@ -176,6 +176,35 @@ def test_help():
         check("%s accepts every option its --help lists" % cmd, not bad, repr(bad))
 
 
+def test_ss_extras():
+    """-b against ss; -T and -Z/-z refused with their reasons."""
+    import ctypes
+    import struct
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0800))
+    insns = [(0x28, 0, 0, 12), (0x15, 0, 1, 0x0800), (0x06, 0, 0, 0xffff), (0x06, 0, 0, 0)]
+    buf = ctypes.create_string_buffer(b"".join(struct.pack("HBBI", *i) for i in insns))
+    s.setsockopt(socket.SOL_SOCKET, 26, struct.pack("HL", len(insns), ctypes.addressof(buf)))
+    want = "\tbpf filter (4):  0x28 0 0 12, 0x15 0 1 2048, 0x06 0 0 65535, 0x06 0 0 0,"
+    ss = subprocess.run(["ss", "-0b"], stdout=subprocess.PIPE, text=True).stdout
+    rc, out, err = run("-0b")
+    check("-b: the packet socket's filter, the line ss prints", rc == 0 and
+          out.splitlines()[2:] == [want] and want in ss.splitlines(), repr((out, ss)))
+    rc, out2, err = run("-0")
+    check("without -b: no filter line", rc == 0 and "bpf filter" not in out2, repr(out2))
+    s.close()
+    usage_error(["-T"], "sockdiag list: -T goes with -p")
+    usage_error(["-Tp"], "sockdiag list: -T (threads): not shown: the threads of a process "
+                "share its descriptors, and -p names the process")
+    if not os.path.exists("/sys/fs/selinux/enforce"):
+        for o in ("-Z", "-z", "--context"):
+            c = "Z" if o == "--context" else o[1]
+            usage_error([o], "sockdiag list: -%s: SELinux is not enabled on this system (no "
+                        "/sys/fs/selinux): there are no security contexts to show" % c)
+    else:
+        rc, out, err = run("-Z")
+        check("-Z with SELinux: refused, one line", rc == 2 and len(err.splitlines()) == 1)
+
+
 def main():
     l, c, a = pair()
     test_first_word(l)
@@ -186,6 +215,7 @@ def main():
     test_addresses()
     test_filter_file()
     test_help()
+    test_ss_extras()
     if FAILED:
         print("%d checks failed" % len(FAILED))
         sys.exit(1)
