@@ -162,7 +162,7 @@ int cmd_watch(int argc, char **argv)
 		"raw", "mptcp", "sctp", "udplite", "smc", "unix", "packet", "netlink", "vsock",
 		"xdp", "tipc", "query", "socket", "all", "listening", "bound-inactive",
 		"processes", "owners", "verbose", "all-netns", "no-kernel-filter", "inet-sockopt",
-		"summary", "threads", "bpf", NULL,
+		"summary", "threads", "bpf", "context", "contexts", NULL,
 	};
 	const struct opt_extra extra = {
 		.longopts = longopts,
