@@ -148,8 +148,8 @@ enum {
 	T_TOS = 130, T_TCLASS, T_CLASS_ID,
 	T_SOCKOPT = 140,
 	T_SEP = 150,		/* inet: the line of -m and -i */
+	T_BPF = 155,		/* packet: -b (before -m, as ss) */
 	T_SKMEM = 160,
-	T_BPF = 170,		/* packet: -b */
 	T_TCP = 200,		/* tcp_info, + 0..99 */
 	T_MPTCP = 300,		/* mptcp_info, + 0..49 */
 	T_ULP = 350,

@@ -191,6 +191,13 @@ def test_ss_extras():
           out.splitlines()[2:] == [want] and want in ss.splitlines(), repr((out, ss)))
     rc, out2, err = run("-0")
     check("without -b: no filter line", rc == 0 and "bpf filter" not in out2, repr(out2))
+    ss = subprocess.run(["ss", "-0bem"], stdout=subprocess.PIPE, text=True).stdout
+    rc, out, err = run("-0bem")
+    check("-bem: the rows ss -0bem prints (bpf before skmem)", rc == 0 and
+          out.splitlines()[1:] == ss.splitlines()[1:], repr((out, ss)))
+    rc, out, err = run("-0b", "--json")
+    check("-b --json: bpf_filter [[code,jt,jf,k],...]", rc == 0 and '"bpf_filter":[[40,0,0,12],'
+          '[21,0,1,2048],[6,0,0,65535],[6,0,0,0]]' in out, out)
     s.close()
     usage_error(["-T"], "sockdiag list: -T goes with -p")
     usage_error(["-Tp"], "sockdiag list: -T (threads): not shown: the threads of a process "
