@@ -9,20 +9,18 @@ cd "$1"
 for f in COPYING COPYING.LIB LICENSE NEWS; do
 	[ -s "$f" ] || { echo "missing: $f"; exit 1; }
 done
-bad=""
-n=0
-for f in $(find . -path ./build\* -prune -o -path ./.git -prune -o -type f \
+files=$(find . -path ./build\* -prune -o -path ./.git -prune -o -type f \
 	\( -name '*.[ch]' -o -name '*.sh' -o -name '*.py' -o -name meson.build \
-	-o -name '*.map' -o -name '*.bash' -o -name '*.fish' -o -name '_sockdiag' \) -print); do
-	case $f in
-	./lib/* | ./include/*) want=LGPL-2.1-or-later ;;
-	*) want=GPL-2.0-or-later ;;
-	esac
-	n=$((n + 1))
-	head -n 3 "$f" | grep -q "SPDX-License-Identifier: .*\\b$want\\b" || bad="$bad $f"
-done
+	-o -name '*.map' -o -name '*.bash' -o -name '*.fish' -o -name '_sockdiag' \) -print)
+n=$(echo "$files" | wc -l)
+# One awk for every file: the first three lines of each must name the right licence.
+# shellcheck disable=SC2086
+bad=$(awk 'FNR == 1 { if (f != "" && !ok) print f; f = FILENAME; ok = 0
+		want = (f ~ /^\.\/(lib|include)\//) ? "LGPL-2.1-or-later" : "GPL-2.0-or-later" }
+	FNR <= 3 && index($0, "SPDX-License-Identifier:") && index($0, want) { ok = 1 }
+	END { if (f != "" && !ok) print f }' $files | tr '\n' ' ')
 if [ -n "$bad" ]; then
-	echo "no SPDX-License-Identifier line, or the wrong licence, in:$bad"
+	echo "no SPDX-License-Identifier line, or the wrong licence, in: $bad"
 	exit 1
 fi
 echo "all $n source files carry the right SPDX-License-Identifier"
