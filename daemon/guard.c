@@ -5,6 +5,10 @@
  * policy (guard_policy.c) picks the stranded sockets, and they are destroyed
  * in one batch. After ENOBUFS on the rtnetlink socket events were lost, so the
  * table is rebuilt from full dumps and the difference acted upon.
+ *
+ * A timerfd in the same loop ends grace periods (removals held by
+ * guard_grace.c are judged then), runs the route pass after route events
+ * (guard_route.c) and the reap rules every reap-interval (guard_reap.c).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -20,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/signalfd.h>
+#include <sys/timerfd.h>
 #include <libmnl/libmnl.h>
 #include <linux/rtnetlink.h>
 #ifdef HAVE_LIBCAP_NG
@@ -36,6 +41,10 @@
 #define SOCKDIAG_SYSCONFDIR "/etc"
 #endif
 #define DEFAULT_CONFIG SOCKDIAG_SYSCONFDIR "/sockdiag/guard.conf"
+/* Route events come in bursts (a VPN adds a dozen routes): the pass runs
+ * this long after the first, or when the grace period ends if that is later. */
+#define ROUTE_SETTLE_MS 100
+#define NEVER UINT64_MAX
 
 struct guard {
 	struct guard_config cfg;
@@ -49,9 +58,21 @@ struct guard {
 	int sigfd;
 	const char *metrics_listen;	/* --metrics ADDR:PORT */
 	struct guard_metrics *metrics;	/* NULL without --metrics */
+	int timerfd;
+	struct guard_grace grace;	/* removals held for the grace period */
+	struct guard_routes *routes;	/* open while on-route-change = yes */
+	uint64_t route_due, reap_due;	/* CLOCK_MONOTONIC ms, NEVER */
 };
 
 #define logline(...) daemon_log("sockdiag-guard", __VA_ARGS__)
+
+static uint64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
 
 static double ms_since(const struct timespec *t0)
 {
@@ -65,16 +86,36 @@ static double ms_since(const struct timespec *t0)
 
 struct action {
 	const struct guard *g;
-	const struct guard_pending *p;
+	const struct guard_pending *p;	/* NULL: a route pass */
 	struct sdiag_sock **victims;
 	size_t n, cap;
 	size_t kept[GUARD_DESTROY + 1];
+	size_t no_route, lookup_errors;	/* route pass */
 };
+
+/* After route changes: the kernel's route to the socket's peer (cached). */
+static enum guard_verdict route_verdict(struct action *a, const struct sdiag_sock *s)
+{
+	const struct guard_route_answer *ans = NULL;
+	enum guard_verdict v = guard_decide_selected(&a->g->cfg, s);
+	struct guard_route_key k;
+
+	if (v != GUARD_DESTROY)
+		return v;
+	guard_route_key_of(s, &k);
+	if (guard_routes_lookup(a->g->routes, &k, &ans) < 0) {
+		a->lookup_errors++;
+		return GUARD_KEEP_UNRELATED;
+	}
+	a->no_route += ans->err != 0;
+	return guard_decide_route(&a->g->cfg, &a->g->table, s, ans);
+}
 
 static int decide_cb(const struct sdiag_sock *s, void *data)
 {
 	struct action *a = data;
-	enum guard_verdict v = guard_decide_all(&a->g->cfg, &a->g->table, a->p, s);
+	enum guard_verdict v = a->p ? guard_decide_all(&a->g->cfg, &a->g->table, a->p, s) :
+				      route_verdict(a, s);
 
 	a->kept[v]++;
 	if (v != GUARD_DESTROY)
@@ -110,7 +151,10 @@ static void log_action(const struct guard *g, const struct action *a, const size
 	char what[256], kept[256] = "";
 	size_t off = 0, nkept = 0;
 
-	if (a->p->n > a->p->described)
+	if (!a->p)
+		snprintf(what, sizeof(what), "routes changed (%zu lookups, %zu peers without a route)",
+			 guard_routes_asked(a->g->routes), a->no_route);
+	else if (a->p->n > a->p->described)
 		snprintf(what, sizeof(what), "%s and %zu more event%s", a->p->what,
 			 a->p->n - a->p->described, a->p->n - a->p->described == 1 ? "" : "s");
 	else
@@ -148,6 +192,7 @@ static void log_action(const struct guard *g, const struct action *a, const size
  */
 static int act(struct guard *g, struct guard_pending *p, const struct timespec *t0)
 {
+	const char *what = p ? p->what : "routes changed";
 	struct sdiag_query q = {
 		.tables = GUARD_TABLES,
 		.states = g->cfg.tcp_states |
@@ -160,27 +205,33 @@ static int act(struct guard *g, struct guard_pending *p, const struct timespec *
 	double ms;
 	int r;
 
-	if (!p->n)
+	if (p && !p->n)
 		return 0;
-	guard_metrics_events(g->metrics, p);
+	if (p)
+		guard_metrics_events(g->metrics, p);
+	else
+		guard_routes_reset(g->routes);
 	r = sdiag_dump(g->h, &q, decide_cb, quiet_err_cb, &a);
 	if (r < 0) {
 		guard_metrics_error(g->metrics);
-		logline("%s: cannot dump sockets: %s", p->what, strerror(-r));
+		logline("%s: cannot dump sockets: %s", what, strerror(-r));
 		goto out;
 	}
+	if (a.lookup_errors)
+		logline("%s: %zu route lookups failed; their sockets are kept", what,
+			a.lookup_errors);
 	if (a.n && !g->dry_run && !g->cfg.dry_run) {
 		results = calloc(a.n, sizeof(*results));
 		if (!results) {
 			r = -ENOMEM;
-			logline("%s: cannot destroy: %s", p->what, strerror(-r));
+			logline("%s: cannot destroy: %s", what, strerror(-r));
 			goto out;
 		}
 		r = sdiag_destroy(g->h, (const struct sdiag_sock *const *)a.victims, a.n, results,
 				  NULL);
 		if (r < 0) {
 			guard_metrics_error(g->metrics);
-			logline("%s: cannot destroy: %s", p->what, strerror(-r));
+			logline("%s: cannot destroy: %s", what, strerror(-r));
 			goto out;
 		}
 		for (size_t i = 0; i < a.n; i++)
@@ -195,8 +246,159 @@ out:
 		free(a.victims[i]);
 	free(a.victims);
 	free(results);
+	if (p)
+		guard_pending_clear(p);
+	return r;
+}
+
+/* ---- grace, route changes, reaping: the timer ------------------------------------------ */
+
+/* Removals wait out the grace period; judged in on_timer(). */
+static int hold(struct guard *g, struct guard_pending *p)
+{
+	uint64_t now = now_ms();
+	char what[128];
+	int r = 0;
+
+	for (size_t i = 0; i < p->n && r == 0; i++) {
+		guard_event_describe(&g->table, &p->ev[i], what, sizeof(what));
+		r = guard_grace_hold(&g->grace, &p->ev[i], what, now, g->cfg.grace_ms);
+	}
 	guard_pending_clear(p);
 	return r;
+}
+
+/* The grace periods that ended: what came back is logged, the rest acted upon together. */
+static int end_grace(struct guard *g, uint64_t now)
+{
+	struct guard_pending p = { 0 };
+	struct guard_held *due = NULL;
+	struct timespec t0;
+	size_t n = 0;
+	int r;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	r = guard_grace_take(&g->grace, now, &due, &n);
+	for (size_t i = 0; i < n && r == 0; i++) {
+		if (guard_event_came_back(&g->table, &due[i].ev))
+			logline("%s: back within the grace period (%u ms): nothing destroyed",
+				due[i].what, g->cfg.grace_ms);
+		else
+			r = guard_held_to_pending(&due[i], &p);
+	}
+	guard_held_free(due, n);
+	if (r == 0)
+		(void)act(g, &p, &t0);
+	guard_pending_fini(&p);
+	return r;
+}
+
+static void reap(struct guard *g)
+{
+	bool dry = g->dry_run || g->cfg.dry_run;
+
+	for (size_t i = 0; i < g->cfg.n_reaps; i++) {
+		const struct guard_reap *rule = &g->cfg.reaps[i];
+		struct guard_reap_result res;
+		struct timespec t0;
+		int r;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		r = guard_reap_rule(g->h, &g->cfg, rule, dry, &res);
+		if (r < 0)
+			logline("reap (line %u) '%s': %s", rule->line, rule->expr, strerror(-r));
+		else if (res.refused)
+			logline("reap (line %u) '%s': refused: more than reap-max = %u sockets "
+				"match; nothing destroyed",
+				rule->line, rule->expr, g->cfg.reap_max);
+		else if (res.matched && dry)
+			logline("reap (line %u) '%s': would destroy %zu socket%s (kept %zu exempt)",
+				rule->line, rule->expr, res.matched, res.matched == 1 ? "" : "s",
+				res.kept);
+		else if (res.matched)
+			logline("reap (line %u) '%s': destroyed %zu socket%s (already gone %zu, "
+				"failed %zu; kept %zu exempt) in %.2f ms",
+				rule->line, rule->expr, res.destroyed, res.destroyed == 1 ? "" : "s",
+				res.gone, res.failed, res.kept, ms_since(&t0));
+	}
+}
+
+static void arm_timer(struct guard *g)
+{
+	uint64_t next = guard_grace_next(&g->grace);
+	struct itimerspec its = { 0 };
+
+	if (g->route_due < next)
+		next = g->route_due;
+	if (g->reap_due < next)
+		next = g->reap_due;
+	if (next != NEVER) {
+		next = next ? next : 1; /* 0 would disarm */
+		its.it_value.tv_sec = (time_t)(next / 1000);
+		its.it_value.tv_nsec = (long)(next % 1000) * 1000000;
+	}
+	timerfd_settime(g->timerfd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+static int on_timer(struct guard *g)
+{
+	uint64_t expirations, now = now_ms();
+	int r = 0;
+
+	(void)!read(g->timerfd, &expirations, sizeof(expirations));
+	if (guard_grace_next(&g->grace) <= now)
+		r = end_grace(g, now);
+	if (r == 0 && g->route_due <= now) {
+		struct timespec t0;
+
+		g->route_due = NEVER;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (g->routes)
+			(void)act(g, NULL, &t0);
+	}
+	if (r == 0 && g->reap_due <= now) {
+		reap(g);
+		g->reap_due = now_ms() + g->cfg.reap_interval_ms;
+	}
+	return r;
+}
+
+/* Route events seen: one pass after they settle. */
+static void routes_changed(struct guard *g)
+{
+	uint32_t settle = g->cfg.grace_ms > ROUTE_SETTLE_MS ? g->cfg.grace_ms : ROUTE_SETTLE_MS;
+
+	if (g->routes && g->route_due == NEVER)
+		g->route_due = now_ms() + settle;
+}
+
+/* After the configuration was (re)loaded: route events and reaping follow it. */
+static void policies_configured(struct guard *g)
+{
+	int r;
+
+	if (g->cfg.on_route_change && !g->routes) {
+		r = guard_routes_open(&g->routes);
+		if (r == 0)
+			r = guard_routes_subscribe(grtnl_event_fd(&g->rtnl), true);
+		if (r < 0) {
+			logline("on-route-change: cannot watch routes: %s", strerror(-r));
+			guard_routes_close(g->routes);
+			g->routes = NULL;
+		}
+	} else if (!g->cfg.on_route_change && g->routes) {
+		(void)guard_routes_subscribe(grtnl_event_fd(&g->rtnl), false);
+		guard_routes_close(g->routes);
+		g->routes = NULL;
+		g->route_due = NEVER;
+	}
+	g->reap_due = g->cfg.n_reaps ? now_ms() + g->cfg.reap_interval_ms : NEVER;
+	if (g->cfg.grace_ms || g->routes || g->cfg.n_reaps)
+		logline("grace %u ms; route changes %s; %zu reap rule%s every %u s (at most %u "
+			"sockets each)",
+			g->cfg.grace_ms, g->routes ? "watched" : "ignored", g->cfg.n_reaps,
+			g->cfg.n_reaps == 1 ? "" : "s", g->cfg.reap_interval_ms / 1000,
+			g->cfg.reap_max);
 }
 
 /* ---- events and resync ----------------------------------------------------------------- */
@@ -232,6 +434,7 @@ static int read_events(struct guard *g)
 	uint8_t buf[64 * 1024] __attribute__((aligned(8)));
 	struct guard_pending p = { 0 };
 	struct timespec t0;
+	bool route_event = false;
 	int r = 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -252,6 +455,7 @@ static int read_events(struct guard *g)
 			r = grtnl_drain(&g->rtnl);
 			if (r == 0)
 				r = resync(g, &p, false);
+			route_event = true; /* route events may be lost too */
 			continue;
 		}
 		if (n < 0) {
@@ -260,12 +464,18 @@ static int read_events(struct guard *g)
 		}
 		/* libmnl 1.0.4 accepts nlmsg_len >= 2^31 (negative as int). */
 		for (len = (int)n; r == 0 && mnl_nlmsg_ok(nlh, len) && nlh->nlmsg_len <= (unsigned)len;
-		     nlh = mnl_nlmsg_next(nlh, &len))
+		     nlh = mnl_nlmsg_next(nlh, &len)) {
+			route_event |= guard_route_event(nlh);
 			r = guard_view_apply(&g->table, &p, nlh);
+		}
 	}
+	if (route_event)
+		routes_changed(g);
 	/* A failed dump or destroy is logged and the daemon goes on: exiting
 	 * would not help, a restart resyncs without acting on the past. */
-	if (r == 0)
+	if (r == 0 && g->cfg.grace_ms)
+		r = hold(g, &p);
+	else if (r == 0)
 		(void)act(g, &p, &t0);
 	guard_pending_fini(&p);
 	return r;
@@ -401,10 +611,14 @@ static int open_signals(void)
 static int on_signal(struct guard *g)
 {
 	struct signalfd_siginfo si;
+	int r;
 
 	while (read(g->sigfd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGHUP) {
-			guard_metrics_reload(g->metrics, load_config(g, true) == 0);
+			r = load_config(g, true);
+			guard_metrics_reload(g->metrics, r == 0);
+			if (r == 0)
+				policies_configured(g);
 			continue;
 		}
 		logline("signal %u: exiting", si.ssi_signo);
@@ -415,14 +629,16 @@ static int on_signal(struct guard *g)
 
 static int loop(struct guard *g)
 {
-	struct pollfd p[2] = {
+	struct pollfd p[3] = {
 		{ .fd = grtnl_event_fd(&g->rtnl), .events = POLLIN },
 		{ .fd = g->sigfd, .events = POLLIN },
+		{ .fd = g->timerfd, .events = POLLIN },
 	};
 	int r;
 
 	for (;;) {
-		if (poll(p, 2, -1) < 0) {
+		arm_timer(g);
+		if (poll(p, 3, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
@@ -434,6 +650,11 @@ static int loop(struct guard *g)
 		}
 		if (p[0].revents & (POLLIN | POLLERR)) {
 			r = read_events(g);
+			if (r < 0)
+				return r;
+		}
+		if (p[2].revents & POLLIN) {
+			r = on_timer(g);
 			if (r < 0)
 				return r;
 		}
@@ -531,7 +752,8 @@ static int parse_args(struct guard *g, int argc, char **argv, const char **netns
 
 int cmd_guard(int argc, char **argv)
 {
-	struct guard g = { .config_path = DEFAULT_CONFIG, .sigfd = -1 };
+	struct guard g = { .config_path = DEFAULT_CONFIG, .sigfd = -1, .timerfd = -1,
+			   .route_due = NEVER, .reap_due = NEVER };
 	const char *netns = NULL;
 	bool check = false;
 	int r, status = 1, metrics_fd = -1;
@@ -558,6 +780,11 @@ int cmd_guard(int argc, char **argv)
 	if (netns && enter_netns(netns) < 0)
 		goto out;
 	g.sigfd = open_signals();
+	g.timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (g.timerfd < 0) {
+		fprintf(stderr, "sockdiag guard: cannot create a timer: %s\n", strerror(errno));
+		goto out;
+	}
 	if (g.sigfd < 0 || (r = grtnl_open(&g.rtnl, g.rtnl_rcvbuf)) < 0 || (r = sdiag_open(&g.h)) < 0) {
 		fprintf(stderr, "sockdiag guard: cannot open netlink sockets: %s\n",
 			strerror(g.sigfd < 0 ? -g.sigfd : -r));
@@ -583,6 +810,7 @@ int cmd_guard(int argc, char **argv)
 	}
 	if (resync(&g, NULL, true) < 0)
 		goto out;
+	policies_configured(&g);
 	logline("started%s%s%s", netns ? " in network namespace " : "", netns ? netns : "",
 		g.dry_run || g.cfg.dry_run ? " (dry run: nothing is destroyed)" : "");
 	status = loop(&g) < 0 ? 1 : 0;
@@ -594,6 +822,10 @@ out:
 	grtnl_close(&g.rtnl);
 	if (g.sigfd >= 0)
 		close(g.sigfd);
+	if (g.timerfd >= 0)
+		close(g.timerfd);
+	guard_routes_close(g.routes);
+	guard_grace_fini(&g.grace);
 	guard_table_fini(&g.table);
 	guard_config_fini(&g.cfg);
 	return status;

@@ -6,6 +6,10 @@
  *   guard_policy.c   the pure policy: (event, address table, socket) -> destroy or not
  *   guard_view.c     rtnetlink messages parsed into the view (pure); pending events
  *   guard_rtnl.c     rtnetlink sockets: link/address dumps, events, the drain after overflow
+ *   guard_grace.c    removals held for the grace period, judged when it ends (pure)
+ *   guard_route.c    route changes: the kernel's route to each peer, stranded sources
+ *   guard_reap.c     reap rules: filters run every reap-interval, capped per pass
+ *   guard_options.c  the configuration keys of those three
  *   guard.c          the event loop: rtnetlink + signalfd, resync, destroy, log
  */
 #ifndef SOCKDIAG_GUARD_H
@@ -29,6 +33,13 @@ struct guard_range {
 	uint32_t lo, hi;
 };
 
+/* reap = FILTER: sockets the filter selects are destroyed every reap-interval. */
+struct guard_reap {
+	char *expr;
+	struct sdiag_filter *filter;
+	unsigned line;			/* in the configuration file, for the log */
+};
+
 struct guard_config {
 	uint32_t tcp_states;		/* SDIAG_STATE_BIT mask of TCP states destroyed */
 	bool udp_connected;		/* destroy connected UDP sockets */
@@ -42,7 +53,25 @@ struct guard_config {
 	size_t n_exempt_marks;
 	struct guard_prefix *exempt_dsts;
 	size_t n_exempt_dsts;
+	uint32_t grace_ms;		/* grace = DURATION: 0 acts at once */
+	bool on_route_change;		/* judge sources after route changes */
+	struct guard_reap *reaps;
+	size_t n_reaps;
+	uint32_t reap_interval_ms;	/* default 60 s */
+	uint32_t reap_max;		/* per rule and pass; above it the rule destroys nothing */
 };
+
+struct conf_line;
+
+/* guard_options.c: the keys grace, on-route-change, reap, reap-interval and
+ * reap-max. Returns 1 when key is none of them, 0 when taken, -EINVAL after
+ * conf_fail(), -ENOMEM. */
+int guard_options_apply(struct guard_config *c, struct conf_line *l, const char *key,
+			const char *value);
+void guard_options_init(struct guard_config *c);
+void guard_options_fini(struct guard_config *c);
+/* "0", "500ms", "2s", "5m", "1h" -> milliseconds (at most 24 h). */
+int guard_parse_duration(const char *s, uint32_t *ret_ms);
 
 /* Defaults: TCP ESTAB, SYN-SENT, SYN-RECV; connected UDP; loopback exempt. */
 void guard_config_init(struct guard_config *c);
@@ -150,6 +179,110 @@ int guard_view_diff(const struct guard_table *old, const struct guard_table *now
 enum guard_verdict guard_decide_all(const struct guard_config *c, const struct guard_table *t,
 				    const struct guard_pending *p, const struct sdiag_sock *s);
 void guard_fmt_addr(const struct guard_addr *a, char *buf, size_t len);
+/* A link's name for logs: printable characters only, else "ifN" in buf. */
+const char *guard_link_name(const struct guard_table *t, int ifindex, char buf[16]);
+
+/* Rules 2 and 3 alone (state, exemptions): GUARD_DESTROY when the socket is
+ * in a destroyed state and no exemption keeps it. For route changes and reaping. */
+enum guard_verdict guard_decide_selected(const struct guard_config *c, const struct sdiag_sock *s);
+/* Rule 3 alone: an exemption's verdict, or GUARD_DESTROY. */
+enum guard_verdict guard_exempt(const struct guard_config *c, const struct sdiag_sock *s);
+
+/* ---- grace period (guard_grace.c, pure) ----------------------------------------------- */
+
+/* One removal held until due_ms (CLOCK_MONOTONIC milliseconds). */
+struct guard_held {
+	struct guard_event ev;	/* ev.addrs owned */
+	uint64_t due_ms;
+	char what[128];		/* "address 10.0.0.2/24 removed from eth0" */
+};
+
+struct guard_grace {
+	struct guard_held *v;
+	size_t n, cap;
+};
+
+void guard_grace_fini(struct guard_grace *g);
+/* Hold e (addresses copied) until now + grace. The same removal (address and
+ * interface, or link) held already keeps its earlier end: a flapping address
+ * is judged once, grace after it first went. */
+int guard_grace_hold(struct guard_grace *g, const struct guard_event *e, const char *what,
+		     uint64_t now_ms, uint32_t grace_ms);
+/* The earliest end of a held removal, UINT64_MAX when none is held. */
+uint64_t guard_grace_next(const struct guard_grace *g);
+/* Move the removals due at now into *ret (n in *ret_n; free with guard_held_free). */
+int guard_grace_take(struct guard_grace *g, uint64_t now_ms, struct guard_held **ret,
+		     size_t *ret_n);
+void guard_held_free(struct guard_held *v, size_t n);
+/* Has what e removed come back in t: the address on the same interface (that
+ * is up), or the link up again? */
+bool guard_event_came_back(const struct guard_table *t, const struct guard_event *e);
+/* "address 10.0.0.2/24 removed from eth0", "link eth0 went down" (t: the view after it). */
+void guard_event_describe(const struct guard_table *t, const struct guard_event *e, char *buf,
+			  size_t len);
+/* Move a held removal into p (its addresses too), to be acted upon. */
+int guard_held_to_pending(struct guard_held *h, struct guard_pending *p);
+
+/* ---- route changes (guard_route.c) ------------------------------------------------------- */
+
+/* What the kernel is asked: the route to peer with the socket's mark, bound
+ * device and uid (`ip route get PEER mark M oif DEV uid U`). */
+struct guard_route_key {
+	uint8_t family;
+	uint8_t peer[16];
+	uint32_t mark;
+	uint32_t oif;
+	uint32_t uid;
+	bool has_uid;
+};
+
+struct guard_route_answer {
+	int err;		/* 0, or the kernel's -errno (no route: -ENETUNREACH, ...) */
+	int oif;		/* the device the route leaves through */
+	uint8_t src[16];	/* the preferred source (RTA_PREFSRC), same family as the key */
+	bool has_src;
+	bool local;		/* RTN_LOCAL: the peer is an address of this host */
+};
+
+struct guard_routes;
+
+/* The key of an inet socket (IPv4-mapped peers as IPv4). */
+void guard_route_key_of(const struct sdiag_sock *s, struct guard_route_key *ret);
+/* The policy (pure): a socket is stranded when the kernel would send to its
+ * peer from another source, through a device that does not carry the
+ * socket's own address. No route: kept (nothing better to use). */
+enum guard_verdict guard_decide_route(const struct guard_config *c, const struct guard_table *t,
+				      const struct sdiag_sock *s,
+				      const struct guard_route_answer *a);
+int guard_routes_open(struct guard_routes **ret);
+void guard_routes_close(struct guard_routes *r);
+/* A new pass: forget the answers of the last one. */
+void guard_routes_reset(struct guard_routes *r);
+/* The answer for k: from this pass's cache, or asked of the kernel. *ret is
+ * valid until the next reset. Returns 0 or a negative errno (the lookup
+ * itself failed; a route error is in (*ret)->err). */
+int guard_routes_lookup(struct guard_routes *r, const struct guard_route_key *k,
+			const struct guard_route_answer **ret);
+/* Kernel lookups made since the last reset. */
+size_t guard_routes_asked(const struct guard_routes *r);
+/* Is this rtnetlink message a route change worth a pass (not the local table)? */
+bool guard_route_event(const struct nlmsghdr *nlh);
+/* Subscribe fd (an rtnetlink socket) to IPv4 and IPv6 route events, or leave them. */
+int guard_routes_subscribe(int fd, bool on);
+
+/* ---- reaping (guard_reap.c) -------------------------------------------------------------- */
+
+struct guard_reap_result {
+	size_t matched;		/* selected and not exempt (stops counting at cap + 1) */
+	size_t kept;		/* selected but exempt */
+	size_t destroyed, gone, failed;
+	bool refused;		/* matched > cap: nothing destroyed */
+};
+
+/* One pass of one rule: dump with its filter, apply the exemptions, destroy
+ * the rest in one batch unless more than cap match (or dry_run). */
+int guard_reap_rule(struct sdiag_handle *h, const struct guard_config *c,
+		    const struct guard_reap *rule, bool dry_run, struct guard_reap_result *ret);
 
 /* The sockets an event can concern: TCP and UDP (UDP-Lite too), both families. */
 #define GUARD_TABLES                                                                               \

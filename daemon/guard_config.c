@@ -23,6 +23,7 @@ void guard_config_init(struct guard_config *c)
 			SDIAG_STATE_BIT(SDIAG_SS_SYN_RECV);
 	c->udp_connected = true;
 	c->exempt_loopback = true;
+	guard_options_init(c);
 }
 
 void guard_config_fini(struct guard_config *c)
@@ -31,6 +32,7 @@ void guard_config_fini(struct guard_config *c)
 	free(c->exempt_cgroups);
 	free(c->exempt_marks);
 	free(c->exempt_dsts);
+	guard_options_fini(c);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -200,7 +202,9 @@ static int apply(void *ctx, struct conf_line *l, const char *key, char *value)
 	} else if (!strcmp(key, "exempt-dst")) {
 		add = add_dst;
 	} else {
-		return conf_fail(p->l, "unknown key '%s'", key);
+		/* grace, on-route-change, reap...: guard_options.c */
+		r = guard_options_apply(p->c, p->l, key, value);
+		return r == 1 ? conf_fail(p->l, "unknown key '%s'", key) : r;
 	}
 	for (tok = strtok_r(value, " \t,", &save); tok; tok = strtok_r(NULL, " \t,", &save)) {
 		r = add(p, tok);

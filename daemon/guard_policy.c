@@ -164,6 +164,22 @@ enum guard_verdict guard_decide(const struct guard_config *c, const struct guard
 	return exempt(c, s);
 }
 
+enum guard_verdict guard_exempt(const struct guard_config *c, const struct sdiag_sock *s)
+{
+	if (s->family != AF_INET && s->family != AF_INET6)
+		return GUARD_KEEP_UNRELATED;
+	return exempt(c, s);
+}
+
+enum guard_verdict guard_decide_selected(const struct guard_config *c, const struct sdiag_sock *s)
+{
+	if (s->family != AF_INET && s->family != AF_INET6)
+		return GUARD_KEEP_UNRELATED;
+	if (!state_selected(c, s))
+		return GUARD_KEEP_STATE;
+	return exempt(c, s);
+}
+
 const char *guard_verdict_name(enum guard_verdict v)
 {
 	static const char *const names[] = {

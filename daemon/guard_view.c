@@ -136,7 +136,7 @@ void guard_fmt_addr(const struct guard_addr *a, char *buf, size_t len)
 }
 
 /* A link's name for logs: printable characters only, else "ifN". */
-static const char *link_name(const struct guard_table *t, int ifindex, char buf[16])
+const char *guard_link_name(const struct guard_table *t, int ifindex, char buf[16])
 {
 	const struct guard_link *l = guard_table_link(t, ifindex);
 
@@ -206,7 +206,7 @@ static int pending_addr(struct guard_pending *p, const struct guard_table *t,
 	*copy = *ad;
 	guard_fmt_addr(ad, as, sizeof(as));
 	snprintf(what, sizeof(what), "address %s removed from %s", as,
-		 link_name(t, ad->ifindex, ln));
+		 guard_link_name(t, ad->ifindex, ln));
 	return pending_add(p, GUARD_ADDR_REMOVED, ad->ifindex, copy, 1, what);
 }
 
@@ -223,7 +223,7 @@ static int pending_link(struct guard_pending *p, const struct guard_table *t, in
 	for (size_t i = 0; i < t->n_addrs; i++)
 		if (t->addrs[i].ifindex == ifindex)
 			addrs[n++] = t->addrs[i];
-	snprintf(what, sizeof(what), "link %s %s", link_name(t, ifindex, ln), why);
+	snprintf(what, sizeof(what), "link %s %s", guard_link_name(t, ifindex, ln), why);
 	return pending_add(p, GUARD_LINK_DOWN, ifindex, addrs, n, what);
 }
 

@@ -1,0 +1,219 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# The guard's policies end to end, in private network namespaces:
+#  - grace: an address removed and added back within the grace period strands
+#    nothing (logged); removed for good, its socket is destroyed when the grace
+#    period ends (not before, and within grace + 100 ms); a link flap likewise;
+#  - route changes: client namespace B with two uplinks to R; the default route
+#    moves from uplink 1 to uplink 2: the socket sourced from uplink 1's address
+#    to a peer behind the default is destroyed; sockets to directly connected
+#    peers of either uplink and an exempt uid's socket survive;
+#  - reaping: `reap = dport = :7001 and idle > 1s` destroys the idle
+#    connections to port 7001, not those to 7000; above reap-max the rule is
+#    refused and destroys nothing.
+#   usage: guard_policies.sh SOCKDIAG NETPEER
+set -euo pipefail
+
+SD=${1:?usage: guard_policies.sh SOCKDIAG NETPEER}
+NP=${2:?usage: guard_policies.sh SOCKDIAG NETPEER}
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (network namespaces)"; exit 77; }
+command -v ip >/dev/null || { echo "SKIP: needs ip (iproute2)"; exit 77; }
+
+# Small per-namespace socket hash tables, as in guard_e2e.sh.
+if [ -z "${SOCKDIAG_GUARD_OUTER:-}" ]; then
+	exec env SOCKDIAG_GUARD_OUTER=1 unshare -n "$0" "$@"
+fi
+sysctl -qw net.ipv4.tcp_child_ehash_entries=1024 2>/dev/null || true
+sysctl -qw net.ipv4.udp_child_hash_entries=256 2>/dev/null || true
+
+R=sdp$$r
+B=sdp$$b
+T=$(mktemp -d)
+PIDS=()
+GUARD=
+cleanup() {
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	ip netns del "$R" 2>/dev/null || true
+	ip netns del "$B" 2>/dev/null || true
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+fail() { echo "FAIL: $*"; echo "--- guard log:"; cat "$T/guard.log" 2>/dev/null; exit 1; }
+pass() { echo "ok: $*"; PASSED=$((${PASSED:-0} + 1)); }
+
+wait_for() { # FILE PATTERN [TENTHS]
+	local i
+	for ((i = 0; i < ${3:-50}; i++)); do
+		grep -q -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# R: the routers of both uplinks and the servers; B: the client host.
+ip netns add "$R"
+ip netns add "$B"
+ip link add vr1 netns "$R" type veth peer name vb1 netns "$B"
+ip link add vr2 netns "$R" type veth peer name vb2 netns "$B"
+ip -n "$R" link set lo up
+ip -n "$B" link set lo up
+ip -n "$R" addr add 10.1.0.1/24 dev vr1
+ip -n "$R" addr add 10.2.0.1/24 dev vr2
+ip -n "$R" addr add 10.99.0.1/32 dev lo # a peer behind the default route
+ip -n "$B" addr add 10.1.0.2/24 dev vb1
+ip -n "$B" addr add 10.2.0.2/24 dev vb2
+ip -n "$B" addr add 10.1.0.9/24 dev vb1 # the grace tests' address
+for l in vr1 vr2; do ip -n "$R" link set $l up; done
+for l in vb1 vb2; do ip -n "$B" link set $l up; done
+ip -n "$B" route add default via 10.1.0.1 dev vb1
+ip netns exec "$R" "$NP" server 0.0.0.0 7000 >"$T/server" &
+PIDS+=($!)
+ip netns exec "$R" "$NP" server 0.0.0.0 7001 >"$T/server1" &
+PIDS+=($!)
+wait_for "$T/server" listening || fail "server did not start"
+wait_for "$T/server1" listening || fail "server 7001 did not start"
+# A server on B itself: a peer that is an address of the host (a local route).
+ip netns exec "$B" "$NP" server 10.2.0.2 7002 >"$T/serverb" &
+PIDS+=($!)
+wait_for "$T/serverb" listening || fail "server in B did not start"
+
+start_guard() { # CONFIG-TEXT
+	if [ -n "$GUARD" ]; then kill "$GUARD"; wait "$GUARD" 2>/dev/null || true; fi
+	printf '%b' "$1" >"$T/guard.conf"
+	: >"$T/guard.log"
+	"$SD" guard -c "$T/guard.conf" -N "$B" 2>"$T/guard.log" &
+	GUARD=$!
+	PIDS+=($GUARD)
+	wait_for "$T/guard.log" "started" || fail "guard did not start"
+}
+
+client() { # name dst port src [uid]
+	rm -f "$T/$1"
+	ip netns exec "$B" "$NP" client "$2" "$3" "$4" ${5:-} >"$T/$1" 2>&1 &
+	PIDS+=($!)
+	wait_for "$T/$1" connected || fail "client $1 did not connect: $(cat "$T/$1")"
+}
+
+aborted() { grep -q "errno=ECONNABORTED" "$T/$1"; }
+alive() { ! grep -q "^recv" "$T/$1"; }
+ms_after() { # FILE T0: ms between T0 and the client's recv return
+	local at
+	at=$(sed -n 's/.* at=//p' "$T/$1")
+	awk -v a="$at" -v b="$2" 'BEGIN { printf "%d", (a - b) * 1000 }'
+}
+
+# ---- grace ------------------------------------------------------------------------------------
+start_guard 'grace = 1s\n'
+grep -q "grace 1000 ms" "$T/guard.log" || fail "grace not announced"
+
+client flap 10.1.0.1 7000 10.1.0.9
+ip -n "$B" addr del 10.1.0.9/24 dev vb1
+sleep 0.3
+ip -n "$B" addr add 10.1.0.9/24 dev vb1
+wait_for "$T/guard.log" "10.1.0.9/24 removed from vb1: back within the grace period" 30 ||
+	fail "address back within grace: not logged"
+sleep 0.2
+alive flap || fail "address back within grace: socket destroyed: $(cat "$T/flap")"
+grep -q "destroyed [1-9]" "$T/guard.log" && fail "address back within grace: something destroyed"
+pass "address removed and added back within the grace period: nothing destroyed, logged"
+
+# Timed from when `ip` returns (its clock and the client's are one), on a shared
+# machine: up to three attempts. `ip link set down` returns well after its event:
+# the lower bound only shows the grace period was waited for.
+for attempt in 1 2 3; do
+	client gone 10.1.0.1 7000 10.1.0.9
+	ip -n "$B" addr del 10.1.0.9/24 dev vb1
+	t0=$(date +%s.%N) # the removal is done when ip returns (it waits for the ack)
+	wait_for "$T/gone" "^recv" 30 || fail "address gone: socket not destroyed"
+	aborted gone || fail "address gone: $(cat "$T/gone")"
+	ms=$(ms_after gone "$t0")
+	echo "attempt $attempt: ECONNABORTED $ms ms after the removal (grace 1000 ms)"
+	[ "$ms" -ge 500 ] || fail "destroyed after $ms ms, before the grace period ended"
+	[ "$ms" -le "${GUARD_GRACE_MAX_MS:-1100}" ] && break
+	[ "$attempt" = 3 ] && fail "destroyed after $ms ms (> grace + 100 ms) three times"
+	ip -n "$B" addr add 10.1.0.9/24 dev vb1
+done
+pass "address removed for good: destroyed when the grace period ended ($ms ms)"
+
+ip -n "$B" addr add 10.1.0.9/24 dev vb1
+client linkflap 10.2.0.1 7000 10.2.0.2
+ip -n "$B" link set vb2 down
+sleep 0.2
+ip -n "$B" link set vb2 up
+wait_for "$T/guard.log" "link vb2 went down: back within the grace period" 30 ||
+	fail "link flap: not logged"
+sleep 0.2
+alive linkflap || fail "link flap: socket destroyed"
+pass "link flap within the grace period: nothing destroyed"
+
+for attempt in 1 2 3; do
+	ip -n "$B" link set vb2 down
+	t0=$(date +%s.%N)
+	wait_for "$T/linkflap" "^recv" 30 || fail "link down for good: socket not destroyed"
+	aborted linkflap || fail "link down: $(cat "$T/linkflap")"
+	ms=$(ms_after linkflap "$t0")
+	echo "attempt $attempt: ECONNABORTED $ms ms after the link went down (grace 1000 ms)"
+	[ "$ms" -ge 500 ] || fail "link down: destroyed after $ms ms, before the grace period ended"
+	[ "$ms" -le "${GUARD_GRACE_MAX_MS:-1100}" ] && break
+	[ "$attempt" = 3 ] && fail "link down: destroyed after $ms ms (> grace + 100 ms) three times"
+	ip -n "$B" link set vb2 up
+	client linkflap 10.2.0.1 7000 10.2.0.2
+done
+pass "link down for good: destroyed when the grace period ended ($ms ms)"
+ip -n "$B" link set vb2 up
+ip -n "$B" route replace default via 10.1.0.1 dev vb1
+
+# ---- route changes ------------------------------------------------------------------------------
+start_guard 'on-route-change = yes\nexempt-uid = 4242\n'
+client stranded 10.99.0.1 7000 10.1.0.2
+client exempt 10.99.0.1 7000 10.1.0.2 4242
+client direct1 10.1.0.1 7000 10.1.0.2
+client direct2 10.2.0.1 7000 10.2.0.2
+client localpeer 10.2.0.2 7002 10.1.0.2
+t0=$(date +%s.%N)
+ip -n "$B" route replace default via 10.2.0.1 dev vb2
+wait_for "$T/stranded" "^recv" 30 || fail "route change: stranded socket not destroyed"
+aborted stranded || fail "route change: $(cat "$T/stranded")"
+echo "route change: ECONNABORTED $(ms_after stranded "$t0") ms after the default route moved"
+sleep 0.3
+alive exempt || fail "route change: exempt uid destroyed"
+alive direct1 || fail "route change: socket to uplink 1's own router destroyed"
+alive direct2 || fail "route change: socket to uplink 2's router destroyed"
+alive localpeer || fail "route change: socket to an address of the host itself destroyed"
+grep -q "routes changed.*destroyed 1 socket " "$T/guard.log" || fail "route change: no action line"
+grep -q "routes changed.*uid 1" "$T/guard.log" || fail "route change: exempt socket not counted"
+pass "default route moved: the socket sourced from uplink 1 to a peer behind it destroyed; \
+exempt uid, directly connected peers and a peer on the host itself kept"
+passes=$(grep -c "routes changed" "$T/guard.log")
+ip -n "$B" route replace default via 10.1.0.1 dev vb1
+sleep 0.3
+[ "$(grep -c "routes changed" "$T/guard.log")" -gt "$passes" ] || fail "route back: no new pass"
+alive exempt || fail "route back: exempt socket destroyed"
+pass "route moved back: a second pass, nothing more destroyed"
+
+# ---- reaping --------------------------------------------------------------------------------------
+# The clients first: every pass of the guard then sees all three.
+client r1 10.1.0.1 7001 10.1.0.2
+client r2 10.1.0.1 7001 10.1.0.2
+client r3 10.1.0.1 7001 10.1.0.2
+client keep7000 10.1.0.1 7000 10.1.0.2
+start_guard 'reap = dport = :7001 and idle > 1s\nreap-interval = 1s\nreap-max = 2\n'
+wait_for "$T/guard.log" "refused: more than reap-max = 2" 40 || fail "reap: cap not enforced"
+alive r1 && alive r2 && alive r3 || fail "reap: refused rule destroyed something"
+pass "reap: 3 sockets match, reap-max = 2: refused, nothing destroyed"
+printf 'reap = dport = :7001 and idle > 1s\nreap-interval = 1s\nreap-max = 3\n' >"$T/guard.conf"
+kill -HUP "$GUARD"
+for c in r1 r2 r3; do
+	wait_for "$T/$c" "^recv" 40 || fail "reap: $c not destroyed"
+	aborted $c || fail "reap: $c: $(cat "$T/$c")"
+done
+grep -q "reap (line 1) 'dport = :7001 and idle > 1s': destroyed 3 sockets" "$T/guard.log" ||
+	fail "reap: no action line"
+sleep 0.3
+alive keep7000 || fail "reap: the connection to port 7000 was destroyed"
+pass "reap: the idle connections to port 7001 destroyed, the one to 7000 kept"
+
+echo "guard_policies: $PASSED passed, 0 failed"
