@@ -41,6 +41,14 @@ scenario() {
 		DESC="\`sockdiag list -tan --no-kernel-filter '$FILTER'\`" ;;
 	ss_f)   CMD=("$SS" -tan "$FILTER");              DESC="\`ss -tan '$FILTER'\`" ;;
 	list_p) CMD=("$SOCKDIAG" list -tanp);            DESC='`sockdiag list -tanp`' ;;
+	# Issue 12: TCP-info filters. The pairs are fresh, so `idle > 10m` alone selects
+	# nothing; `or sport = :5000` adds the ~1% accepted ends, printed, while keeping
+	# the kernel program empty (idle is "true" there), as `idle > 10m` alone does.
+	list_i) CMD=("$SOCKDIAG" list -tani);            DESC='`sockdiag list -tani`' ;;
+	list_idle) CMD=("$SOCKDIAG" list -tan "idle > 10m or $FILTER")
+		DESC="\`sockdiag list -tan 'idle > 10m or $FILTER'\` (1%)" ;;
+	list_idle0) CMD=("$SOCKDIAG" list -tan 'idle > 10m')
+		DESC="\`sockdiag list -tan 'idle > 10m'\` (0%)" ;;
 	ss_p)   CMD=("$SS" -tanp);                       DESC='`ss -tanp`' ;;
 	list_ie) CMD=("$SOCKDIAG" list -tanie);          DESC='`sockdiag list -tanie`' ;;
 	ndjson_ie) CMD=("$SOCKDIAG" list -tanie --ndjson); DESC='`sockdiag list -tanie --ndjson`' ;;
@@ -196,6 +204,8 @@ report_n() {
 	t_ratio '(info) list -tan --ndjson / the same of $SOCKDIAG_BASE' 0 ndjson base_ndjson
 	t_ratio '(info) list -tanie / the same of $SOCKDIAG_BASE' 0 list_ie base_ie
 	t_ratio '(info) list -tanie --ndjson / the same of $SOCKDIAG_BASE' 0 ndjson_ie base_ndjson_ie
+	t_ratio "list 'idle > 10m or $FILTER' (1%) / list -tani (issue 12)" 1.0 list_idle list_i
+	t_ratio "(info) list 'idle > 10m' (0%) / list -tani" 0 list_idle0 list_i
 	t_rss 'list -tan peak RSS MiB' 16 list
 	t_rss 'list --ndjson peak RSS MiB' 16 ndjson
 	echo
