@@ -765,6 +765,29 @@ static void filter_error(const struct cli_opts *o, struct sdiag_filter_error *er
 	fputc('\n', stderr);
 }
 
+/* sock_diag reports a cgroup only for inet sockets (and SMC's TCP part): a
+ * cgroup/unit condition on tables the user named that have none is refused
+ * rather than left to match nothing. Tables that came by default are simply
+ * not dumped (the filter excludes them). */
+static int check_cgroup_tables(const struct cli_opts *o, const struct sdiag_filter *f)
+{
+	const uint32_t with_cgroup = SDIAG_TABLES_INET | T(SMC);
+	uint32_t bad = o->explicit_tables & ~with_cgroup;
+
+	if (!bad || !sdiag_filter_uses_cgroups(f))
+		return 0;
+	for (unsigned t = 0; t < SDIAG_T_MAX; t++)
+		if (bad & SDIAG_TABLE_BIT(t)) {
+			fprintf(stderr,
+				"sockdiag: filter: cgroup/unit: %s sockets carry no cgroup in "
+				"sock_diag (only inet sockets do): select inet tables (-t, -u, ...)\n",
+				(SDIAG_TABLE_BIT(t) & SDIAG_TABLES_UNIX) ? "unix" :
+				sdiag_table_netid((enum sdiag_table)t));
+			break;
+		}
+	return -EINVAL;
+}
+
 int opts_filter(struct cli_opts *o, struct sdiag_filter **ret)
 {
 	struct sdiag_filter_error err = { 0 };
@@ -781,6 +804,11 @@ int opts_filter(struct cli_opts *o, struct sdiag_filter **ret)
 	}
 	if (r < 0)
 		return r;
+	r = check_cgroup_tables(o, f);
+	if (r < 0) {
+		sdiag_filter_free(f);
+		return r;
+	}
 	if (mentions_states(o->filter_expr, f))
 		o->q.states = SDIAG_STATES_ALL;
 	o->out.states = o->q.states & sdiag_filter_states(f);

@@ -451,10 +451,11 @@ struct sdiag_filter_error {
 };
 
 /* Parse an expression (grammar: sockdiag(8), FILTER; also docs/filter.md, installed
- * in share/doc/sockdiag). Host names, service names,
- * users, devices and cgroups are resolved now; no socket is dumped: the unix
- * sockets a `dst GLOB` names are looked up by each sdiag_dump in its handle's
- * namespace (sdiag_filter_match alone matches no unix `dst`).
+ * in share/doc/sockdiag). Host names, service names, users and devices are
+ * resolved now, cgroup paths and unit names too (by sdiag_filter_resolve(): a
+ * missing one is -EINVAL); no socket is dumped: the unix sockets a `dst GLOB`
+ * names are looked up by each sdiag_dump in its handle's namespace
+ * (sdiag_filter_match alone matches no unix `dst`).
  * Returns 0, -EINVAL for a malformed expression (err says where and why),
  * -EPERM for fwmark without CAP_NET_ADMIN (err set too), -ENOMEM. */
 int sdiag_filter_parse(struct sdiag_filter **ret, const char *expr,
@@ -465,6 +466,17 @@ bool sdiag_filter_match(const struct sdiag_filter *f, const struct sdiag_sock *s
  * with owners, so the query needs a process map (struct sdiag_query.procmap).
  * False for NULL. */
 bool sdiag_filter_needs_procs(const struct sdiag_filter *f);
+/* sdiag_filter_resolve flags: a cgroup path or unit that does not exist
+ * matches nothing instead of being an error. */
+#define SDIAG_RESOLVE_MISSING_OK 1u
+/* Resolve the filter's `cgroup` and `unit` predicates again against the
+ * cgroup tree as it is now (a restarted service has a new cgroup, with a new
+ * id). sdiag_filter_parse() does this once. Returns 0, -ENOENT when a path or
+ * unit does not exist (err says which; the old ids are kept), -ENOMEM. */
+int sdiag_filter_resolve(struct sdiag_filter *f, unsigned flags, struct sdiag_filter_error *err);
+/* Whether f has `cgroup` or `unit` predicates (they only ever match inet
+ * sockets: sock_diag reports no cgroup for other families). False for NULL. */
+bool sdiag_filter_uses_cgroups(const struct sdiag_filter *f);
 /* The state mask the filter's state/exclude clauses allow (SDIAG_STATES_ALL if none). */
 uint32_t sdiag_filter_states(const struct sdiag_filter *f);
 /* Accepts NULL. */
@@ -628,6 +640,23 @@ struct sdiag_netns {
 	char path[320];		/* an nsfs path to open it by */
 	uint64_t inode;		/* namespace inode: its identity */
 };
+
+/* ------------------------------------------------------------------------ */
+/* cgroup v2                                                                   */
+
+/* The cgroup2 mount point (from /proc/self/mountinfo: /sys/fs/cgroup, or
+ * /sys/fs/cgroup/unified on hybrid hosts). Returns 0, -ENOENT if none. */
+int sdiag_cgroup_root(char *buf, size_t size);
+/* Called with a cgroup's path relative to the cgroup2 mount ("/" for the
+ * root, "/system.slice/nginx.service") and its id (the number sock_diag
+ * reports). Return 0 to go on, a negative errno to stop. */
+typedef int (*sdiag_cgroup_cb)(const char *path, uint64_t id, void *userdata);
+/* Visit the cgroups spec names: unit false: "PATH" (that cgroup) or
+ * "PATH/" followed by "**" (it and every cgroup below); unit true: every
+ * cgroup directory named spec, and every cgroup below those. Returns the
+ * number visited (> 0), -ENOENT when there is none, -EINVAL for a malformed
+ * spec, or cb's error. */
+int sdiag_cgroup_walk(const char *spec, bool unit, sdiag_cgroup_cb cb, void *userdata);
 
 /* Open a namespace given as NAME (/run/netns/NAME), a PATH (containing '/'),
  * or pid:PID. *ret_fd is an O_CLOEXEC nsfs descriptor for sdiag_open_netns. */

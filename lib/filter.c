@@ -72,6 +72,10 @@ void sd_fnode_free(struct sd_fnode *n)
 		if (n->kind == SD_F_UNIX_NAME ||
 		    (n->kind == SD_F_PROC && n->field == SD_FPROC_COMM))
 			free(n->u.str);
+		else if (n->kind == SD_F_CGROUP) {
+			free(n->u.cg.spec);
+			free(n->u.cg.ids);
+		}
 		else if (n->kind == SD_F_UNIX_PEER)
 			free(n->u.peer.glob);
 		free(n);
@@ -375,7 +379,8 @@ static int parse_simple(struct parser *ps, const char *kw, enum sd_fkind kind,
 	r = expect_value(ps,
 			 kind == SD_F_DEV     ? "a device name or index" :
 			 kind == SD_F_MARK    ? "MARK[/MASK]" :
-			 kind == SD_F_CGROUP  ? "a cgroup path" :
+			 kind == SD_F_CGROUP  ? (strcmp(kw, "unit") ? "a cgroup path" :
+								      "a unit name") :
 			 kind == SD_F_TABLES  ? "a socket kind (tcp, udp, unix, netlink, ...)" :
 			 kind == SD_F_NLPROTO ? "a netlink protocol (route, generic, 16, ...)" :
 			 kind == SD_F_NLGROUP ? "a group number or rtnetlink group name" :
@@ -396,7 +401,7 @@ static int parse_simple(struct parser *ps, const char *kw, enum sd_fkind kind,
 		r = sd_fparse_mark(&ps->p, v, &n->u.mark.mark, &n->u.mark.mask);
 		break;
 	case SD_F_CGROUP:
-		r = sd_fparse_cgroup(&ps->p, v, &n->u.num.value);
+		r = sd_fparse_cgroup(&ps->p, v, !strcmp(kw, "unit"), n);
 		break;
 	case SD_F_TABLES:
 		r = sd_fparse_tables(&ps->p, v, &n->u.tables);
@@ -491,6 +496,7 @@ static int parse_predicate(struct parser *ps, struct sd_fnode **ret)
 		{ "dev", SD_F_DEV },
 		{ "fwmark", SD_F_MARK },
 		{ "cgroup", SD_F_CGROUP },
+		{ "unit", SD_F_CGROUP },
 		{ "proto", SD_F_TABLES },
 		{ "netlink-proto", SD_F_NLPROTO },
 		{ "nlproto", SD_F_NLPROTO },
@@ -618,10 +624,24 @@ fail:
 	return r;
 }
 
+/* Parse (pure), then resolve cgroup paths and unit names against the cgroup
+ * tree: a name that does not exist is an error of the expression. */
 SD_EXPORT int sdiag_filter_parse(struct sdiag_filter **ret, const char *expr,
 				 struct sdiag_filter_error *err)
 {
-	return sd_filter_parse_flags(ret, expr, err, 0);
+	struct sdiag_filter *f = NULL;
+	int r;
+
+	r = sd_filter_parse_flags(&f, expr, err, 0);
+	if (r < 0)
+		return r;
+	r = sd_filter_resolve(f, false, err);
+	if (r < 0) {
+		sdiag_filter_free(f);
+		return r == -ENOMEM ? r : -EINVAL;
+	}
+	*ret = f;
+	return 0;
 }
 
 int sd_filter_parse_flags(struct sdiag_filter **ret, const char *expr,

@@ -5,7 +5,10 @@
  * and compiled to inet_diag bytecode (filter_bc.c). Parsing performs no socket
  * dumps: what only a dump can tell (the inodes of the unix sockets a `dst GLOB`
  * names) is resolved by each dump in its own namespace (filter_resolve.c) into
- * a struct sd_fvals, so matching is a pure function of tree, values and record.
+ * a struct sd_fvals. Cgroup paths and unit names are kept as written and
+ * turned into sets of cgroup ids by a step of their own, sd_filter_resolve()
+ * (filter_cgroup.c), which can run again when cgroups are recreated. Matching
+ * is a pure function of tree, values and record.
  */
 #ifndef SDIAG_FILTER_H
 #define SDIAG_FILTER_H
@@ -25,7 +28,7 @@ enum sd_fkind {
 	SD_F_NUM,	/* numeric comparison: u.num (ports, uid, inode, cookie) */
 	SD_F_DEV,	/* u.num.value = ifindex, cmp EQ or NE */
 	SD_F_MARK,	/* u.mark */
-	SD_F_CGROUP,	/* u.num.value = cgroup v2 id, cmp EQ or NE */
+	SD_F_CGROUP,	/* cgroup PATH (or subtree), unit NAME (field 1): u.cg, EQ or NE */
 	SD_F_AUTOBOUND, /* u.range: the ephemeral port range read at parse time */
 	SD_F_TABLES,	/* proto NAME: u.tables */
 	SD_F_NLPROTO,	/* u.num.value = netlink protocol */
@@ -114,6 +117,12 @@ struct sd_fnode {
 		struct {
 			int64_t cid, port; /* -1 any */
 		} vs;
+		struct {
+			char *spec;	   /* as written: "/a/b", a subtree, "nginx.service" */
+			uint64_t *ids;	   /* sorted cgroup ids, after sd_filter_resolve() */
+			size_t n;
+			uint32_t off, len; /* the value's place in the expression */
+		} cg;
 	} u;
 };
 
@@ -152,6 +161,11 @@ int sd_filter_parse_flags(struct sdiag_filter **ret, const char *expr,
 struct sd_fnode *sd_fnode_new(enum sd_fkind kind);
 void sd_fnode_free(struct sd_fnode *n);
 
+/* filter_cgroup.c: (re)compute every cgroup predicate's id set from the
+ * cgroup tree as it is now. missing_ok: a path or unit that does not exist
+ * matches nothing; otherwise it is an error (-ENOENT, err says which). */
+int sd_filter_resolve(struct sdiag_filter *f, bool missing_ok, struct sdiag_filter_error *err);
+
 /* filter_value.c: CAP_NET_ADMIN in the effective set (the kernel sends marks
  * and accepts MARK_COND only then). */
 bool sd_filter_have_net_admin(void);
@@ -172,6 +186,9 @@ bool sd_ftcp_match(const struct sd_fnode *n, const struct sdiag_sock *s);
 uint32_t sd_ftcp_tables(const struct sd_fnode *n);
 /* SDIAG_SHOW_INFO when f compares TCP info (a dump must request it), else 0. */
 uint32_t sd_filter_show(const struct sdiag_filter *f);
+
+/* filter_cgroup.c: whether the cgroup id is in the predicate's resolved set. */
+bool sd_fcgroup_has(const struct sd_fnode *n, uint64_t id);
 
 /* filter_proc.c: process predicates, user space only. */
 bool sd_fproc_match(const struct sd_fnode *n, const struct sdiag_sock *s);

@@ -11,6 +11,8 @@
  *   leaf the kernel cannot test           -> over: true, under: false
  *   leaf the kernel tests only on full
  *   sockets (fwmark, cgroup)              -> over: the test, under: false
+ *   cgroup set (subtree, unit)            -> over: CGROUP_COND alternatives
+ *                                            (true when there are too many)
  *   not X                                 -> not (the other approximation of X)
  *   X and/or Y                            -> X and/or Y, constants folded
  *
@@ -60,6 +62,7 @@ struct bc_hostcond {
 };
 
 #define BC_MAX 8192 /* keeps every jump well inside the u8 yes / u16 no fields */
+#define BC_MAX_CGROUPS 256 /* 16 bytes each: a cgroup set stays under half of BC_MAX */
 
 /* A compiled piece: a program, or a constant. */
 struct frag {
@@ -219,6 +222,29 @@ static int compile_port(const struct sd_fnode *n, struct frag *f)
 	return r;
 }
 
+/* One CGROUP_COND per id of the set, joined by OR; `!=` negates the whole. */
+static int compile_cgroup(const struct sd_fnode *n, struct frag *f)
+{
+	struct frag alt;
+	int r = 0;
+
+	if (!n->u.cg.n)
+		return frag_const(f, n->cmp == SD_EQ ? -1 : 1);
+	if (n->u.cg.n > BC_MAX_CGROUPS)
+		return frag_const(f, 1); /* user space decides */
+	frag_const(f, -1);
+	for (size_t i = 0; i < n->u.cg.n && r == 0; i++) {
+		r = frag_op(&alt, BC_CGROUP_COND, &n->u.cg.ids[i], sizeof(uint64_t));
+		if (r == 0)
+			r = frag_join(f, &alt, false);
+	}
+	if (r == 0 && n->cmp == SD_NE)
+		r = frag_not(f);
+	if (r < 0)
+		free(f->b);
+	return r;
+}
+
 static int compile_leaf(const struct sd_fnode *n, bool over, uint8_t family, bool net_admin,
 			struct frag *f)
 {
@@ -246,8 +272,7 @@ static int compile_leaf(const struct sd_fnode *n, bool over, uint8_t family, boo
 	case SD_F_CGROUP:
 		if (!over)
 			break;
-		r = frag_op(f, BC_CGROUP_COND, &n->u.num.value, sizeof(uint64_t));
-		return r == 0 && n->cmp == SD_NE ? frag_not(f) : r;
+		return compile_cgroup(n, f);
 	case SD_F_AUTOBOUND:
 		r = frag_port(f, BC_S_GE, n->u.range.lo);
 		if (r == 0)

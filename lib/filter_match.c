@@ -218,7 +218,7 @@ static bool match_leaf(const struct sd_fnode *n, const struct sd_fvals *v,
 	case SD_F_CGROUP:
 		if (!is_inet(s) || !(s->has & SDIAG_HAS_CGROUP))
 			return false;
-		return sd_fcmp_u64(s->inet.cgroup_id, (enum sd_fcmp)n->cmp, n->u.num.value);
+		return sd_fcgroup_has(n, s->inet.cgroup_id) == (n->cmp == SD_EQ);
 	case SD_F_AUTOBOUND:
 		return match_autobound(n, s);
 	case SD_F_TABLES:

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Filter values: states, ports, hosts, devices, marks, cgroups, names.
- * Everything is resolved here, once, so that matching stays pure.
+ * Filter values: states, ports, hosts, devices, marks, names. Everything is
+ * resolved here, once, so that matching stays pure (cgroups: filter_cgroup.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -209,66 +209,6 @@ int sd_fparse_mark(struct sd_fparser *p, const struct sd_ftok *t, uint32_t *ret_
 	}
 	*ret_mark = (uint32_t)mark;
 	*ret_mask = (uint32_t)mask;
-	return 0;
-}
-
-/* ---- cgroup ---------------------------------------------------------------------- */
-
-static int cgroup2_mount(char *buf, size_t size)
-{
-	FILE *fp = fopen("/proc/self/mountinfo", "re");
-	char line[4096];
-	int r = -ENOENT;
-
-	if (!fp) {
-		snprintf(buf, size, "/sys/fs/cgroup");
-		return 0;
-	}
-	while (fgets(line, sizeof(line), fp)) {
-		char mnt[1024], fstype[64];
-		const char *sep = strstr(line, " - ");
-
-		if (!sep || sscanf(sep, " - %63s", fstype) != 1 || strcmp(fstype, "cgroup2"))
-			continue;
-		if (sscanf(line, "%*s %*s %*s %*s %1023s", mnt) == 1) {
-			snprintf(buf, size, "%s", mnt);
-			r = 0;
-			break;
-		}
-	}
-	fclose(fp);
-	return r;
-}
-
-int sd_fparse_cgroup(struct sd_fparser *p, const struct sd_ftok *t, uint64_t *ret)
-{
-	struct {
-		struct file_handle fh;
-		uint64_t id;
-	} h = { .fh.handle_bytes = sizeof(uint64_t) };
-	char mnt[1024], path[2048];
-	size_t ml;
-	struct stat st;
-	int mount_id;
-
-	if (cgroup2_mount(mnt, sizeof(mnt)) < 0)
-		return sd_ferr(p, t->off, t->len, "no cgroup2 file system is mounted");
-	ml = strlen(mnt);
-	if (!strncmp(t->text, mnt, ml) && (t->text[ml] == '/' || !t->text[ml]))
-		snprintf(path, sizeof(path), "%s", t->text);
-	else
-		snprintf(path, sizeof(path), "%s/%s", mnt,
-			 t->text[0] == '/' ? t->text + 1 : t->text);
-	if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
-		return sd_ferr(p, t->off, t->len, "cannot find cgroup '%s' (%s)", path,
-			       strerror(errno ? errno : ENOTDIR));
-	/* The cgroup id is the kernfs file handle; the inode is the same number on
-	 * 64-bit kernels and serves where handles are not available. */
-	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mount_id, 0) == 0 &&
-	    h.fh.handle_bytes == sizeof(uint64_t))
-		memcpy(ret, h.fh.f_handle, sizeof(uint64_t));
-	else
-		*ret = st.st_ino;
 	return 0;
 }
 

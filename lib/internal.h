@@ -129,6 +129,12 @@ void sd_copy_struct(void *dst, size_t size, const void *src, size_t len);
  * namespace could not be entered or left (the caller then undoes fn's work). */
 int sd_in_netns(int nsfd, int (*fn)(void *arg), void *arg);
 
+/* ---- cgroups (cgroup.c) ------------------------------------------------------ */
+
+/* The sorted, distinct ids of the cgroups sdiag_cgroup_walk(spec, unit)
+ * visits. Returns 0 (*ret owned by the caller) or a negative errno. */
+int sd_cgroup_ids(const char *spec, bool unit, uint64_t **ret, size_t *ret_n);
+
 /* ---- filter hooks (filter.c; see sockdiag.h) --------------------------------- */
 
 /* Compile the inet-applicable part of f to INET_DIAG_REQ_BYTECODE for one

@@ -367,6 +367,83 @@ static void test_program_vs_matcher(void **state)
 	corpus_free(&c);
 }
 
+/* Give every cgroup predicate of f (parsed offline: unresolved) the id set v. */
+static void set_cgroups(struct sd_fnode *n, const uint64_t *v, size_t k)
+{
+	for (; n; n = n->b) {
+		if (n->kind == SD_F_CGROUP) {
+			n->u.cg.ids = malloc(k * sizeof(*v) + 1);
+			assert_non_null(n->u.cg.ids);
+			memcpy(n->u.cg.ids, v, k * sizeof(*v));
+			n->u.cg.n = k;
+			return;
+		}
+		set_cgroups(n->a, v, k);
+		if (n->kind != SD_F_AND && n->kind != SD_F_OR)
+			return;
+	}
+}
+
+/* cgroup sets (subtrees, units) compile to CGROUP_COND alternatives that
+ * decide exactly what the matcher does on full sockets and never reject a
+ * socket it accepts; a set too large for a program is left to user space. */
+static void test_cgroup_sets(void **state)
+{
+	static const char *const exprs[] = {
+		"cgroup /x/**", "unit a.service", "cgroup != /x/**", "not unit a.service",
+		"unit a.service or sport = :22", "unit a.service and not cgroup /y",
+		"!(unit a.service) and dport > :1024",
+	};
+	static const uint64_t sets[][4] = { { 2, 3, 7, 0 }, { 5, 0, 0, 0 }, { 0 } };
+	static const size_t sizes[] = { 3, 1, 0 };
+	uint64_t many[300];
+	unsigned seed = 777;
+
+	(void)state;
+	for (size_t i = 0; i < 300; i++)
+		many[i] = 1000 + i;
+	for (size_t e = 0; e < sizeof(exprs) / sizeof(exprs[0]); e++) {
+		for (size_t k = 0; k < 4; k++) {
+			struct sdiag_filter_error err = { 0 };
+			struct sdiag_filter *f = NULL;
+			void *bc = NULL;
+			int n;
+
+			assert_int_equal(sd_filter_parse_flags(&f, exprs[e], &err, SD_FPARSE_OFFLINE), 0);
+			if (k < 3)
+				set_cgroups(f->root, sets[k], sizes[k]);
+			else
+				set_cgroups(f->root, many, 300);
+			n = sd_filter_bytecode(f, AF_INET, &bc);
+			assert_true(n >= 0);
+			if (n > 0)
+				assert_int_equal(sd_bc_audit(bc, (size_t)n, false), 0);
+			if (k == 0 && e == 0) /* three alternatives of 12 bytes, two OR jumps */
+				assert_int_equal(n, 3 * 12 + 2 * 4);
+			for (int t = 0; t < 2000; t++) {
+				struct sdiag_sock s;
+				bool user, kern;
+
+				random_record(&s, &seed);
+				if (s.family != AF_INET)
+					continue;
+				if (s.has & SDIAG_HAS_CGROUP)
+					s.inet.cgroup_id = k == 3 ? 990 + (uint64_t)(rand_r(&seed) % 20) :
+								    1 + (uint64_t)(rand_r(&seed) % 8);
+				user = sdiag_filter_match(f, &s);
+				kern = n == 0 || sd_bc_run(bc, (size_t)n, &s);
+				if (user && !kern)
+					fail_msg("'%s' set %zu: the program rejects a socket the matcher "
+						 "accepts", exprs[e], k);
+				if (e == 0 && k < 3 && n > 0 && (s.has & SDIAG_HAS_CGROUP) && kern != user)
+					fail_msg("'%s' set %zu: program and matcher disagree", exprs[e], k);
+			}
+			free(bc);
+			sdiag_filter_free(f);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -374,6 +451,7 @@ int main(void)
 		cmocka_unit_test(test_audit_rejects),
 		cmocka_unit_test(test_program_vs_matcher),
 		cmocka_unit_test(test_kernel_accepts_corpus),
+		cmocka_unit_test(test_cgroup_sets),
 	};
 
 	return sdiag_test_status(cmocka_run_group_tests(tests, NULL, NULL));
