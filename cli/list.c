@@ -3,7 +3,8 @@
  * sockdiag list [OPTIONS] [FILTER]: dump the selected sockets and render them.
  * With --interval DURATION [--count N]: a snapshot every DURATION (N of them,
  * or until SIGINT/SIGTERM), each its own table or JSON array (NDJSON: its
- * records), every record stamped with the snapshot's time.
+ * records), every record stamped with the snapshot's time. With --count-by
+ * KEY[,KEY...]: counts grouped by the keys instead of the sockets (count.c).
  *
  * Exit status: 0 listed (possibly nothing), 1 a dump, namespace or write
  * failed (what could be listed was), 2 usage or filter error.
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "count.h"
 #include "options.h"
 #include "summary.h"
 #include "output.h"
@@ -31,15 +33,19 @@ struct list_ctx {
 	int out_err;		/* the renderer's error, which stops the dump */
 	struct timespec snapshot;	/* --interval: when this snapshot's dump began */
 	struct timespec snapshot_mono;	/* the same on CLOCK_MONOTONIC */
+	struct count *count;		/* --count-by: counted instead of rendered */
+	const struct count_keys *keys;	/* --count-by's keys, or NULL */
 };
 
-/* --interval and --count */
+/* --interval, --count and --count-by */
 struct repeat {
 	struct timespec interval;	/* zero: list once */
 	uint64_t count;			/* snapshots; 0 = until a signal */
+	bool count_by;
+	struct count_keys keys;
 };
 
-enum { OPT_INTERVAL = 0x100, OPT_COUNT };
+enum { OPT_INTERVAL = 0x100, OPT_COUNT, OPT_COUNT_BY };
 
 /* DURATION: a positive number with an optional unit ms, s (default), m, h. */
 static int parse_duration(const char *arg, struct timespec *ret)
@@ -74,6 +80,10 @@ static int repeat_opt(void *ctx, int val, const char *arg)
 	struct repeat *rp = ctx;
 	char *end;
 
+	if (val == OPT_COUNT_BY) {
+		rp->count_by = true;
+		return count_keys_parse(&rp->keys, arg);
+	}
 	if (val == OPT_INTERVAL) {
 		if (parse_duration(arg, &rp->interval) < 0) {
 			fprintf(stderr, "sockdiag list: --interval: '%s' is not a duration "
@@ -94,7 +104,8 @@ static int repeat_opt(void *ctx, int val, const char *arg)
 static int sock_cb(const struct sdiag_sock *s, void *userdata)
 {
 	struct list_ctx *c = userdata;
-	int r = out_sock(c->out, s, c->extra.netns || c->extra.time ? &c->extra : NULL);
+	int r = c->count ? count_sock(c->count, s, c->extra.netns) :
+			   out_sock(c->out, s, c->extra.netns || c->extra.time ? &c->extra : NULL);
 
 	if (r < 0)
 		c->out_err = r;
@@ -179,8 +190,9 @@ static int run(struct cli_opts *o, struct list_ctx *c)
 	struct sdiag_query q = o->q;
 	int r = 0, fd;
 
-	/* Scan only when asked: -p, or a filter on pid/comm/user. */
-	if (o->processes || sdiag_filter_needs_procs(o->q.filter)) {
+	/* Scan only when asked: -p, a filter on pid/comm/user, --count-by process. */
+	if (o->processes || sdiag_filter_needs_procs(o->q.filter) ||
+	    (c->keys && count_keys_has(c->keys, CK_PROCESS))) {
 		r = opts_scan_owners(o, "list", &pm);
 		if (r < 0) {
 			fprintf(stderr, "sockdiag: cannot scan processes: %s%s\n", strerror(-r),
@@ -207,7 +219,7 @@ static int run(struct cli_opts *o, struct list_ctx *c)
 		r = list_one(c, &q, -1, NULL);
 	}
 	if (r >= 0)
-		r = out_finish(c->out);
+		r = c->count ? count_finish(c->count) : out_finish(c->out);
 	sdiag_procmap_free(pm);
 	return r;
 }
@@ -258,7 +270,7 @@ static int snapshot(struct cli_opts *o, struct list_ctx *c)
 		clock_gettime(CLOCK_REALTIME, &c->snapshot);
 		clock_gettime(CLOCK_MONOTONIC, &c->snapshot_mono);
 	}
-	r = out_new(&c->out, &o->out);
+	r = c->keys ? count_new(&c->count, c->keys, &o->out) : out_new(&c->out, &o->out);
 	if (r < 0) {
 		fprintf(stderr, "sockdiag: %s\n", strerror(-r));
 		return r;
@@ -268,6 +280,8 @@ static int snapshot(struct cli_opts *o, struct list_ctx *c)
 		fprintf(stderr, "sockdiag: write: %s\n", strerror(-r));
 	out_free(c->out);
 	c->out = NULL;
+	count_free(c->count);
+	c->count = NULL;
 	return r;
 }
 
@@ -276,9 +290,10 @@ int cmd_list(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "interval", required_argument, NULL, OPT_INTERVAL },
 		{ "count", required_argument, NULL, OPT_COUNT },
+		{ "count-by", required_argument, NULL, OPT_COUNT_BY },
 		{ 0 },
 	};
-	struct repeat rp = { { 0, 0 }, 0 };
+	struct repeat rp = { .count = 0 };
 	const struct opt_extra extra = {
 		.longopts = longopts,
 		.shortopts = "",
@@ -286,7 +301,10 @@ int cmd_list(int argc, char **argv)
 		.ctx = &rp,
 		.usage = "  --interval DURATION a snapshot every DURATION (500ms, 2s, 1m), each\n"
 			 "                      record stamped with its time\n"
-			 "  --count N           with --interval: N snapshots, then exit\n",
+			 "  --count N           with --interval: N snapshots, then exit\n"
+			 "  --count-by KEY[,KEY...]  counts instead of sockets, grouped by state,\n"
+			 "                      proto, family, netns, cgroup, unit, process, user,\n"
+			 "                      lport, rport, laddr, raddr\n",
 	};
 	struct sdiag_filter *f = NULL;
 	struct list_ctx c = { 0 };
@@ -325,6 +343,7 @@ int cmd_list(int argc, char **argv)
 	if (o.all_netns)
 		o.out.columns |= OUT_COL_NETNS;
 	c.opts = &o;
+	c.keys = rp.count_by ? &rp.keys : NULL;
 	if (!rp.interval.tv_sec && !rp.interval.tv_nsec) {
 		r = snapshot(&o, &c);
 		status = r < 0 || c.failed ? EXIT_RUNTIME : EXIT_OK;

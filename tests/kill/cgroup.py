@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""End-to-end tests of cgroups and units in `sockdiag list` and `kill` (run by
+run.sh inside a private network namespace). Two "services", a.service and
+b.service under a unique test slice below the cgroup2 mount (found in
+/proc/self/mountinfo), each a process holding a TCP listener, connections to
+it and a UDP socket: --count-by unit,state matches the population, cgroup and
+unit filters select exactly theirs, cgroup/unit on unix sockets is refused,
+a removed cgroup shows its id, and `kill unit a.service` leaves b's sockets
+alive. The slice is removed afterwards. Usage: cgroup.py PATH-TO-SOCKDIAG."""
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+SD = sys.argv[1]
+failures = []
+
+CHILD = r"""
+import os, socket, sys
+cg, port, nconn = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+with open(os.path.join(cg, "cgroup.procs"), "w") as f:
+    f.write(str(os.getpid()))
+keep = []
+l = socket.socket(); l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+l.bind(("127.0.0.1", port)); l.listen(16); keep.append(l)
+for _ in range(nconn):
+    keep.append(socket.create_connection(("127.0.0.1", port)))
+    keep.append(l.accept()[0])
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.bind(("127.0.0.1", port)); keep.append(u)
+if len(sys.argv) > 4:      # then leave the cgroup, so that it can be removed
+    with open(os.path.join(sys.argv[4], "cgroup.procs"), "w") as f:
+        f.write(str(os.getpid()))
+print("ready", flush=True)
+sys.stdin.read()
+"""
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what, file=sys.stderr)
+
+
+def run(*args):
+    p = subprocess.run([SD] + list(args), capture_output=True, text=True, timeout=60)
+    return p.returncode, p.stdout, p.stderr
+
+
+def cgroup2_mount():
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            left, _, right = line.partition(" - ")
+            if right.split()[0] == "cgroup2":
+                return left.split()[4]
+    return None
+
+
+def spawn(cg, port, nconn, leave_to=None):
+    args = [sys.executable, "-c", CHILD, cg, str(port), str(nconn)] + ([leave_to] if leave_to else [])
+    p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    check(p.stdout.readline().strip() == "ready", "child in %s did not start" % cg)
+    return p
+
+
+def counts(*extra):
+    rc, out, err = run("list", "-tuan", "--json", *extra)
+    check(rc == 0, "list %s: exit %d %s" % (extra, rc, err))
+    return {tuple(v for k, v in row.items() if k != "count"): row["count"]
+            for row in json.loads(out)}
+
+
+def cookies(*args):
+    rc, out, err = run("list", "-tuan", "--json", *args)
+    check(rc == 0, "list %s: exit %d %s" % (args, rc, err))
+    return sorted(s["cookie"] for s in json.loads(out))
+
+
+def main():
+    root = cgroup2_mount()
+    if not root:
+        print("SKIP: no cgroup2 mount", file=sys.stderr)
+        return 77
+    slice_ = "sdt%d.slice" % os.getpid()
+    base = os.path.join(root, slice_)
+    dirs = [base] + [os.path.join(base, d) for d in ("a.service", "b.service", "c.service",
+                                                      "rest")]
+    kids = []
+    try:
+        for d in dirs:
+            os.mkdir(d)
+    except OSError as e:
+        print("SKIP: cannot create test cgroups: %s" % e, file=sys.stderr)
+        for d in reversed(dirs):
+            if os.path.isdir(d):
+                os.rmdir(d)
+        return 77
+    try:
+        kids.append(spawn(dirs[1], 8001, 3))
+        kids.append(spawn(dirs[2], 8002, 2))
+        run_checks(slice_, dirs, kids)
+    finally:
+        for k in kids:
+            k.kill()
+            k.wait()
+        for d in reversed(dirs):
+            if os.path.isdir(d):
+                os.rmdir(d)
+    return 1 if failures else 0
+
+
+def run_checks(slice_, dirs, kids):
+    a_rel, b_rel = "/%s/a.service" % slice_, "/%s/b.service" % slice_
+
+    # --count-by unit,state is exactly the population.
+    want = {("a.service", "LISTEN"): 1, ("a.service", "ESTAB"): 6, ("a.service", "UNCONN"): 1,
+            ("b.service", "LISTEN"): 1, ("b.service", "ESTAB"): 4, ("b.service", "UNCONN"): 1}
+    got = counts("--count-by", "unit,state")
+    check(got == want, "count-by unit,state: %s" % got)
+    got = counts("--count-by", "cgroup")
+    check(got == {(a_rel,): 8, (b_rel,): 6}, "count-by cgroup: %s" % got)
+    got = counts("--count-by", "unit,state", "unit b.service")
+    check(got == {k: v for k, v in want.items() if k[0] == "b.service"},
+          "count-by with a filter: %s" % got)
+    rc, out, err = run("list", "-tuan", "--count-by", "unit,state")
+    rows = [l.split() for l in out.splitlines()]
+    check(rc == 0 and rows[0] == ["UNIT", "STATE", "COUNT"] and
+          ["a.service", "ESTAB", "6"] in rows and len(rows) == 7, "count-by table: %r" % out)
+
+    # Filters: exact, subtree, unit, kernel and user space alike.
+    a = cookies("cgroup", a_rel)
+    b = cookies("unit b.service")
+    check(len(a) == 8 and len(b) == 6 and not set(a) & set(b), "a %s b %s" % (a, b))
+    check(cookies("--no-kernel-filter", "cgroup", a_rel) == a, "user space: cgroup a")
+    check(cookies("cgroup", "/%s/**" % slice_) == sorted(a + b), "subtree")
+    check(cookies("--no-kernel-filter", "cgroup", "/%s/**" % slice_) == sorted(a + b),
+          "subtree, user space")
+    check(cookies("cgroup", "/" + slice_) == [], "exact slice: nobody lives there")
+    check(cookies("unit", slice_) == sorted(a + b), "unit slice")
+
+    # Errors: exit 2, one clear line.
+    rc, _, err = run("list", "-x", "unit a.service")
+    check(rc == 2 and "unix sockets carry no cgroup" in err, "unix + unit: %d %s" % (rc, err))
+    rc, _, err = run("list", "-t", "unit no-such-%d.service" % os.getpid())
+    check(rc == 2 and "no cgroup named" in err, "unknown unit: %d %s" % (rc, err))
+    rc, _, err = run("kill", "-t", "cgroup /no/such/cgroup/%d" % os.getpid())
+    check(rc == 2 and "no cgroup '/no/such" in err, "kill, unknown cgroup: %d %s" % (rc, err))
+
+    # A removed cgroup shows its id.
+    kids.append(spawn(dirs[3], 8003, 0, leave_to=dirs[4]))
+    os.rmdir(dirs[3])
+    got = counts("--count-by", "cgroup", "sport = :8003")
+    check(len(got) == 1 and list(got)[0][0].isdigit(), "removed cgroup by id: %s" % got)
+
+    # kill unit a.service: a's sockets are gone, b's all alive.
+    # (Destroying one end of a connection closes the other: "already gone".)
+    rc, out, err = run("kill", "-tuan", "unit a.service")
+    m = re.match(r"destroyed (\d+), already gone (\d+),", err)
+    m = [int(m.group(1)), int(m.group(2))] if m else []
+    check(rc == 0 and len(m) == 2 and sum(m) == 8, "kill unit a.service: %d %s" % (rc, err))
+    time.sleep(0.05)
+    got = counts("--count-by", "unit,state", "unit a.service or unit b.service")
+    check({k: v for k, v in got.items() if k[0] == "b.service"} ==
+          {k: v for k, v in want.items() if k[0] == "b.service"}, "b after kill: %s" % got)
+    # What stays of a: its bound UDP socket (the kernel keeps it hashed) and
+    # the bound, closed listener; nothing listens or is connected.
+    check(not [k for k in got if k[0] == "a.service" and k[1] in ("ESTAB", "LISTEN")],
+          "a after kill: %s" % got)
+    check(cookies("unit b.service") == b, "b's sockets are the same ones")
+
+
+if __name__ == "__main__":
+    rc = main()
+    if failures:
+        print("%d failure(s)" % len(failures), file=sys.stderr)
+    sys.exit(rc)
