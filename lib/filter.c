@@ -72,12 +72,12 @@ void sd_fnode_free(struct sd_fnode *n)
 		if (n->kind == SD_F_UNIX_NAME ||
 		    (n->kind == SD_F_PROC && n->field == SD_FPROC_COMM))
 			free(n->u.str);
-		else if (n->kind == SD_F_CGROUP) {
+		else if (n->kind == SD_F_UNIX_PEER)
+			free(n->u.peer.glob);
+		if (n->kind == SD_F_CGROUP) {
 			free(n->u.cg.spec);
 			free(n->u.cg.ids);
 		}
-		else if (n->kind == SD_F_UNIX_PEER)
-			free(n->u.peer.glob);
 		free(n);
 		n = next; /* iterate on the right: or-chains of addresses can be long */
 	}
@@ -635,7 +635,7 @@ SD_EXPORT int sdiag_filter_parse(struct sdiag_filter **ret, const char *expr,
 	r = sd_filter_parse_flags(&f, expr, err, 0);
 	if (r < 0)
 		return r;
-	r = sd_filter_resolve(f, false, err);
+	r = sd_filter_resolve_cgroups(f, false, err);
 	if (r < 0) {
 		sdiag_filter_free(f);
 		return r == -ENOMEM ? r : -EINVAL;

@@ -6,8 +6,8 @@
  * dumps: what only a dump can tell (the inodes of the unix sockets a `dst GLOB`
  * names) is resolved by each dump in its own namespace (filter_resolve.c) into
  * a struct sd_fvals. Cgroup paths and unit names are kept as written and
- * turned into sets of cgroup ids by a step of their own, sd_filter_resolve()
- * (filter_cgroup.c), which can run again when cgroups are recreated. Matching
+ * turned into sets of cgroup ids by a step of their own,
+ * sd_filter_resolve_cgroups() (filter_cgroup.c), which can run again when cgroups are recreated. Matching
  * is a pure function of tree, values and record.
  */
 #ifndef SDIAG_FILTER_H
@@ -119,7 +119,7 @@ struct sd_fnode {
 		} vs;
 		struct {
 			char *spec;	   /* as written: "/a/b", a subtree, "nginx.service" */
-			uint64_t *ids;	   /* sorted cgroup ids, after sd_filter_resolve() */
+			uint64_t *ids;	   /* sorted ids, by sd_filter_resolve_cgroups */
 			size_t n;
 			uint32_t off, len; /* the value's place in the expression */
 		} cg;
@@ -164,7 +164,8 @@ void sd_fnode_free(struct sd_fnode *n);
 /* filter_cgroup.c: (re)compute every cgroup predicate's id set from the
  * cgroup tree as it is now. missing_ok: a path or unit that does not exist
  * matches nothing; otherwise it is an error (-ENOENT, err says which). */
-int sd_filter_resolve(struct sdiag_filter *f, bool missing_ok, struct sdiag_filter_error *err);
+int sd_filter_resolve_cgroups(struct sdiag_filter *f, bool missing_ok,
+			      struct sdiag_filter_error *err);
 
 /* filter_value.c: CAP_NET_ADMIN in the effective set (the kernel sends marks
  * and accepts MARK_COND only then). */

@@ -7,8 +7,8 @@
  *   unit NAME        of every cgroup directory named NAME (a systemd service,
  *                    scope or slice) and every cgroup below those
  *
- * Parsing only checks the form; sd_filter_resolve() turns each into a sorted
- * set of cgroup ids from the tree as it is then (lib/cgroup.c), so that the
+ * Parsing only checks the form; sd_filter_resolve_cgroups() turns each into a
+ * sorted set of cgroup ids from the tree as it is then (lib/cgroup.c), so that the
  * parser stays pure and a long-running user (the guard) can resolve again
  * when a service restarts into a new cgroup (new id). Matching is a binary
  * search in the set. Only inet sockets carry a cgroup in sock_diag.
@@ -94,7 +94,7 @@ static int resolve(struct sd_fnode *n, bool missing_ok, struct sdiag_filter_erro
 	return 0;
 }
 
-int sd_filter_resolve(struct sdiag_filter *f, bool missing_ok, struct sdiag_filter_error *err)
+int sd_filter_resolve_cgroups(struct sdiag_filter *f, bool missing_ok, struct sdiag_filter_error *err)
 {
 	if (!f)
 		return -EINVAL;
@@ -104,7 +104,7 @@ int sd_filter_resolve(struct sdiag_filter *f, bool missing_ok, struct sdiag_filt
 SD_EXPORT int sdiag_filter_resolve(struct sdiag_filter *f, unsigned flags,
 				   struct sdiag_filter_error *err)
 {
-	return sd_filter_resolve(f, flags & SDIAG_RESOLVE_MISSING_OK, err);
+	return sd_filter_resolve_cgroups(f, flags & SDIAG_RESOLVE_MISSING_OK, err);
 }
 
 static bool uses_cgroups(const struct sd_fnode *n)

@@ -33,7 +33,7 @@ int sd_fparse_dev(struct sd_fparser *p, const struct sd_ftok *t, uint32_t *ret);
 int sd_fparse_mark(struct sd_fparser *p, const struct sd_ftok *t, uint32_t *ret_mark,
 		   uint32_t *ret_mask);
 /* cgroup PATH, a subtree, or unit NAME (unit): checks the form and keeps the
- * text in n->u.cg; nothing is looked up (sd_filter_resolve does). */
+ * text in n->u.cg; nothing is looked up (sd_filter_resolve_cgroups does). */
 int sd_fparse_cgroup(struct sd_fparser *p, const struct sd_ftok *t, bool unit,
 		     struct sd_fnode *n);
 int sd_fparse_number(struct sd_fparser *p, const struct sd_ftok *t, enum sd_ffield field,

@@ -197,7 +197,7 @@ static void test_parse_errors(void **state)
 		int r = sd_filter_parse_flags(&f, bad[i].expr, &err, SD_FPARSE_OFFLINE);
 
 		/* Missing cgroups are found by the resolution step, after parsing. */
-		if (r == 0 && sd_filter_resolve(f, false, &err) < 0) {
+		if (r == 0 && sd_filter_resolve_cgroups(f, false, &err) < 0) {
 			sdiag_filter_free(f);
 			f = NULL;
 			r = -EINVAL;
