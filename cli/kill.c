@@ -263,20 +263,34 @@ static void tally_add(struct tally *a, const struct tally *b)
 	a->would += b->would;
 }
 
-/* --all-netns: every namespace in turn; one that cannot be entered is
- * reported and skipped. Returns 0 or the worst exit status. */
-static int kill_all_netns(struct kill_ctx *c, struct tally *total)
+/* The namespaces of --all-netns, or of -N given several times or as
+ * cgroup:/unit:. Returns 0, or an exit status after printing why. */
+static int netns_set(const struct cli_opts *o, struct sdiag_netns **ns, size_t *n)
 {
-	struct sdiag_netns *ns = NULL;
-	size_t n = 0;
+	int r;
+
+	if (o->all_netns) {
+		r = sdiag_netns_list(ns, n);
+		if (r < 0)
+			fprintf(stderr, "sockdiag kill: cannot list network namespaces: %s\n",
+				strerror(-r));
+		return r < 0 ? EXIT_RUNTIME : 0;
+	}
+	r = opts_netns_list(o, "kill", ns, n);
+	if (r < 0)
+		return r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+	if (!*n)
+		fprintf(stderr, "sockdiag kill: -N: no process in those cgroups, no namespace\n");
+	return 0;
+}
+
+/* Every namespace of the set in turn; one that cannot be entered is
+ * reported and skipped. Returns 0 or the worst exit status. */
+static int kill_many(struct kill_ctx *c, struct tally *total, const struct sdiag_netns *ns,
+		     size_t n)
+{
 	int r, worst = 0;
 
-	r = sdiag_netns_list(&ns, &n);
-	if (r < 0) {
-		fprintf(stderr, "sockdiag kill: cannot list network namespaces: %s\n",
-			strerror(-r));
-		return EXIT_RUNTIME;
-	}
 	for (size_t i = 0; i < n; i++) {
 		struct sdiag_handle *h = NULL;
 		int fd = -1;
@@ -302,7 +316,6 @@ static int kill_all_netns(struct kill_ctx *c, struct tally *total)
 		if (r > worst)
 			worst = r;
 	}
-	free(ns);
 	c->netns = NULL;
 	c->netns_inode = 0;
 	return worst;
@@ -367,6 +380,9 @@ int cmd_kill(int argc, char **argv)
 	struct sdiag_procmap *pm = NULL;
 	struct sdiag_handle *h = NULL;
 	struct kill_ctx c = { .o = &o, .k = &k };
+	struct sdiag_netns *ns = NULL;
+	size_t n_ns = 0;
+	bool many;
 	struct tally total = { 0 };
 	int r, status = EXIT_OK;
 
@@ -406,11 +422,16 @@ int cmd_kill(int argc, char **argv)
 			o.out.columns |= OUT_COL_PROCESS;
 	}
 	o.out.columns |= OUT_COL_RESULT;
-	if (o.all_netns)
+	many = o.all_netns || opts_netns_many(&o);
+	if (many) {
+		status = netns_set(&o, &ns, &n_ns);
+		if (status)
+			goto out;
 		o.out.columns |= OUT_COL_NETNS;
+	}
 	if (k.mptcp_subflows)
 		o.out.tables |= SDIAG_TABLE_BIT(SDIAG_T_TCP); /* subflow rows: show Netid */
-	if (!o.all_netns) {
+	if (!many) {
 		if (open_target(&o, &h) < 0) {
 			status = EXIT_RUNTIME;
 			goto out;
@@ -425,8 +446,8 @@ int cmd_kill(int argc, char **argv)
 		status = EXIT_RUNTIME;
 		goto out;
 	}
-	if (o.all_netns) {
-		status = kill_all_netns(&c, &total);
+	if (many) {
+		status = kill_many(&c, &total, ns, n_ns);
 	} else {
 		status = kill_in(&c, h);
 		total = c.t;
@@ -442,6 +463,7 @@ int cmd_kill(int argc, char **argv)
 		status = exit_status(&k, &total);
 out:
 	out_free(c.out);
+	free(ns);
 	sdiag_close(h);
 	sdiag_procmap_free(pm);
 	sdiag_filter_free(f);

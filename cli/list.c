@@ -35,6 +35,8 @@ struct list_ctx {
 	struct timespec snapshot_mono;	/* the same on CLOCK_MONOTONIC */
 	struct count *count;		/* --count-by: counted instead of rendered */
 	const struct count_keys *keys;	/* --count-by's keys, or NULL */
+	const struct sdiag_netns *ns;	/* --all-netns, several -N, -N cgroup: */
+	size_t n_ns;
 };
 
 /* --interval, --count and --count-by */
@@ -154,34 +156,48 @@ static int list_one(struct list_ctx *c, const struct sdiag_query *q, int nsfd, c
 	return 0;
 }
 
-static int list_all_netns(struct list_ctx *c, const struct sdiag_query *q)
+/* Each namespace of the list in turn, labelled (--all-netns, several -N). */
+static int list_many(struct list_ctx *c, const struct sdiag_query *q)
 {
-	struct sdiag_netns *ns = NULL;
-	size_t n = 0;
-	int r;
+	int r = 0;
 
-	r = sdiag_netns_list(&ns, &n);
-	if (r < 0) {
-		fprintf(stderr, "sockdiag: cannot list network namespaces: %s\n", strerror(-r));
-		c->failed = true;
-		return 0;
-	}
-	for (size_t i = 0; i < n && r >= 0; i++) {
-		int fd = open(ns[i].path, O_RDONLY | O_CLOEXEC);
+	for (size_t i = 0; i < c->n_ns && r >= 0; i++) {
+		int fd = open(c->ns[i].path, O_RDONLY | O_CLOEXEC);
 
 		if (fd < 0) {
-			fprintf(stderr, "sockdiag: netns %s: cannot enter: %s\n", ns[i].label,
+			fprintf(stderr, "sockdiag: netns %s: cannot enter: %s\n", c->ns[i].label,
 				strerror(errno));
 			c->failed = true;
 			continue;
 		}
-		c->extra.netns_inode = ns[i].inode;
-		r = list_one(c, q, fd, ns[i].label);
+		c->extra.netns_inode = c->ns[i].inode;
+		r = list_one(c, q, fd, c->ns[i].label);
 		close(fd);
 	}
 	c->extra.netns_inode = 0;
-	free(ns);
+	c->failed |= !c->n_ns;
 	return r < 0 ? r : 0;
+}
+
+/* The namespaces of --all-netns, or of -N given several times or as
+ * cgroup:/unit:. Returns 0, or an exit status after printing why. */
+static int netns_set(struct cli_opts *o, struct sdiag_netns **ns, size_t *n)
+{
+	int r;
+
+	if (o->all_netns) {
+		r = sdiag_netns_list(ns, n);
+		if (r < 0)
+			fprintf(stderr, "sockdiag: cannot list network namespaces: %s\n",
+				strerror(-r));
+		return r < 0 ? EXIT_RUNTIME : 0;
+	}
+	r = opts_netns_list(o, "list", ns, n);
+	if (r < 0)
+		return r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+	if (!*n)
+		fprintf(stderr, "sockdiag list: -N: no process in those cgroups, no namespace\n");
+	return 0;
 }
 
 static int run(struct cli_opts *o, struct list_ctx *c)
@@ -203,8 +219,8 @@ static int run(struct cli_opts *o, struct list_ctx *c)
 		}
 		q.procmap = pm;
 	}
-	if (o->all_netns) {
-		r = list_all_netns(c, &q);
+	if (o->all_netns || opts_netns_many(o)) {
+		r = list_many(c, &q);
 	} else if (o->netns) {
 		r = sdiag_netns_open(o->netns, &fd);
 		if (r < 0) {
@@ -308,6 +324,8 @@ int cmd_list(int argc, char **argv)
 	};
 	struct sdiag_filter *f = NULL;
 	struct list_ctx c = { 0 };
+	struct sdiag_netns *ns = NULL;
+	size_t n_ns = 0;
 	struct timespec start;
 	struct cli_opts o;
 	sigset_t stop;
@@ -340,9 +358,15 @@ int cmd_list(int argc, char **argv)
 			fprintf(stderr, "sockdiag: filter: %s\n", strerror(-r));
 		goto out;
 	}
-	if (o.all_netns)
+	if (o.all_netns || opts_netns_many(&o)) {
+		status = netns_set(&o, &ns, &n_ns);
+		if (status)
+			goto out;
 		o.out.columns |= OUT_COL_NETNS;
+	}
 	c.opts = &o;
+	c.ns = ns;
+	c.n_ns = n_ns;
 	c.keys = rp.count_by ? &rp.keys : NULL;
 	if (!rp.interval.tv_sec && !rp.interval.tv_nsec) {
 		r = snapshot(&o, &c);
@@ -361,6 +385,7 @@ int cmd_list(int argc, char **argv)
 	}
 	status = r < 0 || c.failed ? EXIT_RUNTIME : EXIT_OK;
 out:
+	free(ns);
 	sdiag_filter_free(f);
 	opts_fini(&o);
 	return status;

@@ -201,7 +201,8 @@ static int netns_spec_check(const char *cmd, const char *spec)
 	}
 	if (!why)
 		return 0;
-	fprintf(stderr, "sockdiag %s: -N '%s': %s (-N NAME|PATH|pid:PID)\n", cmd, spec, why);
+	fprintf(stderr, "sockdiag %s: -N '%s': %s (-N NAME|PATH|pid:PID|cgroup:PATH|unit:NAME)\n",
+		cmd, spec, why);
 	return -EINVAL;
 }
 
@@ -363,7 +364,12 @@ static int common_opt(struct cli_opts *o, struct sel *s, const char *cmd, int c,
 	case 'N':
 		if (netns_spec_check(cmd, arg) < 0)
 			return -EINVAL;
-		o->netns = arg;
+		if (o->n_netns == OPTS_MAX_NETNS) {
+			fprintf(stderr, "sockdiag %s: more than %d -N options\n", cmd,
+				OPTS_MAX_NETNS);
+			return -EINVAL;
+		}
+		o->netns = o->netns_specs[o->n_netns++] = arg;
 		break;
 	case O_ALL_NETNS: o->all_netns = true; break;
 	case O_SOCKOPT: o->out.sockopt = true; break;
@@ -449,8 +455,10 @@ static const struct {
 	{ "Output:", "numeric", "-n|--numeric" }, { NULL, "resolve", "-r|--resolve" },
 	{ NULL, "no-header", "-H|--no-header" }, { NULL, "oneline", "-O|--oneline" },
 	{ NULL, "no-queues", "-Q|--no-queues" }, { NULL, "json", "--json" },
-	{ NULL, "ndjson", "--ndjson" }, { NULL, "summary", "-s|--summary" }, { NULL, "inet-sockopt", "--inet-sockopt" },
-	{ "Other:", "netns", "-N|--netns NAME|PATH|pid:PID" }, { NULL, "all-netns", "--all-netns" },
+	{ NULL, "ndjson", "--ndjson" }, { NULL, "summary", "-s|--summary" },
+	{ NULL, "inet-sockopt", "--inet-sockopt" },
+	{ "Other:", "netns", "-N|--netns NAME|PATH|pid:PID|cgroup:PATH|unit:NAME (repeatable)" },
+	{ NULL, "all-netns", "--all-netns" },
 	{ NULL, "no-kernel-filter", "--no-kernel-filter" },
 	{ NULL, "filter", "-F|--filter FILE (the FILTER, from a file; - is stdin)" },
 	{ NULL, "owners", "--owners auto|bpf|proc (how -p finds owners)" },
@@ -849,6 +857,32 @@ void opts_usage(FILE *f, const char *cmd, const struct opt_extra *extra)
 	fprintf(f, "\nFILTER:   ss's expression language, see sockdiag(8)\n");
 	if (extra && extra->usage)
 		fputs(extra->usage, f);
+}
+
+bool opts_netns_many(const struct cli_opts *o)
+{
+	return o->n_netns > 1 ||
+	       (o->n_netns == 1 && (!strncmp(o->netns, "cgroup:", 7) ||
+				    !strncmp(o->netns, "unit:", 5)));
+}
+
+int opts_netns_list(const struct cli_opts *o, const char *cmd, struct sdiag_netns **ret,
+		    size_t *ret_n)
+{
+	size_t bad = 0;
+	int r;
+
+	r = sdiag_netns_list_specs(o->netns_specs, o->n_netns, ret, ret_n, &bad);
+	if (r < 0) {
+		const char *spec = o->netns_specs[bad < o->n_netns ? bad : 0];
+		bool cg = !strncmp(spec, "cgroup:", 7) || !strncmp(spec, "unit:", 5);
+
+		fprintf(stderr, "sockdiag %s: -N %s: %s\n", cmd, spec,
+			cg && r == -ENOENT ? "no such cgroup" :
+			cg && r == -EINVAL ? "not a cgroup path or unit name" : strerror(-r));
+		return cg && (r == -ENOENT || r == -EINVAL) ? -EINVAL : r;
+	}
+	return 0;
 }
 
 bool opts_report_table_error(const struct cli_opts *o, uint32_t *reported, enum sdiag_table t,

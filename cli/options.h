@@ -26,6 +26,8 @@ enum {
 	EXIT_USAGE = 2,		/* bad option, unknown table/family, bad filter */
 };
 
+#define OPTS_MAX_NETNS 64
+
 struct cli_opts {
 	struct sdiag_query q;	/* tables, states, afs, show, no_kernel_filter */
 	struct out_opts out;	/* renderer options (format, -n -r -H -O -Q ...) */
@@ -37,7 +39,9 @@ struct cli_opts {
 				 * text (newlines as spaces), or NULL */
 	const char *filter_file;	/* -F FILE ("-": stdin) */
 	bool processes;		/* -p */
-	const char *netns;	/* -N NAME|PATH|pid:PID */
+	const char *netns;	/* the last -N NAME|PATH|pid:PID|cgroup:PATH|unit:NAME */
+	const char *netns_specs[OPTS_MAX_NETNS]; /* every -N, in order */
+	size_t n_netns;
 	bool all_netns;		/* --all-netns */
 	bool summary;		/* -s: ss -s's counts instead of sockets (list) */
 	bool threads;		/* -T (refused with a reason) */
@@ -98,6 +102,19 @@ void opts_netns_error(const char *cmd, const char *spec, int err);
  * scan's negative errno; prints nothing on failure.
  */
 int opts_scan_owners(const struct cli_opts *o, const char *cmd, struct sdiag_procmap **ret);
+
+/*
+ * Whether the -N options need the namespace list of opts_netns_list (several
+ * -N, or a cgroup:/unit: one) rather than one plain namespace.
+ */
+bool opts_netns_many(const struct cli_opts *o);
+/*
+ * The namespaces of every -N (sdiag_netns_list_specs). Returns 0, or prints
+ * one line naming the bad spec and returns -EINVAL (no such cgroup or unit:
+ * exit 2) or another negative errno (exit 1).
+ */
+int opts_netns_list(const struct cli_opts *o, const char *cmd, struct sdiag_netns **ret,
+		    size_t *ret_n);
 
 /*
  * Report a table the kernel could not dump (the arguments of sdiag_error_cb):

@@ -209,6 +209,11 @@ int cmd_watch(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto out;
 	}
+	if (opts_netns_many(&o)) {
+		fprintf(stderr, "sockdiag watch: one -N NAME|PATH|pid:PID only\n");
+		status = EXIT_USAGE;
+		goto out;
+	}
 	if (o.netns && (r = sdiag_netns_open(o.netns, &nsfd)) < 0) {
 		opts_netns_error("watch", o.netns, r);
 		goto out;

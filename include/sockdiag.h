@@ -664,6 +664,14 @@ int sdiag_netns_open(const char *spec, int *ret_fd);
 /* Every distinct network namespace of the host: named ones first, then those
  * of running processes, deduplicated by inode. Free *ret with free(). */
 int sdiag_netns_list(struct sdiag_netns **ret, size_t *ret_n);
+/* The namespaces specs name, deduplicated by inode, in order: each spec is a
+ * NAME, PATH or pid:PID (as sdiag_netns_open), or cgroup:PATH (the namespaces
+ * of every process in that cgroup and below it) or unit:NAME (likewise for
+ * every cgroup named NAME; see sdiag_cgroup_walk). A cgroup with no process
+ * adds nothing. Free *ret with free(). On error (-ENOENT: no such namespace
+ * or cgroup, ...) *ret_bad, if not NULL, is the index of the failing spec. */
+int sdiag_netns_list_specs(const char *const *specs, size_t n, struct sdiag_netns **ret,
+			   size_t *ret_n, size_t *ret_bad);
 
 /* ------------------------------------------------------------------------ */
 /* Destroy: close sockets through SOCK_DESTROY (see sockdiag(8), KILL).       */

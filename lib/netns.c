@@ -2,8 +2,10 @@
 /*
  * Network namespaces: open one by the name users give it, or find them all.
  * Named namespaces live in /run/netns; any nsfs path works; "pid:N" is the
- * namespace of process N. Enumeration takes the named ones first, then every
- * process's, and deduplicates by the namespace inode.
+ * namespace of process N; "cgroup:PATH" and "unit:NAME" stand for the
+ * namespaces of the processes in a cgroup subtree (a container found by its
+ * cgroup). Enumeration takes the named ones first, then every process's, and
+ * deduplicates by the namespace inode.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -192,6 +194,138 @@ out:
 	free(pids);
 	closedir(d);
 	return r;
+}
+
+/* ---- the namespaces of the processes in cgroups ------------------------------- */
+
+struct cgscan {
+	char root[1024];
+	char **pids;
+	size_t n, cap;
+};
+
+static int cgroup_procs(const char *path, uint64_t id, void *userdata)
+{
+	struct cgscan *c = userdata;
+	char file[1024 + 4096 + 16], line[32];
+	FILE *f;
+	int r = 0;
+
+	(void)id;
+	snprintf(file, sizeof(file), "%s%s/cgroup.procs", c->root, strcmp(path, "/") ? path : "");
+	f = fopen(file, "re");
+	if (!f)
+		return 0; /* removed meanwhile */
+	while (r == 0 && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!*line)
+			continue;
+		if (c->n == c->cap) {
+			size_t ncap = c->cap ? c->cap * 2 : 64;
+			char **np = realloc(c->pids, ncap * sizeof(*np));
+
+			if (!np) {
+				r = -ENOMEM;
+				break;
+			}
+			c->pids = np;
+			c->cap = ncap;
+		}
+		c->pids[c->n] = strdup(line);
+		r = c->pids[c->n] ? 0 : -ENOMEM;
+		c->n += r == 0;
+	}
+	fclose(f);
+	return r;
+}
+
+/* cgroup:PATH (PATH and every cgroup below) or unit:NAME. Labels name the
+ * spec and the lowest pid seen in each namespace. */
+static int add_cgroup(struct nslist *l, const char *spec)
+{
+	bool unit = !strncmp(spec, "unit:", 5);
+	const char *what = spec + (unit ? 5 : 7);
+	struct cgscan c = { .n = 0 };
+	char tree[4096 + 4];
+	int r;
+
+	r = sdiag_cgroup_root(c.root, sizeof(c.root));
+	if (r < 0)
+		return r;
+	if (!unit) {
+		size_t len = strlen(what);
+
+		if (len + 4 > sizeof(tree))
+			return -ENAMETOOLONG;
+		/* Always the subtree: a container's processes live below its cgroup. */
+		snprintf(tree, sizeof(tree), "%s%s", what,
+			 len >= 3 && !strcmp(what + len - 3, "/**") ? "" :
+			 what[len ? len - 1 : 0] == '/' ? "**" : "/**");
+		what = tree;
+	}
+	r = sdiag_cgroup_walk(what, unit, cgroup_procs, &c);
+	if (r > 0 && c.n)
+		qsort(c.pids, c.n, sizeof(*c.pids), cmp_pid_name);
+	for (size_t i = 0; r > 0 && i < c.n; i++) {
+		char path[64], label[64];
+		struct stat st;
+
+		snprintf(path, sizeof(path), "/proc/%s/ns/net", c.pids[i]);
+		if (stat(path, &st) < 0)
+			continue; /* exited */
+		snprintf(label, sizeof(label), "%.40s pid:%s", spec, c.pids[i]);
+		if (add(l, st.st_ino, label, path) < 0)
+			r = -ENOMEM;
+	}
+	for (size_t i = 0; i < c.n; i++)
+		free(c.pids[i]);
+	free(c.pids);
+	return r < 0 ? r : 0;
+}
+
+static int add_spec(struct nslist *l, const char *spec)
+{
+	char path[sizeof(NETNS_RUN_DIR) + 256];
+	struct stat st;
+	int fd, r;
+
+	if (!strncmp(spec, "cgroup:", 7) || !strncmp(spec, "unit:", 5))
+		return add_cgroup(l, spec);
+	r = sdiag_netns_open(spec, &fd);
+	if (r < 0)
+		return r;
+	r = fstat(fd, &st) < 0 ? -errno : 0;
+	close(fd);
+	if (r < 0)
+		return r;
+	/* Reopen by the same path later: pid:N and names are paths too. */
+	if (!strncmp(spec, "pid:", 4))
+		snprintf(path, sizeof(path), "/proc/%s/ns/net", spec + 4);
+	else if (strchr(spec, '/'))
+		snprintf(path, sizeof(path), "%s", spec);
+	else
+		snprintf(path, sizeof(path), NETNS_RUN_DIR "/%s", spec);
+	return add(l, st.st_ino, spec, path);
+}
+
+SD_EXPORT int sdiag_netns_list_specs(const char *const *specs, size_t n, struct sdiag_netns **ret,
+				     size_t *ret_n, size_t *ret_bad)
+{
+	struct nslist l = { 0 };
+	int r = 0;
+	size_t i;
+
+	for (i = 0; i < n && r == 0; i++)
+		r = add_spec(&l, specs[i]);
+	if (r < 0) {
+		if (ret_bad)
+			*ret_bad = i - 1;
+		free(l.v);
+		return r;
+	}
+	*ret = l.v;
+	*ret_n = l.n;
+	return 0;
 }
 
 SD_EXPORT int sdiag_netns_list(struct sdiag_netns **ret, size_t *ret_n)

@@ -23,6 +23,11 @@ import os, socket, sys
 cg, port, nconn = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 with open(os.path.join(cg, "cgroup.procs"), "w") as f:
     f.write(str(os.getpid()))
+if os.environ.get("OWN_NETNS"):   # a "container": its own network namespace
+    import ctypes, subprocess
+    if ctypes.CDLL(None, use_errno=True).unshare(0x40000000) != 0:
+        sys.exit("unshare failed")
+    subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
 keep = []
 l = socket.socket(); l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 l.bind(("127.0.0.1", port)); l.listen(16); keep.append(l)
@@ -58,9 +63,10 @@ def cgroup2_mount():
     return None
 
 
-def spawn(cg, port, nconn, leave_to=None):
+def spawn(cg, port, nconn, leave_to=None, own_netns=False):
     args = [sys.executable, "-c", CHILD, cg, str(port), str(nconn)] + ([leave_to] if leave_to else [])
-    p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    env = dict(os.environ, OWN_NETNS="1") if own_netns else None
+    p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
     check(p.stdout.readline().strip() == "ready", "child in %s did not start" % cg)
     return p
 
@@ -86,7 +92,7 @@ def main():
     slice_ = "sdt%d.slice" % os.getpid()
     base = os.path.join(root, slice_)
     dirs = [base] + [os.path.join(base, d) for d in ("a.service", "b.service", "c.service",
-                                                      "rest")]
+                                                      "rest", "d.service")]
     kids = []
     try:
         for d in dirs:
@@ -100,6 +106,7 @@ def main():
     try:
         kids.append(spawn(dirs[1], 8001, 3))
         kids.append(spawn(dirs[2], 8002, 2))
+        netns_checks(slice_, dirs, kids)
         run_checks(slice_, dirs, kids)
     finally:
         for k in kids:
@@ -169,6 +176,32 @@ def run_checks(slice_, dirs, kids):
     check(not [k for k in got if k[0] == "a.service" and k[1] in ("ESTAB", "LISTEN")],
           "a after kill: %s" % got)
     check(cookies("unit b.service") == b, "b's sockets are the same ones")
+
+
+def netns_checks(slice_, dirs, kids):
+    """-N cgroup:PATH / unit:NAME: the namespaces of the processes there."""
+    kids.append(spawn(dirs[5], 8004, 2, own_netns=True))
+    d_rel = "/%s/d.service" % slice_
+    rc, out, err = run("list", "-tan", "--json", "-N", "cgroup:" + d_rel)
+    socks = json.loads(out) if rc == 0 else []
+    check(rc == 0 and len(socks) == 5 and
+          all(s["netns"].startswith("cgroup:%s pid:" % d_rel) for s in socks) and
+          all(8004 in (s["local"]["port"], s["peer"]["port"]) for s in socks),
+          "-N cgroup:d: %d %s %s" % (rc, out, err))
+    # Two -N: the test's namespace (a.service lives there) and d's.
+    rc, out, err = run("list", "-tan", "--json", "--count-by", "netns,unit",
+                       "-N", "unit:a.service", "-N", "unit:d.service",
+                       "unit a.service or unit d.service")
+    got = {(r["unit"], r["count"]) for r in json.loads(out)} if rc == 0 else set()
+    check(got == {("a.service", 7), ("d.service", 5)}, "-N twice: %d %s %s" % (rc, out, err))
+    rc, _, err = run("list", "-tan", "-N", "cgroup:/no/such/%d" % os.getpid())
+    check(rc == 2 and "no such cgroup" in err, "-N unknown cgroup: %d %s" % (rc, err))
+    rc, _, err = run("kill", "-ta", "-N", "unit:no-such-%d.service" % os.getpid(), "--all")
+    check(rc == 2 and "no such cgroup" in err, "kill -N unknown unit: %d %s" % (rc, err))
+    rc, out, err = run("kill", "-t", "-N", "unit:d.service", "sport = :8004")
+    check(rc == 0 and "destroyed 2," in err, "kill -N unit:d.service: %d %s" % (rc, err))
+    rc, out, err = run("list", "-tn", "-H", "-N", "unit:d.service", "sport = :8004")
+    check(rc == 0 and out.strip() == "", "after kill in d: %r" % out)
 
 
 if __name__ == "__main__":
