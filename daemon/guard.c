@@ -211,6 +211,13 @@ static int act(struct guard *g, struct guard_pending *p, const struct timespec *
 		guard_metrics_events(g->metrics, p);
 	else
 		guard_routes_reset(g->routes);
+	/* A service restarted since has a new cgroup (a new id): look again. */
+	if (g->cfg.n_exempt_cgroups || g->cfg.n_only_cgroups) {
+		r = guard_config_resolve(&g->cfg);
+		if (r > 0)
+			logline("cgroups looked up again: %d of the configured cgroups and units "
+				"changed", r);
+	}
 	r = sdiag_dump(g->h, &q, decide_cb, quiet_err_cb, &a);
 	if (r < 0) {
 		guard_metrics_error(g->metrics);

@@ -40,6 +40,15 @@ struct guard_reap {
 	unsigned line;			/* in the configuration file, for the log */
 };
 
+/* exempt-cgroup/only-cgroup and -unit values: a cgroup path (a subtree when
+ * it ends in slash-two-stars) or a unit name, with the ids it stands for now. */
+struct guard_cgroup {
+	char *spec;
+	bool unit;
+	uint64_t *ids;		/* sorted; re-resolved by guard_config_resolve() */
+	size_t n;
+};
+
 struct guard_config {
 	uint32_t tcp_states;		/* SDIAG_STATE_BIT mask of TCP states destroyed */
 	bool udp_connected;		/* destroy connected UDP sockets */
@@ -47,8 +56,10 @@ struct guard_config {
 	bool dry_run;			/* log what would be done, destroy nothing */
 	struct guard_range *exempt_uids;
 	size_t n_exempt_uids;
-	uint64_t *exempt_cgroups;	/* cgroup v2 ids */
+	struct guard_cgroup *exempt_cgroups;	/* never destroy sockets of these */
 	size_t n_exempt_cgroups;
+	struct guard_cgroup *only_cgroups;	/* if any: destroy only sockets of these */
+	size_t n_only_cgroups;
 	struct { uint32_t mark, mask; } *exempt_marks;
 	size_t n_exempt_marks;
 	struct guard_prefix *exempt_dsts;
@@ -81,9 +92,15 @@ void guard_config_fini(struct guard_config *c);
  * On error returns -EINVAL and writes "LINE: message" into err; *c is then
  * left initialised to defaults (callers keep their previous configuration).
  */
-int guard_config_parse(struct guard_config *c, const char *text, const char *cgroup_root,
-		       char *err, size_t errlen);
+int guard_config_parse(struct guard_config *c, const char *text, char *err, size_t errlen);
 int guard_config_load(struct guard_config *c, const char *path, char *err, size_t errlen);
+/*
+ * Resolve the cgroup paths and units of the configuration again against the
+ * cgroup tree as it is now: a restarted service has a new cgroup (a new id);
+ * one that is gone stands for nothing until it comes back. Returns the number
+ * of values whose ids changed, or -ENOMEM.
+ */
+int guard_config_resolve(struct guard_config *c);
 
 /* ---- addresses and events --------------------------------------------------------- */
 
@@ -141,6 +158,7 @@ enum guard_verdict {
 	GUARD_KEEP_LOOPBACK,
 	GUARD_KEEP_UID,
 	GUARD_KEEP_CGROUP,
+	GUARD_KEEP_NOT_ONLY,	/* only-cgroup/only-unit are set, and it is in none of them */
 	GUARD_KEEP_MARK,
 	GUARD_KEEP_DST,
 	GUARD_KEEP_STILL_ASSIGNED, /* the address still exists on another interface */

@@ -26,10 +26,81 @@ void guard_config_init(struct guard_config *c)
 	guard_options_init(c);
 }
 
+static void cgroups_free(struct guard_cgroup *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].spec);
+		free(v[i].ids);
+	}
+	free(v);
+}
+
+static int collect_id(const char *path, uint64_t id, void *userdata)
+{
+	struct guard_cgroup *g = userdata;
+	uint64_t *v = realloc(g->ids, (g->n + 1) * sizeof(*v));
+
+	(void)path;
+	if (!v)
+		return -ENOMEM;
+	v[g->n++] = id;
+	g->ids = v;
+	return 0;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The ids g stands for now (none when it does not exist: *ret_missing).
+ * Returns 1 when they changed, 0 when not, or -ENOMEM. */
+static int resolve_one(struct guard_cgroup *g, bool *ret_missing)
+{
+	struct guard_cgroup now = { .spec = g->spec, .unit = g->unit };
+	bool same;
+	int r;
+
+	r = sdiag_cgroup_walk(g->spec, g->unit, collect_id, &now);
+	if (r == -ENOMEM) {
+		free(now.ids);
+		return r;
+	}
+	*ret_missing = r < 0; /* no such cgroup, a malformed name, no cgroup2 */
+	if (r < 0)
+		now.n = 0;
+	if (now.n)
+		qsort(now.ids, now.n, sizeof(*now.ids), cmp_id);
+	same = now.n == g->n && (!now.n || !memcmp(now.ids, g->ids, now.n * sizeof(*now.ids)));
+	free(g->ids);
+	g->ids = now.ids;
+	g->n = now.n;
+	return !same;
+}
+
+int guard_config_resolve(struct guard_config *c)
+{
+	int changed = 0, r;
+	bool missing;
+
+	for (size_t i = 0; i < c->n_exempt_cgroups + c->n_only_cgroups; i++) {
+		r = resolve_one(i < c->n_exempt_cgroups ? &c->exempt_cgroups[i] :
+							  &c->only_cgroups[i - c->n_exempt_cgroups],
+				&missing);
+		if (r == -ENOMEM)
+			return r;
+		changed += r == 1;
+	}
+	return changed;
+}
+
 void guard_config_fini(struct guard_config *c)
 {
 	free(c->exempt_uids);
-	free(c->exempt_cgroups);
+	cgroups_free(c->exempt_cgroups, c->n_exempt_cgroups);
+	cgroups_free(c->only_cgroups, c->n_only_cgroups);
 	free(c->exempt_marks);
 	free(c->exempt_dsts);
 	guard_options_fini(c);
@@ -38,7 +109,7 @@ void guard_config_fini(struct guard_config *c)
 
 struct parse {
 	struct guard_config *c;
-	const char *cgroup_root;
+	const char *key;	/* the key being read */
 	struct conf_line *l;	/* the line being read, for errors */
 	bool states_seen;	/* the first tcp-states line replaces the defaults */
 };
@@ -100,22 +171,44 @@ static int add_uid(struct parse *p, const char *v)
 	return 0;
 }
 
+/* exempt-cgroup, only-cgroup: "/PATH", a subtree, or a unit name; exempt-unit,
+ * only-unit: a unit name. It must exist now (a typo is caught at load). */
 static int add_cgroup(struct parse *p, const char *v)
 {
 	struct guard_config *c = p->c;
-	char path[4096];
-	struct stat st;
+	bool only = !strncmp(p->key, "only-", 5), unit = !!strstr(p->key, "-unit");
+	struct guard_cgroup **set = only ? &c->only_cgroups : &c->exempt_cgroups;
+	size_t *n = only ? &c->n_only_cgroups : &c->n_exempt_cgroups;
+	struct guard_cgroup g = { 0 };
+	bool missing = false;
+	int r;
 
-	/* cgroup v2 ids are the inode numbers of the cgroup directories. */
 	if (v[0] != '/')
-		return conf_fail(p->l, "exempt-cgroup: '%s' is not an absolute cgroup path", v);
-	snprintf(path, sizeof(path), "%s%s", p->cgroup_root, v);
-	if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
-		return conf_fail(p->l, "exempt-cgroup: no cgroup '%s' (%s)", v, path);
-	c->exempt_cgroups = grow(c->exempt_cgroups, c->n_exempt_cgroups, sizeof(uint64_t));
-	if (!c->exempt_cgroups)
+		unit = true; /* a unit name wherever a cgroup is accepted */
+	else if (unit)
+		return conf_fail(p->l, "%s: '%s' is a path, not a unit name (use %s-cgroup)",
+				 p->key, v, only ? "only" : "exempt");
+	g.spec = strdup(v);
+	g.unit = unit;
+	if (!g.spec)
 		return -ENOMEM;
-	c->exempt_cgroups[c->n_exempt_cgroups++] = st.st_ino;
+	r = resolve_one(&g, &missing);
+	if (r < 0 || missing) {
+		free(g.spec);
+		free(g.ids);
+		if (r == -ENOMEM)
+			return r;
+		return conf_fail(p->l, unit ? "%s: no cgroup named '%s' (unit)" :
+					      "%s: no cgroup '%s' under the cgroup2 mount",
+				 p->key, v);
+	}
+	*set = grow(*set, *n, sizeof(g));
+	if (!*set) {
+		free(g.spec);
+		free(g.ids);
+		return -ENOMEM;
+	}
+	(*set)[(*n)++] = g;
 	return 0;
 }
 
@@ -181,6 +274,7 @@ static int apply(void *ctx, struct conf_line *l, const char *key, char *value)
 	int r;
 
 	p->l = l;
+	p->key = key;
 	if (!strcmp(key, "udp-connected"))
 		return conf_bool(p->l, key, value, &p->c->udp_connected);
 	if (!strcmp(key, "exempt-loopback"))
@@ -195,7 +289,8 @@ static int apply(void *ctx, struct conf_line *l, const char *key, char *value)
 		add = add_states;
 	} else if (!strcmp(key, "exempt-uid")) {
 		add = add_uid;
-	} else if (!strcmp(key, "exempt-cgroup")) {
+	} else if (!strcmp(key, "exempt-cgroup") || !strcmp(key, "exempt-unit") ||
+		   !strcmp(key, "only-cgroup") || !strcmp(key, "only-unit")) {
 		add = add_cgroup;
 	} else if (!strcmp(key, "exempt-mark")) {
 		add = add_mark;
@@ -214,10 +309,9 @@ static int apply(void *ctx, struct conf_line *l, const char *key, char *value)
 	return 0;
 }
 
-int guard_config_parse(struct guard_config *c, const char *text, const char *cgroup_root,
-		       char *err, size_t errlen)
+int guard_config_parse(struct guard_config *c, const char *text, char *err, size_t errlen)
 {
-	struct parse p = { .c = c, .cgroup_root = cgroup_root ? cgroup_root : "/sys/fs/cgroup" };
+	struct parse p = { .c = c };
 	int r;
 
 	guard_config_init(c);
@@ -243,7 +337,7 @@ int guard_config_load(struct guard_config *c, const char *path, char *err, size_
 	r = conf_read_file(path, &text, err, errlen);
 	if (r < 0)
 		return r;
-	r = guard_config_parse(c, text, NULL, err, errlen);
+	r = guard_config_parse(c, text, err, errlen);
 	free(text);
 	return r;
 }

@@ -124,6 +124,29 @@ static bool state_selected(const struct guard_config *c, const struct sdiag_sock
 	}
 }
 
+/* Is the socket's cgroup one of those the values stand for? Never when the
+ * kernel reported none (not a full socket). */
+static bool in_cgroups(const struct guard_cgroup *v, size_t n, const struct sdiag_sock *s)
+{
+	if (!(s->has & SDIAG_HAS_CGROUP))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		size_t lo = 0, hi = v[i].n;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (v[i].ids[mid] == s->inet.cgroup_id)
+				return true;
+			if (v[i].ids[mid] < s->inet.cgroup_id)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+	}
+	return false;
+}
+
 static enum guard_verdict exempt(const struct guard_config *c, const struct sdiag_sock *s)
 {
 	const uint8_t *src, *dst;
@@ -136,10 +159,10 @@ static enum guard_verdict exempt(const struct guard_config *c, const struct sdia
 		for (size_t i = 0; i < c->n_exempt_uids; i++)
 			if (s->uid >= c->exempt_uids[i].lo && s->uid <= c->exempt_uids[i].hi)
 				return GUARD_KEEP_UID;
-	if (s->has & SDIAG_HAS_CGROUP)
-		for (size_t i = 0; i < c->n_exempt_cgroups; i++)
-			if (s->inet.cgroup_id == c->exempt_cgroups[i])
-				return GUARD_KEEP_CGROUP;
+	if (c->n_only_cgroups && !in_cgroups(c->only_cgroups, c->n_only_cgroups, s))
+		return GUARD_KEEP_NOT_ONLY;
+	if (in_cgroups(c->exempt_cgroups, c->n_exempt_cgroups, s))
+		return GUARD_KEEP_CGROUP;
 	if (s->has & SDIAG_HAS_MARK)
 		for (size_t i = 0; i < c->n_exempt_marks; i++)
 			if ((s->inet.mark & c->exempt_marks[i].mask) == c->exempt_marks[i].mark)
@@ -188,6 +211,7 @@ const char *guard_verdict_name(enum guard_verdict v)
 		[GUARD_KEEP_LOOPBACK] = "loopback",
 		[GUARD_KEEP_UID] = "uid",
 		[GUARD_KEEP_CGROUP] = "cgroup",
+		[GUARD_KEEP_NOT_ONLY] = "not in only-cgroup",
 		[GUARD_KEEP_MARK] = "mark",
 		[GUARD_KEEP_DST] = "destination",
 		[GUARD_KEEP_STILL_ASSIGNED] = "still-assigned",

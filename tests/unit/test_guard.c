@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "test_skip.h"
@@ -23,7 +25,7 @@ static void config_defaults(void **state)
 	char err[256] = "";
 
 	(void)state;
-	assert_int_equal(guard_config_parse(&c, "# nothing\n\n", "/", err, sizeof(err)), 0);
+	assert_int_equal(guard_config_parse(&c, "# nothing\n\n", err, sizeof(err)), 0);
 	assert_int_equal(c.tcp_states, SDIAG_STATE_BIT(SDIAG_SS_ESTABLISHED) |
 					       SDIAG_STATE_BIT(SDIAG_SS_SYN_SENT) |
 					       SDIAG_STATE_BIT(SDIAG_SS_SYN_RECV));
@@ -48,7 +50,7 @@ static void config_full(void **state)
 	char err[256] = "";
 
 	(void)state;
-	assert_int_equal(guard_config_parse(&c, text, "/", err, sizeof(err)), 0);
+	assert_int_equal(guard_config_parse(&c, text, err, sizeof(err)), 0);
 	assert_int_equal(c.tcp_states, SDIAG_STATE_BIT(SDIAG_SS_ESTABLISHED) |
 					       SDIAG_STATE_BIT(SDIAG_SS_FIN_WAIT1));
 	assert_false(c.udp_connected);
@@ -85,7 +87,10 @@ static void config_errors(void **state)
 		{ "exempt-dst = 10.0.0.0/33\n", "line 1: exempt-dst: bad prefix length in '10.0.0.0/33' (0-32)" },
 		{ "exempt-dst = nope\n", "line 1: exempt-dst: 'nope' is not an IPv4 or IPv6 address" },
 		{ "exempt-mark = 1/x\n", "line 1: exempt-mark: '1/x' is not MARK or MARK/MASK" },
-		{ "exempt-cgroup = relative\n", "line 1: exempt-cgroup: 'relative' is not an absolute cgroup path" },
+		{ "exempt-cgroup = no-such-unit-x.service\n", "line 1: exempt-cgroup: no cgroup named 'no-such-unit-x.service' (unit)" },
+		{ "only-unit = no-such-unit-x.service\n", "line 1: only-unit: no cgroup named 'no-such-unit-x.service' (unit)" },
+		{ "exempt-cgroup = /no/such/cgroup/x\n", "line 1: exempt-cgroup: no cgroup '/no/such/cgroup/x' under the cgroup2 mount" },
+		{ "exempt-unit = /a/b\n", "line 1: exempt-unit: '/a/b' is a path, not a unit name (use exempt-cgroup)" },
 		{ "just words\n", "line 1: expected 'key = value', got 'just words'" },
 		{ "dry-run =\n", "line 1: dry-run: missing value" },
 	};
@@ -95,7 +100,7 @@ static void config_errors(void **state)
 		struct guard_config c;
 		char err[256] = "";
 
-		assert_int_equal(guard_config_parse(&c, bad[i].text, "/", err, sizeof(err)),
+		assert_int_equal(guard_config_parse(&c, bad[i].text, err, sizeof(err)),
 				 -EINVAL);
 		assert_string_equal(err, bad[i].err);
 		/* A bad file leaves defaults, never half a configuration. */
@@ -116,12 +121,12 @@ static void config_lists(void **state)
 	char err[256] = "", longuid[64];
 
 	(void)state;
-	assert_int_equal(guard_config_parse(&c, text, "/", err, sizeof(err)), -EINVAL);
+	assert_int_equal(guard_config_parse(&c, text, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "line 3: exempt-uid: '0x10' is not a uid or uid range (A-B)");
 	guard_config_fini(&c);
 	assert_int_equal(guard_config_parse(&c, "tcp-states = established\n"
 						"tcp-states = time-wait\nexempt-uid = 010\n",
-					    "/", err, sizeof(err)), 0);
+					    err, sizeof(err)), 0);
 	assert_int_equal(c.tcp_states, SDIAG_STATE_BIT(SDIAG_SS_ESTABLISHED) |
 					       SDIAG_STATE_BIT(SDIAG_SS_TIME_WAIT));
 	assert_int_equal(c.n_exempt_uids, 1);
@@ -129,12 +134,12 @@ static void config_lists(void **state)
 	guard_config_fini(&c);
 	/* 40 zeros and a 5: cut to 31 characters it would read as uid 0. */
 	snprintf(longuid, sizeof(longuid), "exempt-uid = %040d5\n", 0);
-	assert_int_equal(guard_config_parse(&c, longuid, "/", err, sizeof(err)), -EINVAL);
+	assert_int_equal(guard_config_parse(&c, longuid, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "line 1: exempt-uid:"));
 	guard_config_fini(&c);
 	/* Nothing left to destroy is refused, with no line to blame. */
-	assert_int_equal(guard_config_parse(&c, "tcp-states = ,\nudp-connected = no\n", "/",
-					    err, sizeof(err)), -EINVAL);
+	assert_int_equal(guard_config_parse(&c, "tcp-states = ,\nudp-connected = no\n", err,
+					    sizeof(err)), -EINVAL);
 	assert_string_equal(err, "configuration destroys nothing: no tcp-states and "
 				 "udp-connected = no");
 	guard_config_fini(&c);
@@ -302,7 +307,7 @@ static void policy_exemptions(void **state)
 	char err[128];
 
 	(void)state;
-	assert_int_equal(guard_config_parse(&c, text, "/", err, sizeof(err)), 0);
+	assert_int_equal(guard_config_parse(&c, text, err, sizeof(err)), 0);
 	s = tcp("10.0.0.2", "10.0.0.1", SDIAG_SS_ESTABLISHED);
 	s.has |= SDIAG_HAS_UID;
 	s.uid = 1500;
@@ -326,6 +331,82 @@ static void policy_exemptions(void **state)
 	guard_config_fini(&c);
 }
 
+/* only-cgroup/only-unit and exempt-cgroup on fabricated id sets: the policy
+ * alone (resolution is tested below and end to end). */
+static void policy_cgroups(void **state)
+{
+	struct guard_cgroup only = { .spec = (char *)"a.service", .unit = true,
+				     .ids = (uint64_t[]){ 5, 7, 9 }, .n = 3 };
+	struct guard_cgroup ex = { .spec = (char *)"/a.service/keep", .ids = (uint64_t[]){ 9 },
+				   .n = 1 };
+	struct guard_config c;
+	struct guard_table t = { 0 };
+	struct guard_addr gone = addr(2, "10.0.0.2");
+	struct sdiag_sock s = tcp("10.0.0.2", "10.0.0.1", SDIAG_SS_ESTABLISHED);
+
+	(void)state;
+	guard_config_init(&c);
+	assert_int_equal(decide_removed(&c, &t, &gone, &s), GUARD_DESTROY);
+	c.only_cgroups = &only;
+	c.n_only_cgroups = 1;
+	/* No cgroup reported (not a full socket): not one of "only"'s. */
+	assert_int_equal(decide_removed(&c, &t, &gone, &s), GUARD_KEEP_NOT_ONLY);
+	s.has |= SDIAG_HAS_CGROUP;
+	s.inet.cgroup_id = 7;
+	assert_int_equal(decide_removed(&c, &t, &gone, &s), GUARD_DESTROY);
+	s.inet.cgroup_id = 8;
+	assert_int_equal(decide_removed(&c, &t, &gone, &s), GUARD_KEEP_NOT_ONLY);
+	s.inet.cgroup_id = 9;
+	c.exempt_cgroups = &ex;
+	c.n_exempt_cgroups = 1;
+	assert_int_equal(decide_removed(&c, &t, &gone, &s), GUARD_KEEP_CGROUP);
+	s.inet.cgroup_id = 5;
+	assert_int_equal(decide_removed(&c, &t, &gone, &s), GUARD_DESTROY);
+	c.n_only_cgroups = 0;
+	s.inet.cgroup_id = 8;
+	assert_int_equal(decide_removed(&c, &t, &gone, &s), GUARD_DESTROY);
+	assert_string_equal(guard_verdict_name(GUARD_KEEP_NOT_ONLY), "not in only-cgroup");
+}
+
+/* Units and subtrees resolve to every cgroup below; a service restarted into
+ * a new cgroup (same name, new id) is followed by guard_config_resolve(). */
+static void config_cgroups_resolved(void **state)
+{
+	char root[1024], dir[1200], sub[1300], text[512], err[256] = "";
+	struct guard_config c;
+	uint64_t old;
+
+	(void)state;
+	if (sdiag_cgroup_root(root, sizeof(root)) < 0)
+		SDIAG_SKIP("cgroup2", "no cgroup2 mount");
+	snprintf(dir, sizeof(dir), "%s/sdt%dg.service", root, (int)getpid());
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
+	if (mkdir(dir, 0755) < 0)
+		SDIAG_SKIP("cgroup2", "cannot create a test cgroup under %s", root);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	snprintf(text, sizeof(text), "only-unit = sdt%dg.service\nexempt-cgroup = /sdt%dg.service/**\n",
+		 (int)getpid(), (int)getpid());
+	assert_int_equal(guard_config_parse(&c, text, err, sizeof(err)), 0);
+	assert_int_equal(c.n_only_cgroups, 1);
+	assert_int_equal(c.only_cgroups[0].n, 2);
+	assert_int_equal(c.exempt_cgroups[0].n, 2);
+	assert_int_equal(guard_config_resolve(&c), 0); /* nothing changed */
+	old = c.only_cgroups[0].ids[0] < c.only_cgroups[0].ids[1] ? c.only_cgroups[0].ids[0] :
+								     c.only_cgroups[0].ids[1];
+	rmdir(sub);
+	assert_int_equal(guard_config_resolve(&c), 2);
+	assert_int_equal(c.only_cgroups[0].n, 1);
+	rmdir(dir);
+	assert_int_equal(guard_config_resolve(&c), 2);
+	assert_int_equal(c.only_cgroups[0].n, 0); /* gone: stands for nothing */
+	assert_int_equal(mkdir(dir, 0755), 0);
+	assert_int_equal(guard_config_resolve(&c), 2);
+	assert_int_equal(c.only_cgroups[0].n, 1);
+	assert_true(c.only_cgroups[0].ids[0] != old);
+	rmdir(dir);
+	guard_config_fini(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -334,6 +415,8 @@ int main(void)
 		cmocka_unit_test(policy_addr_removed),
 		cmocka_unit_test(policy_link_local), cmocka_unit_test(policy_link_down),
 		cmocka_unit_test(policy_exemptions),
+		cmocka_unit_test(policy_cgroups),
+		cmocka_unit_test(config_cgroups_resolved),
 	};
 
 	return sdiag_test_status(cmocka_run_group_tests(tests, NULL, NULL));

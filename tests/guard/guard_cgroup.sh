@@ -1,0 +1,110 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# sockdiag guard with cgroup policy, end to end: two private network
+# namespaces joined by a veth pair, a server in one, clients and the guard in
+# the other; clients in cgroups of a unique test slice under the cgroup2 mount
+# (found in /proc/self/mountinfo; removed afterwards).
+#   usage: guard_cgroup.sh SOCKDIAG NETPEER
+# Configuration: only-unit = the slice, exempt-unit = keep.service.
+# Checks:
+#  - keep.service is removed and created again after the guard started (a
+#    restarted service: new cgroup id), its client is still exempt without
+#    SIGHUP, and the log says the cgroups were looked up again (both values
+#    changed: keep.service, and the slice, which contains it);
+#  - the client in victim.service gets ECONNABORTED when its address goes;
+#  - a client outside the slice is kept ("not in only-cgroup");
+#  - the action line counts both kept sockets by reason.
+set -euo pipefail
+
+SD=${1:?usage: guard_cgroup.sh SOCKDIAG NETPEER}
+NP=${2:?usage: guard_cgroup.sh SOCKDIAG NETPEER}
+[ "$(id -u)" = 0 ] || { echo "SKIP(netns): needs root (network namespaces)"; exit 77; }
+command -v ip >/dev/null || { echo "SKIP(tool:ip): not installed (iproute2)"; exit 77; }
+CGROOT=$(awk '{ split($0, a, " - "); split(a[2], b, " "); if (b[1] == "cgroup2") { print $5; exit } }' /proc/self/mountinfo)
+[ -n "$CGROOT" ] && [ -w "$CGROOT" ] || { echo "SKIP(cgroup2): no writable cgroup2 mount"; exit 77; }
+
+if [ -z "${SOCKDIAG_GUARD_OUTER:-}" ]; then
+	exec env SOCKDIAG_GUARD_OUTER=1 unshare -n "$0" "$@"
+fi
+sysctl -qw net.ipv4.tcp_child_ehash_entries=1024 2>/dev/null || true
+
+A=sdc$$a
+B=sdc$$b
+SLICE=sdt$$.slice
+CG=$CGROOT/$SLICE
+T=$(mktemp -d)
+PIDS=()
+cleanup() {
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	ip netns del "$A" 2>/dev/null || true
+	ip netns del "$B" 2>/dev/null || true
+	for d in keep.service victim.service; do rmdir "$CG/$d" 2>/dev/null || true; done
+	rmdir "$CG" 2>/dev/null || true
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+fail() { echo "FAIL: $*"; echo "--- guard log:"; cat "$T/guard.log" 2>/dev/null; exit 1; }
+wait_for() {
+	local i
+	for ((i = 0; i < ${3:-50} * ${SOCKDIAG_TEST_SLOWDOWN:-1}; i++)); do
+		grep -q -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+mkdir "$CG" "$CG/keep.service" "$CG/victim.service"
+ip netns add "$A"
+ip netns add "$B"
+ip link add va netns "$A" type veth peer name vb netns "$B"
+ip -n "$A" link set lo up
+ip -n "$B" link set lo up
+ip -n "$A" addr add 10.9.0.1/16 dev va
+ip -n "$B" addr add 10.9.0.2/16 dev vb
+ip -n "$A" link set va up
+ip -n "$B" link set vb up
+ip netns exec "$A" "$NP" server 0.0.0.0 7000 >"$T/server" &
+PIDS+=($!)
+wait_for "$T/server" listening || fail "server did not start"
+
+printf 'only-unit = %s\nexempt-unit = keep.service\n' "$SLICE" >"$T/guard.conf"
+"$SD" guard -c "$T/guard.conf" -N "$B" 2>"$T/guard.log" &
+PIDS+=($!)
+wait_for "$T/guard.log" "started" || fail "guard did not start"
+
+# The service restarts: its cgroup is removed and made again (a new id).
+old=$(stat -c %i "$CG/keep.service")
+rmdir "$CG/keep.service"
+mkdir "$CG/keep.service"
+[ "$(stat -c %i "$CG/keep.service")" != "$old" ] || fail "the new cgroup has the old id"
+
+client() { # name cgroup-dir|-
+	rm -f "$T/$1"
+	if [ "$2" = - ]; then
+		ip netns exec "$B" "$NP" client 10.9.0.1 7000 10.9.0.2 >"$T/$1" 2>&1 &
+	else
+		sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$2" \
+			ip netns exec "$B" "$NP" client 10.9.0.1 7000 10.9.0.2 >"$T/$1" 2>&1 &
+	fi
+	PIDS+=($!)
+	wait_for "$T/$1" connected || fail "client $1 did not connect: $(cat "$T/$1")"
+}
+client keep "$CG/keep.service"
+client victim "$CG/victim.service"
+client outside -
+
+ip -n "$B" addr del 10.9.0.2/16 dev vb
+wait_for "$T/victim" "^recv" 20 || fail "victim's recv did not return"
+grep -q "errno=ECONNABORTED" "$T/victim" || fail "victim: $(cat "$T/victim")"
+sleep 0.2
+grep -q "^recv" "$T/keep" && fail "the client of the restarted exempt service was destroyed"
+grep -q "^recv" "$T/outside" && fail "the client outside only-unit was destroyed"
+grep -q "cgroups looked up again: 2 of the configured cgroups and units changed" "$T/guard.log" ||
+	fail "no log line for the new cgroup"
+grep -q "destroyed 1 socket.*kept 2: .*not in only-cgroup 1.*cgroup 1\|destroyed 1 socket.*kept 2: .*cgroup 1.*not in only-cgroup 1" \
+	"$T/guard.log" || fail "no action line with both reasons"
+echo "ok: restarted exempt service followed without SIGHUP; only-unit kept the outsider;" \
+	"logged: $(grep 'removed from vb' "$T/guard.log" | head -1 | cut -d' ' -f3-)"
