@@ -7,7 +7,7 @@ _sockdiag_cmds="list kill watch guard exporter help"
 _sockdiag_states="established syn-sent syn-recv fin-wait-1 fin-wait-2 time-wait closed
 close-wait last-ack listening closing bound-inactive unconnected all connected synchronized
 bucket big"
-_sockdiag_keywords="state exclude src dst sport dport dev fwmark cgroup autobound uid inode
+_sockdiag_keywords="state exclude src dst sport dport dev fwmark cgroup unit autobound uid inode
 cookie proto path netlink-proto group pid comm user and or not"
 _sockdiag_families="inet inet6 link unix netlink vsock tipc xdp smc help"
 _sockdiag_tables="all inet tcp udp udplite raw mptcp sctp unix unix_stream unix_dgram
@@ -96,6 +96,11 @@ _sockdiag()
 		;;
 	-A | --query | --socket)
 		mapfile -t COMPREPLY < <(compgen -W "$_sockdiag_tables" -- "$cur")
+		return
+		;;
+	--count-by)
+		mapfile -t COMPREPLY < <(compgen -W "state proto family netns cgroup unit process
+			user lport rport laddr raddr" -- "${cur##*,}")
 		return
 		;;
 	-F | --filter | -c | --config)

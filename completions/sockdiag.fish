@@ -4,7 +4,7 @@
 # devices, users and cgroup paths.
 
 set -l sockdiag_cmds list kill watch guard exporter help
-set -l sockdiag_keywords state exclude src dst sport dport dev fwmark cgroup autobound uid \
+set -l sockdiag_keywords state exclude src dst sport dport dev fwmark cgroup unit autobound uid \
 	inode cookie proto path netlink-proto group pid comm user and or not
 set -l sockdiag_states established syn-sent syn-recv fin-wait-1 fin-wait-2 time-wait closed \
 	close-wait last-ack listening closing bound-inactive unconnected all connected \

@@ -76,6 +76,15 @@ def service_22():
         return False
 
 
+def cgroup2_writable():
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            left, _, right = line.partition(" - ")
+            if right.split()[:1] == ["cgroup2"]:
+                return os.access(left.split()[4], os.W_OK)
+    return False
+
+
 PROBES = {
     # Root with CAP_SYS_ADMIN: private network namespaces.
     "netns": lambda: subprocess.run(["unshare", "-n", "true"],
@@ -86,6 +95,8 @@ PROBES = {
     "mptcp": lambda: sysctl("net/mptcp/enabled") == "1",
     "services": service_22,  # netbase's /etc/services
     "nofile": lambda: resource.getrlimit(resource.RLIMIT_NOFILE)[1] >= 7100,
+    # A cgroup2 mount we may create test cgroups under.
+    "cgroup2": cgroup2_writable,
     # The BPF owners iterator: a kernel with BTF, root (CAP_BPF + CAP_PERFMON)
     # and bpftool, without which meson builds sockdiag without the iterator.
     "bpf_owners": lambda: os.path.exists("/sys/kernel/btf/vmlinux") and os.geteuid() == 0

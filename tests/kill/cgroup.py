@@ -87,7 +87,7 @@ def cookies(*args):
 def main():
     root = cgroup2_mount()
     if not root:
-        print("SKIP: no cgroup2 mount", file=sys.stderr)
+        print("SKIP(cgroup2): no cgroup2 mount")
         return 77
     slice_ = "sdt%d.slice" % os.getpid()
     base = os.path.join(root, slice_)
@@ -98,7 +98,7 @@ def main():
         for d in dirs:
             os.mkdir(d)
     except OSError as e:
-        print("SKIP: cannot create test cgroups: %s" % e, file=sys.stderr)
+        print("SKIP(cgroup2): cannot create test cgroups: %s" % e)
         for d in reversed(dirs):
             if os.path.isdir(d):
                 os.rmdir(d)

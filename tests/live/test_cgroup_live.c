@@ -129,13 +129,13 @@ static int setup(void **state)
 	(void)state;
 	netns_enter_private_or_skip();
 	if (sdiag_cgroup_root(T.root, sizeof(T.root)) < 0) {
-		fprintf(stderr, "no cgroup2 mount: skipped\n");
+		printf("SKIP(cgroup2): no cgroup2 mount\n");
 		exit(77);
 	}
 	snprintf(T.slice, sizeof(T.slice), "sdt%d.slice", (int)getpid());
 	if (cg_mkdir("") < 0 || cg_mkdir("a.service") < 0 || cg_mkdir("a.service/worker") < 0 ||
 	    cg_mkdir("b.service") < 0) {
-		fprintf(stderr, "cannot create test cgroups under %s: skipped\n", T.root);
+		printf("SKIP(cgroup2): cannot create test cgroups under %s\n", T.root);
 		exit(77);
 	}
 	for (int i = 0; i < N_KIDS; i++)
