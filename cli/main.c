@@ -67,7 +67,7 @@ static bool starts_filter(const char *word)
 {
 	static const char *const keywords[] = {
 		"state", "exclude", "excl", "src", "dst", "sport", "dport", "dev", "fwmark",
-		"cgroup", "autobound", "uid", "inode", "ino", "cookie", "proto", "path",
+		"cgroup", "unit", "autobound", "uid", "inode", "ino", "cookie", "proto", "path",
 		"netlink-proto", "nlproto", "group", "pid", "comm", "user", "not",
 	};
 	size_t n;
