@@ -80,8 +80,19 @@ struct group {
 	uint64_t n;
 };
 
+#define CG_MEMO 256
+
+struct cg_memo {
+	uint64_t id;
+	const char *path;	/* borrowed from names; NULL: no such cgroup now */
+	const char *unit;	/* within path */
+	size_t unit_len;
+	bool valid;
+};
+
 struct count {
 	struct count_keys k;
+	struct cg_memo memo[CG_MEMO];
 	struct out_opts o;
 	struct names *names;
 	struct group *tab; /* open addressing, key NULL = empty */
@@ -188,13 +199,32 @@ static void put_addr(struct obuf *b, const struct sdiag_sock *s, const uint8_t *
 	obuf_put(b, buf, fmt_addr(buf, s->family, a));
 }
 
+/* The cgroup path and unit of an id, through a small direct-mapped cache:
+ * sockets of a few cgroups arrive interleaved, and every one needs them. */
+static const struct cg_memo *cg_lookup(struct count *c, uint64_t id)
+{
+	struct cg_memo *m = &c->memo[id % CG_MEMO];
+
+	if (!m->valid || m->id != id) {
+		m->id = id;
+		m->valid = true;
+		m->path = names_cgroup(c->names, id);
+		m->unit_len = m->path ? unit_of(m->path, &m->unit) : 0;
+	}
+	return m;
+}
+
 static void put_value(struct count *c, struct obuf *b, enum count_key key,
 		      const struct sdiag_sock *s, const char *netns)
 {
 	bool cg = is_inet(s) && (s->has & SDIAG_HAS_CGROUP);
-	const char *path = cg ? names_cgroup(c->names, s->inet.cgroup_id) : NULL;
-	const char *u, *str = NULL;
-	size_t ul;
+	const struct cg_memo *m = NULL;
+	const char *path = NULL, *str = NULL;
+
+	if (cg && (key == CK_CGROUP || key == CK_UNIT)) {
+		m = cg_lookup(c, s->inet.cgroup_id);
+		path = m->path;
+	}
 
 	switch (key) {
 	case CK_STATE: str = sdiag_state_name(s->state); break;
@@ -207,9 +237,8 @@ static void put_value(struct count *c, struct obuf *b, enum count_key key,
 		str = cg ? path : NULL;
 		break;
 	case CK_UNIT:
-		ul = path ? unit_of(path, &u) : 0;
-		if (ul)
-			obuf_put(b, u, ul);
+		if (m && m->unit_len)
+			obuf_put(b, m->unit, m->unit_len);
 		else if (cg && !path)
 			obuf_u64(b, s->inet.cgroup_id);
 		else
