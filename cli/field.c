@@ -25,7 +25,7 @@ struct fclass {
 };
 
 struct fplan {
-	uint8_t opt;
+	uint16_t opt;
 	const struct out_opts *o;
 	struct fclass cl[F_NCLASS];
 };
@@ -63,7 +63,7 @@ static bool in_fam(const struct field *f, uint16_t fam)
 	return !f->fams || (f->fams & fam);
 }
 
-static bool in_opt(uint8_t want, uint8_t opt)
+static bool in_opt(uint16_t want, uint16_t opt)
 {
 	return !want || (want & opt);
 }
@@ -407,7 +407,7 @@ static int add_text(struct fclass *cl, size_t *cap, const struct field *f, uint6
 /* Text rows of f for family bit fam: f itself, or the members of a group
  * without a label (which inherit its conditions and its offset). */
 static int plan_text(struct fclass *cl, size_t *cap, const struct field *f, uint16_t fam,
-		     uint8_t opt, uint8_t topt, uint64_t has, uint16_t base)
+		     uint16_t opt, uint16_t topt, uint64_t has, uint16_t base)
 {
 	int r = 0;
 
@@ -473,9 +473,10 @@ int fplan_new(struct fplan **ret, const struct out_opts *o)
 	if (!p)
 		return -ENOMEM;
 	p->o = o;
-	p->opt = (uint8_t)((o->timers ? O_TIMERS : 0) | (o->ext ? O_EXT : 0) |
+	p->opt = (uint16_t)((o->timers ? O_TIMERS : 0) | (o->ext ? O_EXT : 0) |
 			   (o->mem ? O_MEM : 0) | (o->info ? O_INFO : 0) | (o->tos ? O_TOS : 0) |
 			   (o->sockopt ? O_SOCKOPT : 0) | (o->bpf ? O_BPF : 0) |
+			   (o->cgroup ? O_CGROUP : 0) |
 			   (o->columns & OUT_COL_PROCESS ? O_PROC : 0));
 	for (unsigned k = 0; k < F_NCLASS && r == 0; k++)
 		r = plan_class(p, k);

@@ -60,6 +60,7 @@ enum {
 	O_SOCKOPT = 1 << 5,	/* --inet-sockopt */
 	O_PROC = 1 << 6,	/* -p */
 	O_BPF = 1 << 7,		/* -b */
+	O_CGROUP = 1 << 8,	/* --cgroup */
 };
 
 /* How a value is written. Text / JSON. */
@@ -103,7 +104,7 @@ struct fctx {
 	const uint8_t *base;	/* where .off counts from: the socket, or a group's struct */
 	uint32_t *cols;		/* FL_COLS: column boundaries (table) */
 	uint16_t fam;		/* the socket's F_* bit */
-	uint8_t opt;		/* O_* options on */
+	uint16_t opt;		/* O_* options on */
 	bool first;		/* JSON: no member yet in the current object */
 };
 
@@ -117,7 +118,7 @@ struct field {
 	uint8_t size;		/* bytes of the value at .off: 1, 2, 4, 8 (FK_STR: the array) */
 	uint16_t off;		/* from fctx.base; a group's .off moves the base for its members */
 	uint16_t fams;		/* F_*; 0: every family */
-	uint8_t jopt, topt;	/* O_*; 0: always */
+	uint16_t jopt, topt;	/* O_*; 0: always */
 	uint8_t flags;		/* FL_* */
 	uint16_t t;		/* place in the text; 0: not in the text */
 	uint64_t has;		/* SDIAG_HAS_* bits the value needs (JSON and text) */

@@ -75,6 +75,22 @@ static void cgroup_text(struct fctx *c, const struct field *f, uint64_t v)
 	}
 }
 
+/* JSON "cgroup": the path below the cgroup2 mount; a cgroup removed since
+ * cannot be named: its id, as a string. */
+static void cgroup_json(struct fctx *c, const struct field *f, uint64_t v)
+{
+	const char *cg = names_cgroup(c->names, v);
+
+	fld_key(c, f);
+	if (cg) {
+		obuf_json_cstr(c->b, cg);
+	} else {
+		obuf_putc(c->b, '"');
+		obuf_u64(c->b, v);
+		obuf_putc(c->b, '"');
+	}
+}
+
 static const char *const sockopt_names[] = {
 	"recverr", "is_icsk", "freebind", "hdrincl", "mc_loop", "transparent", "mc_all",
 	"nodefrag", "bind_addr_no_port", "recverr_rfc4884", "defer_connect",
@@ -350,9 +366,11 @@ const struct field fields_inet[] = {
 	  .jwhen = has_timer, .twhen = timer_on },
 	{ K("mark"), L(" fwmark:0x"), SK(inet.mark), .kind = FK_HEX, .fams = F_INET,
 	  .has = SDIAG_HAS_MARK, .jopt = O_EXT, .topt = O_EXT, .flags = FL_TNZ, .t = T_FWMARK },
+	{ K("cgroup"), SK(inet.cgroup_id), .kind = FK_FN, .fams = F_INET,
+	  .has = SDIAG_HAS_CGROUP, .jopt = O_EXT | O_CGROUP, .json = cgroup_json },
 	{ K("cgroup_id"), L(" cgroup:"), SK(inet.cgroup_id), .fams = F_INET,
-	  .has = SDIAG_HAS_CGROUP, .jopt = O_EXT, .topt = O_EXT, .flags = FL_TNZ,
-	  .t = T_CGROUP, .text = cgroup_text },
+	  .has = SDIAG_HAS_CGROUP, .jopt = O_EXT | O_CGROUP, .topt = O_EXT | O_CGROUP,
+	  .flags = FL_TNZ, .t = T_CGROUP, .text = cgroup_text },
 	{ K("sockopt"), L("inet-sockopt: ("), .tail = ")", SK(inet.sockopt), .fams = F_INET,
 	  .has = SDIAG_HAS_SOCKOPT, .jopt = O_EXT | O_SOCKOPT, .topt = O_SOCKOPT,
 	  .flags = FL_TSEP, .t = T_SOCKOPT, .text = sockopt_text, .json = sockopt_json },

@@ -245,6 +245,7 @@ enum {
 	O_ALL_NETNS,
 	O_SOCKOPT,
 	O_OWNERS,
+	O_CGROUP,
 };
 
 static const struct option common_long[] = {
@@ -286,6 +287,7 @@ static const struct option common_long[] = {
 	{ "netns", required_argument, NULL, 'N' },
 	{ "all-netns", no_argument, NULL, O_ALL_NETNS },
 	{ "inet-sockopt", no_argument, NULL, O_SOCKOPT },
+	{ "cgroup", no_argument, NULL, O_CGROUP },
 	{ "owners", required_argument, NULL, O_OWNERS },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "filter", required_argument, NULL, 'F' },
@@ -373,6 +375,7 @@ static int common_opt(struct cli_opts *o, struct sel *s, const char *cmd, int c,
 		break;
 	case O_ALL_NETNS: o->all_netns = true; break;
 	case O_SOCKOPT: o->out.sockopt = true; break;
+	case O_CGROUP: o->out.cgroup = true; break;
 	case O_OWNERS: return owners_set(o, cmd, arg);
 	case 'v': o->verbose = true; break;
 	case 'F': o->filter_file = arg; break;
@@ -456,7 +459,7 @@ static const struct {
 	{ NULL, "no-header", "-H|--no-header" }, { NULL, "oneline", "-O|--oneline" },
 	{ NULL, "no-queues", "-Q|--no-queues" }, { NULL, "json", "--json" },
 	{ NULL, "ndjson", "--ndjson" }, { NULL, "summary", "-s|--summary" },
-	{ NULL, "inet-sockopt", "--inet-sockopt" },
+	{ NULL, "inet-sockopt", "--inet-sockopt" }, { NULL, "cgroup", "--cgroup" },
 	{ "Other:", "netns", "-N|--netns NAME|PATH|pid:PID|cgroup:PATH|unit:NAME (repeatable)" },
 	{ NULL, "all-netns", "--all-netns" },
 	{ NULL, "no-kernel-filter", "--no-kernel-filter" },

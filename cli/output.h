@@ -55,6 +55,7 @@ struct out_opts {
 	bool tos;		/* --tos */
 	bool sockopt;		/* --inet-sockopt */
 	bool bpf;		/* -b: packet sockets' classic BPF filters */
+	bool cgroup;		/* --cgroup: the cgroup path (also with -e) */
 };
 
 /* Per-socket additions; every member is optional (NULL = absent). */

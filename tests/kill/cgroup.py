@@ -155,11 +155,28 @@ def run_checks(slice_, dirs, kids):
     rc, _, err = run("kill", "-t", "cgroup /no/such/cgroup/%d" % os.getpid())
     check(rc == 2 and "no cgroup '/no/such" in err, "kill, unknown cgroup: %d %s" % (rc, err))
 
+    # --cgroup and -e: "cgroup" (the path) and "cgroup_id" in JSON, cgroup:PATH in text.
+    for opt in ("--cgroup", "-e"):
+        rc, out, err = run("list", "-tuan", "--json", opt, "unit a.service")
+        socks = json.loads(out) if rc == 0 else []
+        check(len(socks) == 8 and all(s["cgroup"] == a_rel and s["cgroup_id"] ==
+                                      os.stat(dirs[1]).st_ino for s in socks),
+              "%s JSON: %d %s %s" % (opt, rc, out[:300], err))
+    rc, out, err = run("list", "-tln", "--cgroup", "unit b.service")
+    check(rc == 0 and out.splitlines()[1].endswith("cgroup:" + b_rel), "--cgroup text: %r" % out)
+    rc, out, err = run("list", "-tln", "--json", "unit b.service")
+    check(rc == 0 and '"cgroup' not in out, "no cgroup without --cgroup or -e: %r" % out)
+
     # A removed cgroup shows its id.
     kids.append(spawn(dirs[3], 8003, 0, leave_to=dirs[4]))
+    c_id = os.stat(dirs[3]).st_ino
     os.rmdir(dirs[3])
     got = counts("--count-by", "cgroup", "sport = :8003")
-    check(len(got) == 1 and list(got)[0][0].isdigit(), "removed cgroup by id: %s" % got)
+    check(list(got) == [(str(c_id),)], "removed cgroup by id: %s" % got)
+    rc, out, err = run("list", "-tuan", "--json", "--cgroup", "sport = :8003")
+    socks = json.loads(out) if rc == 0 else []
+    check(len(socks) == 2 and all(s["cgroup"] == str(c_id) for s in socks),
+          "--cgroup of a removed cgroup: %s" % out)
 
     # kill unit a.service: a's sockets are gone, b's all alive.
     # (Destroying one end of a connection closes the other: "already gone".)
