@@ -18,7 +18,12 @@
  * pairs (workers report over a pipe). Workers die with the parent
  * (PR_SET_PDEATHSIG), so killing the parent cleans everything up.
  *
- * usage: mkpairs [-p PERMILLE] [-w PAIRS_PER_WORKER] N
+ * Cgroups (-c DIR -g G): worker w first moves itself into the cgroup
+ * DIR/cg<NN>.service, NN = w % G (which must exist), so its sockets belong to that cgroup: with
+ * -w N/G, G workers, one per cgroup, each holding 1/G of the sockets
+ * (bench/cgroup.sh).
+ *
+ * usage: mkpairs [-p PERMILLE] [-w PAIRS_PER_WORKER] [-c DIR -g G] N
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -49,7 +54,26 @@ struct worker_cfg {
 	unsigned int index;
 	unsigned int pairs;
 	unsigned int permille;
+	const char *cgdir;	/* NULL: stay in our cgroup */
+	unsigned int groups;
 };
+
+static int join_cgroup(const struct worker_cfg *cfg)
+{
+	char path[4096], pid[32];
+	int fd, n, r = 0;
+
+	snprintf(path, sizeof(path), "%s/cg%02u.service/cgroup.procs", cfg->cgdir,
+		 cfg->index % cfg->groups);
+	n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, pid, (size_t)n) != n)
+		r = -errno;
+	close(fd);
+	return r;
+}
 
 static void addr_of(struct sockaddr_in *sin, unsigned int net, unsigned int w, unsigned int port)
 {
@@ -107,6 +131,8 @@ static int run_worker(const struct worker_cfg *cfg)
 	unsigned int hot = (unsigned int)((unsigned long)cfg->pairs * cfg->permille / 1000);
 	int lhot, lcold, r;
 
+	if (cfg->cgdir && (r = join_cgroup(cfg)) < 0)
+		return r;
 	lhot = make_listener(cfg->index, HOT_PORT);
 	if (lhot < 0)
 		return lhot;
@@ -165,7 +191,8 @@ static int raise_nofile(void)
 	return (int)(rl.rlim_max > 1000000 ? 1000000 : rl.rlim_max);
 }
 
-static int spawn_workers(unsigned long n, unsigned int per, unsigned int permille)
+static int spawn_workers(unsigned long n, unsigned int per, unsigned int permille,
+			 const char *cgdir, unsigned int groups)
 {
 	unsigned int nworkers = (unsigned int)((n + per - 1) / per);
 	int p[2], r = 0;
@@ -177,6 +204,8 @@ static int spawn_workers(unsigned long n, unsigned int per, unsigned int permill
 			.index = w,
 			.pairs = (unsigned int)(n / nworkers + (w < n % nworkers)),
 			.permille = permille,
+			.cgdir = cgdir,
+			.groups = groups,
 		};
 		pid_t pid = fork();
 
@@ -203,10 +232,11 @@ static int spawn_workers(unsigned long n, unsigned int per, unsigned int permill
 int main(int argc, char **argv)
 {
 	unsigned long n;
-	unsigned int per = MAX_PER_WORKER, permille = 20;
+	unsigned int per = MAX_PER_WORKER, permille = 20, groups = 0;
+	const char *cgdir = NULL;
 	int opt, lim, r;
 
-	while ((opt = getopt(argc, argv, "p:w:")) != -1) {
+	while ((opt = getopt(argc, argv, "p:w:c:g:")) != -1) {
 		switch (opt) {
 		case 'p':
 			permille = (unsigned int)strtoul(optarg, NULL, 10);
@@ -214,11 +244,17 @@ int main(int argc, char **argv)
 		case 'w':
 			per = (unsigned int)strtoul(optarg, NULL, 10);
 			break;
+		case 'c':
+			cgdir = optarg;
+			break;
+		case 'g':
+			groups = (unsigned int)strtoul(optarg, NULL, 10);
+			break;
 		default:
 			goto usage;
 		}
 	}
-	if (optind != argc - 1 || permille > 1000 || per == 0)
+	if (optind != argc - 1 || permille > 1000 || per == 0 || (!cgdir != !groups))
 		goto usage;
 	n = strtoul(argv[optind], NULL, 10);
 	if (n == 0 || n > 250ul * 250 * 9000)
@@ -235,7 +271,7 @@ int main(int argc, char **argv)
 			lim, per);
 		return 1;
 	}
-	r = spawn_workers(n, per, permille);
+	r = spawn_workers(n, per, permille, cgdir, groups);
 	if (r < 0) {
 		fprintf(stderr, "mkpairs: building pairs: %s\n", strerror(-r));
 		return 1;
@@ -245,6 +281,7 @@ int main(int argc, char **argv)
 	for (;;)
 		pause();
 usage:
-	fprintf(stderr, "usage: mkpairs [-p PERMILLE_ON_PORT_5000] [-w PAIRS_PER_WORKER] N\n");
+	fprintf(stderr, "usage: mkpairs [-p PERMILLE_ON_PORT_5000] [-w PAIRS_PER_WORKER] "
+			"[-c CGROUP_DIR -g GROUPS] N\n");
 	return 2;
 }
