@@ -31,7 +31,7 @@ static void options_parse(void **state)
 	char err[256] = "";
 
 	(void)state;
-	assert_int_equal(guard_config_parse(&c, "", "/", err, sizeof(err)), 0);
+	assert_int_equal(guard_config_parse(&c, "", err, sizeof(err)), 0);
 	assert_int_equal(c.grace_ms, 0);
 	assert_false(c.on_route_change);
 	assert_int_equal(c.n_reaps, 0);
@@ -39,7 +39,7 @@ static void options_parse(void **state)
 	assert_int_equal(c.reap_max, 100);
 	guard_config_fini(&c);
 
-	assert_int_equal(guard_config_parse(&c, text, "/", err, sizeof(err)), 0);
+	assert_int_equal(guard_config_parse(&c, text, err, sizeof(err)), 0);
 	assert_int_equal(c.grace_ms, 2000);
 	assert_true(c.on_route_change);
 	assert_int_equal(c.n_reaps, 2);
@@ -75,7 +75,7 @@ static void options_errors(void **state)
 		struct guard_config c;
 		char err[256] = "";
 
-		assert_int_equal(guard_config_parse(&c, bad[i].text, "/", err, sizeof(err)),
+		assert_int_equal(guard_config_parse(&c, bad[i].text, err, sizeof(err)),
 				 -EINVAL);
 		if (!strstr(err, bad[i].err))
 			fail_msg("'%s': got '%s', want '%s'", bad[i].text, err, bad[i].err);
@@ -202,7 +202,7 @@ static void route_decide(void **state)
 	char err[128];
 
 	(void)state;
-	assert_int_equal(guard_config_parse(&c, "exempt-mark = 0x10/0xf0\n", "/", err,
+	assert_int_equal(guard_config_parse(&c, "exempt-mark = 0x10/0xf0\n", err,
 					    sizeof(err)), 0);
 	assert_int_equal(guard_table_add_addr(&t, &wlan), 0);
 	assert_int_equal(guard_table_add_addr(&t, &eth), 0);
