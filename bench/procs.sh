@@ -4,8 +4,13 @@
 # bench/procs.sh — process attribution benchmark (issue 5): `sockdiag list -tanp`
 # against `sockdiag list -tan` and `ss -tanp`, at N established loopback pairs.
 #
-#   bench/procs.sh [-P] [-r RUNS] [-c SS_P_CAP] [-o REPORT.md] [N...]
-#   (default N: 10000 50000 200000; RUNS default 5)
+#   bench/procs.sh [-P] [-r RUNS] [-c SS_P_CAP] [-s "SCENARIOS"] [-o REPORT.md] [N...]
+#   (default N: 10000 50000 200000; RUNS default 5; SCENARIOS default
+#   "list list_p list_pproc ss ss_p")
+#
+# Scenarios: list (`list -tan`), list_p (`list -tanp`: the BPF owners iterator
+# when it loads, as root), list_pbpf (`--owners=bpf`), list_pproc
+# (`--owners=proc`: the /proc walk), ss (`ss -tan`), ss_p (`ss -tanp`).
 #
 # Same method as bench/run.sh (read bench/README.md): for each N a NEW private
 # network namespace (unshare -n) holding N pairs built by bench/mkpairs, every
@@ -30,12 +35,14 @@ BUILD=${BUILD:-$ROOT/build-bench}
 SOCKDIAG=${SOCKDIAG:-$BUILD/cli/sockdiag}
 SS=${SS:-ss}
 NICE=${NICE:--20}
-SCENARIOS="list list_p ss ss_p"
+SCENARIOS=${SCENARIOS:-"list list_p list_pproc ss ss_p"}
 
 scenario() {
 	case $1 in
 	list)   CMD=("$SOCKDIAG" list -tan) ;;
 	list_p) CMD=("$SOCKDIAG" list -tanp) ;;
+	list_pbpf) CMD=("$SOCKDIAG" list -tanp --owners=bpf) ;;
+	list_pproc) CMD=("$SOCKDIAG" list -tanp --owners=proc) ;;
 	ss)     CMD=("$SS" -tan) ;;
 	ss_p)   CMD=("$SS" -tanp) ;;
 	esac
@@ -66,8 +73,17 @@ inner() {
 		"$TOOLS/measure" -o "$out/out-$n-$s" -- "${CMD[@]}" >/dev/null
 		echo "lines_$s $(wc -l <"$out/out-$n-$s")" >>"$out/meta-$n"
 		echo "owned_$s $(grep -c 'users:((' "$out/out-$n-$s")" >>"$out/meta-$n"
-		rm -f "$out/out-$n-$s"
+		[[ $s == list_p* ]] || rm -f "$out/out-$n-$s"
 	done
+	# The owners scenarios must print the same (the same owners either way).
+	local a b
+	for a in "$out/out-$n-"list_p*; do
+		[[ -e $a ]] || continue
+		for b in "$out/out-$n-"list_p*; do
+			cmp -s "$a" "$b" || echo "differ ${a##*-} ${b##*-}" >>"$out/meta-$n"
+		done
+	done
+	rm -f "$out/out-$n-"list_p*
 	for ((r = 1; r <= runs; r++)); do
 		for s in $SCENARIOS; do
 			if [[ $s == ss_p && $socks -gt $cap ]]; then
@@ -130,23 +146,33 @@ report() {
 		done
 	done
 	echo
+	for n in "$@"; do
+		if grep -q '^differ' "$out/meta-$n"; then
+			echo "- N=$n: the -p scenarios printed DIFFERENT output: $(grep '^differ' "$out/meta-$n" | head -3 | tr '\n' ' ')"
+		else
+			echo "- N=$n: every -p scenario printed the same output (same owners)."
+		fi
+	done
+	echo
 	echo "Load averages (before → after) per N:"
 	for n in "$@"; do
 		echo "- N=$n: $(cut -d' ' -f2- <(grep load_before "$out/meta-$n")) → $(cut -d' ' -f2- <(grep load_after "$out/meta-$n"))"
 	done
 	echo
-	echo "Target (issue 5): at 200k, \`list -tanp\` ≤ 5× \`list -tan\`, linear in N (µs per socket flat)."
+	echo "Targets: issue 5, at 200k \`list -tanp\` ≤ 5× \`list -tan\` with the /proc walk, linear in N"
+	echo "(µs per socket flat); issue 14, with the BPF iterator ≤ 2× and peak RSS ≤ 32 MB."
 }
 
 main() {
 	local runs=5 cap=150000 reportf="" opt n ns out pidns=() where="the host's /proc"
-	while getopts "Pr:c:o:" opt; do
+	while getopts "Pr:c:s:o:" opt; do
 		case $opt in
 		P) pidns=(-p -f --mount-proc); where='a private pid namespace and /proc (-P)' ;;
 		r) runs=$OPTARG ;;
 		c) cap=$OPTARG ;;
+		s) SCENARIOS=$OPTARG ;;
 		o) reportf=$OPTARG ;;
-		*) echo "usage: bench/procs.sh [-P] [-r RUNS] [-c SS_P_CAP] [-o REPORT.md] [N...]" >&2; exit 2 ;;
+		*) echo "usage: bench/procs.sh [-P] [-r RUNS] [-c SS_P_CAP] [-s SCENARIOS] [-o REPORT.md] [N...]" >&2; exit 2 ;;
 		esac
 	done
 	shift $((OPTIND - 1))
@@ -160,7 +186,7 @@ main() {
 	for f in mkpairs rawdump measure; do
 		"${CC:-cc}" -std=gnu11 -D_GNU_SOURCE -O2 -Wall -Wextra -o "$TOOLS/$f" "$ROOT/bench/$f.c"
 	done
-	export TOOLS SOCKDIAG SS NICE
+	export TOOLS SOCKDIAG SS NICE SCENARIOS
 	for n in "${ns[@]}"; do
 		unshare -n "${pidns[@]}" -- "$0" --inner "$n" "$out" "$runs" "$cap"
 		sleep 3

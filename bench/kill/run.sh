@@ -31,6 +31,8 @@ scenario() {
 	case $1 in
 	floor)     CMD=("$TOOLS/rawkill" -q);                     DESC='raw floor: dump + batched SOCK_DESTROY (bench/kill/rawkill)' ;;
 	floor_b*)  CMD=("$TOOLS/rawkill" -q -b "${1#floor_b}");   DESC="rawkill -b ${1#floor_b}" ;;
+	stream)    CMD=("$TOOLS/streamkill" -q);                  DESC='streaming floor: one walk, each datagram destroyed before the next recv (bench/kill/streamkill)' ;;
+	stream_pf) CMD=("$TOOLS/streamkill" -q -P);               DESC='streamkill -P (one dump per family)' ;;
 	kill)      CMD=("$SOCKDIAG" kill -t --all);               DESC='`sockdiag kill -t --all`' ;;
 	kill_n)    CMD=("$SOCKDIAG" kill -tn --all);              DESC='`sockdiag kill -tn --all` (no service names)' ;;
 	kill_nd)   CMD=("$SOCKDIAG" kill -t --all --ndjson);      DESC='`sockdiag kill -t --all --ndjson`' ;;
@@ -103,6 +105,7 @@ for t in mkpairs measure; do
 	"$CC" -O2 -o "$TOOLS/$t" "$ROOT/bench/$t.c"
 done
 "$CC" -O2 -o "$TOOLS/rawkill" "$HERE/rawkill.c"
+"$CC" -O2 -o "$TOOLS/streamkill" "$HERE/streamkill.c"
 [[ -x $SOCKDIAG ]] || { echo "kill/run.sh: no $SOCKDIAG (build it first)" >&2; exit 1; }
 
 SAMPLES=$TOOLS/samples
@@ -129,8 +132,8 @@ report() {
 	for n in "${NS[@]}"; do
 		echo "#### N = $n pairs ($((2 * n)) sockets)"
 		echo
-		echo "| scenario | command | min s | median s | × floor (min) | ss -K ÷ this (min) | min CPU s | peak RSS MiB (max) | left | exit |"
-		echo "|---|---|---|---|---|---|---|---|---|---|"
+		echo "| scenario | command | min s | median s | × floor (min) | × stream (min / med) | ss -K ÷ this (min) | min CPU s | peak RSS MiB (max) | left | exit |"
+		echo "|---|---|---|---|---|---|---|---|---|---|---|"
 		awk -v n="$n" '$1 == n' "$SAMPLES" | sort -k2,2 -k3,3g | awk '
 			{ k = $2; w[k, ++c[k]] = $3; if ($4 > rss[k]) rss[k] = $4;
 			  if (!(k in cpu) || $6 < cpu[k]) cpu[k] = $6;
@@ -141,13 +144,17 @@ report() {
 				rss[k] / 1024, left[k], (k in ex) ? ex[k] : 0, cpu[k] }' >"$TOOLS/agg"
 		floor=$(awk '$1 == "floor" { print $2 }' "$TOOLS/agg")
 		ssmin=$(awk '$1 == "ss" { print $2 }' "$TOOLS/agg")
+		stmin=$(awk '$1 == "stream" { print $2 }' "$TOOLS/agg")
+		stmed=$(awk '$1 == "stream" { print $3 }' "$TOOLS/agg")
 		for s in $SCENARIOS; do
 			scenario "$s"
-			awk -v s="$s" -v d="$DESC" -v f="${floor:-0}" -v ss="${ssmin:-0}" '$1 == s {
+			awk -v s="$s" -v d="$DESC" -v f="${floor:-0}" -v ss="${ssmin:-0}" \
+				-v st="${stmin:-0}" -v stm="${stmed:-0}" '$1 == s {
 				xf = f > 0 ? sprintf("%.2f", $2 / f) : "-";
+				xt = st > 0 ? sprintf("%.2f / %.2f", $2 / st, $3 / stm) : "-";
 				xs = ss > 0 ? sprintf("%.2f", ss / $2) : "-";
-				printf "| %s | %s | %.3f | %.3f | %s | %s | %.3f | %.1f | %d | %s |\n",
-					s, d, $2, $3, xf, xs, $7, $4, $5, $6 }' "$TOOLS/agg"
+				printf "| %s | %s | %.3f | %.3f | %s | %s | %s | %.3f | %.1f | %d | %s |\n",
+					s, d, $2, $3, xf, xt, xs, $7, $4, $5, $6 }' "$TOOLS/agg"
 		done
 		echo
 	done

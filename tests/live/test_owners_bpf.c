@@ -409,7 +409,7 @@ static void test_nested_view(void **state)
 /* The id after "KEY:\t" in /proc/PID/fdinfo/FD, or 0. */
 static uint32_t fdinfo_id(pid_t pid, const char *fd, const char *key)
 {
-	char path[96], line[128];
+	char path[384], line[128];
 	uint32_t id = 0;
 	size_t kl = strlen(key);
 	FILE *f;
