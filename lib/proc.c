@@ -26,17 +26,35 @@
 #include "internal.h"
 #include "proc.h"
 
+/* What the scan collects, per process and per socket descriptor. A process's
+ * descriptors are pushed one after the other, so each refers to the last
+ * task; 16 bytes a descriptor instead of a whole struct sdiag_proc. */
+struct task {
+	int32_t pid;
+	uint32_t uid;
+	char comm[16];
+};
+
 struct owner {
+	uint64_t inode;		/* during the index build: the inode's slot */
+	int32_t fd;
+	uint32_t task;
+};
+
+/* One socket inode: its owners are procs[first .. first + count). */
+struct slot {
 	uint64_t inode;
-	struct sdiag_proc proc;
+	uint32_t first;
+	uint32_t count;		/* 0: an empty slot */
 };
 
 struct sdiag_procmap {
 	struct owner *owners;	/* during the scan */
 	size_t n, cap;
-	uint64_t *inodes;	/* after the scan: sorted, inodes[i] owned by procs[i] */
-	struct sdiag_proc *procs;
-	uint32_t *slots;	/* hash: index of an inode's first owner + 1, 0 = empty */
+	struct task *tasks;	/* during the scan */
+	size_t ntasks, tcap;
+	struct sdiag_proc *procs;	/* after it: grouped by inode, by pid then fd */
+	struct slot *slots;	/* open addressing, linear probing */
 	size_t nslots;		/* power of two */
 	enum sdiag_owners source;	/* SDIAG_OWNERS_PROC or SDIAG_OWNERS_BPF */
 	int bpf_err;		/* why the BPF iterator was not used, or 0 */
@@ -50,18 +68,43 @@ static uint64_t mix(uint64_t x)
 	return x;
 }
 
+static void *grow(void *a, size_t *cap, size_t size)
+{
+	size_t ncap = *cap ? *cap * 2 : 1024;
+	void *b = realloc(a, ncap * size);
+
+	if (b)
+		*cap = ncap;
+	return b;
+}
+
 int sd_proc_push(struct sdiag_procmap *m, uint64_t inode, const struct sdiag_proc *p)
 {
+	struct task *t = m->ntasks ? &m->tasks[m->ntasks - 1] : NULL;
+
+	if (!inode)
+		return 0; /* no socket has inode 0; 0 marks nothing */
+	if (!t || t->pid != p->pid || t->uid != p->uid || memcmp(t->comm, p->comm, 16)) {
+		if (m->ntasks == m->tcap) {
+			t = grow(m->tasks, &m->tcap, sizeof(*t));
+			if (!t)
+				return -ENOMEM;
+			m->tasks = t;
+		}
+		t = &m->tasks[m->ntasks++];
+		t->pid = p->pid;
+		t->uid = p->uid;
+		memcpy(t->comm, p->comm, sizeof(t->comm));
+	}
 	if (m->n == m->cap) {
-		size_t ncap = m->cap ? m->cap * 2 : 1024;
-		struct owner *o = realloc(m->owners, ncap * sizeof(*o));
+		struct owner *o = grow(m->owners, &m->cap, sizeof(*o));
 
 		if (!o)
 			return -ENOMEM;
 		m->owners = o;
-		m->cap = ncap;
 	}
-	m->owners[m->n++] = (struct owner){ .inode = inode, .proc = *p };
+	m->owners[m->n++] = (struct owner){ .inode = inode, .fd = p->fd,
+					    .task = (uint32_t)(m->ntasks - 1) };
 	return 0;
 }
 
@@ -147,60 +190,82 @@ out:
 	return r;
 }
 
-static int cmp_owner(const void *a, const void *b)
+static int cmp_proc(const void *a, const void *b)
 {
-	const struct owner *x = a, *y = b;
+	const struct sdiag_proc *x = a, *y = b;
 
-	if (x->inode != y->inode)
-		return x->inode < y->inode ? -1 : 1;
-	if (x->proc.pid != y->proc.pid)
-		return x->proc.pid < y->proc.pid ? -1 : 1;
-	return x->proc.fd < y->proc.fd ? -1 : x->proc.fd > y->proc.fd;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->fd < y->fd ? -1 : x->fd > y->fd;
+}
+
+static struct slot *slot_of(struct slot *slots, size_t nslots, uint64_t inode)
+{
+	size_t i;
+
+	for (i = mix(inode) & (nslots - 1); slots[i].count; i = (i + 1) & (nslots - 1))
+		if (slots[i].inode == inode)
+			break;
+	return &slots[i];
 }
 
 /*
- * Sort owners so each inode's owners are adjacent, then index the first of
- * each. The owners array turns into the procs array in place: an owner is
- * larger than its proc, so entry i is copied out before anything is written
- * over it. The peak is then one owner and one inode per descriptor, not an
- * owner, an inode and a proc (a third less with a million descriptors).
+ * Group the owners by inode without sorting them: count each inode's owners
+ * in its hash slot, give each slot its range of procs, and place every owner
+ * there in the order of the scan. Both scans go by pid and then descriptor,
+ * so the groups come out sorted; a group that does not (a /proc whose
+ * readdir order is another) is sorted on its own. Linear in the number of
+ * descriptors, and the peak is the 16-byte owners, the slots and the procs.
  */
 static int build_index(struct sdiag_procmap *m)
 {
-	struct sdiag_proc *procs, *shrunk;
-	size_t want = 16;
+	size_t want = 16, sum = 0;
 
-	_Static_assert(sizeof(struct owner) >= sizeof(struct sdiag_proc) &&
-			       _Alignof(struct owner) >= _Alignof(struct sdiag_proc),
-		       "procs are built over owners");
-	if (m->n)
-		qsort(m->owners, m->n, sizeof(*m->owners), cmp_owner);
-	while (want < m->n * 2)
+	while (want < m->n + m->n / 4)
 		want *= 2;
 	m->slots = calloc(want, sizeof(*m->slots));
-	m->inodes = malloc((m->n + 1) * sizeof(*m->inodes));
-	if (!m->slots || !m->inodes)
+	m->procs = malloc((m->n ? m->n : 1) * sizeof(*m->procs));
+	if (!m->slots || !m->procs)
 		return -ENOMEM;
 	m->nslots = want;
-	procs = (struct sdiag_proc *)(void *)m->owners;
 	for (size_t i = 0; i < m->n; i++) {
-		struct owner o;
-		size_t j;
+		struct slot *sl = slot_of(m->slots, want, m->owners[i].inode);
 
-		/* memcpy: the two views of the buffer may alias. */
-		memcpy(&o, &m->owners[i], sizeof(o));
-		memcpy(&procs[i], &o.proc, sizeof(o.proc));
-		m->inodes[i] = o.inode;
-		if (i > 0 && m->inodes[i - 1] == o.inode)
-			continue;
-		for (j = mix(o.inode) & (want - 1); m->slots[j]; j = (j + 1) & (want - 1))
-			;
-		m->slots[j] = (uint32_t)i + 1;
+		sl->inode = m->owners[i].inode;
+		sl->count++;
+		m->owners[i].inode = (uint64_t)(sl - m->slots);
 	}
+	for (size_t j = 0; j < want; j++) {
+		if (!m->slots[j].count)
+			continue;
+		m->slots[j].first = (uint32_t)sum;
+		sum += m->slots[j].count;
+		m->slots[j].count = 0;
+	}
+	for (size_t i = 0; i < m->n; i++) {
+		struct slot *sl = &m->slots[m->owners[i].inode];
+		const struct task *t = &m->tasks[m->owners[i].task];
+		struct sdiag_proc *p = &m->procs[sl->first + sl->count++];
+
+		p->pid = t->pid;
+		p->fd = m->owners[i].fd;
+		p->uid = t->uid;
+		memcpy(p->comm, t->comm, sizeof(p->comm));
+	}
+	for (size_t j = 0; j < want; j++) {
+		struct sdiag_proc *g = &m->procs[m->slots[j].first];
+
+		for (uint32_t k = 1; k < m->slots[j].count; k++)
+			if (cmp_proc(&g[k - 1], &g[k]) > 0) {
+				qsort(g, m->slots[j].count, sizeof(*g), cmp_proc);
+				break;
+			}
+	}
+	free(m->owners);
+	free(m->tasks);
 	m->owners = NULL;
-	m->cap = 0;
-	shrunk = m->n ? realloc(procs, m->n * sizeof(*procs)) : NULL;
-	m->procs = shrunk ? shrunk : procs;
+	m->tasks = NULL;
+	m->cap = m->tcap = 0;
 	return 0;
 }
 
@@ -255,7 +320,7 @@ SD_EXPORT int sdiag_procmap_scan_using(struct sdiag_procmap **ret, const char *p
 	else if (how == SDIAG_OWNERS_BPF)
 		r = m->bpf_err;
 	else {
-		m->n = 0; /* what the iterator read before it failed */
+		m->n = m->ntasks = 0; /* what the iterator read before it failed */
 		r = walk_proc(m, proc_root);
 	}
 	if (r == 0)
@@ -287,29 +352,59 @@ SD_EXPORT enum sdiag_owners sdiag_procmap_source(const struct sdiag_procmap *m,
 SD_EXPORT size_t sdiag_procmap_lookup(const struct sdiag_procmap *m, uint64_t inode,
 				      const struct sdiag_proc **ret)
 {
-	size_t i, first, n = 0;
+	const struct slot *sl;
 
 	if (!m || !inode || !m->nslots)
 		return 0;
-	for (i = mix(inode) & (m->nslots - 1); m->slots[i]; i = (i + 1) & (m->nslots - 1)) {
-		first = m->slots[i] - 1;
-		if (m->inodes[first] != inode)
-			continue;
-		while (first + n < m->n && m->inodes[first + n] == inode)
-			n++;
-		if (ret)
-			*ret = &m->procs[first];
-		return n;
-	}
-	return 0;
+	sl = slot_of(m->slots, m->nslots, inode);
+	if (!sl->count)
+		return 0;
+	if (ret)
+		*ret = &m->procs[sl->first];
+	return sl->count;
 }
 
-size_t sd_procmap_entries(const struct sdiag_procmap *m, const uint64_t **ret_inodes,
-			  const struct sdiag_proc **ret_procs)
+static int cmp_entry(const void *a, const void *b)
 {
-	*ret_inodes = m->inodes;
-	*ret_procs = m->procs;
-	return m->n;
+	const struct slot *x = a, *y = b;
+
+	return x->inode < y->inode ? -1 : x->inode > y->inode;
+}
+
+int sd_procmap_entries(const struct sdiag_procmap *m, size_t *ret_n, uint64_t **ret_inodes,
+		       struct sdiag_proc **ret_procs)
+{
+	struct slot *groups = NULL;
+	struct sdiag_proc *procs = NULL;
+	uint64_t *inodes = NULL;
+	size_t ng = 0, n = 0;
+	int r = -ENOMEM;
+
+	groups = malloc((m->nslots ? m->nslots : 1) * sizeof(*groups));
+	inodes = malloc((m->n ? m->n : 1) * sizeof(*inodes));
+	procs = malloc((m->n ? m->n : 1) * sizeof(*procs));
+	if (!groups || !inodes || !procs)
+		goto out;
+	for (size_t j = 0; j < m->nslots; j++)
+		if (m->slots[j].count)
+			groups[ng++] = m->slots[j];
+	qsort(groups, ng, sizeof(*groups), cmp_entry);
+	for (size_t g = 0; g < ng; g++)
+		for (uint32_t k = 0; k < groups[g].count; k++, n++) {
+			inodes[n] = groups[g].inode;
+			procs[n] = m->procs[groups[g].first + k];
+		}
+	*ret_n = n;
+	*ret_inodes = inodes;
+	*ret_procs = procs;
+	inodes = NULL;
+	procs = NULL;
+	r = 0;
+out:
+	free(groups);
+	free(inodes);
+	free(procs);
+	return r;
 }
 
 SD_EXPORT void sdiag_procmap_free(struct sdiag_procmap *m)
@@ -317,7 +412,7 @@ SD_EXPORT void sdiag_procmap_free(struct sdiag_procmap *m)
 	if (!m)
 		return;
 	free(m->owners);
-	free(m->inodes);
+	free(m->tasks);
 	free(m->procs);
 	free(m->slots);
 	free(m);

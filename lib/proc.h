@@ -6,6 +6,7 @@
 #ifndef SDIAG_PROC_H
 #define SDIAG_PROC_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sockdiag.h"
@@ -14,10 +15,11 @@
  * Returns 0 or -ENOMEM. */
 int sd_proc_push(struct sdiag_procmap *m, uint64_t inode, const struct sdiag_proc *p);
 
-/* The map's entries (for tests): n owners, sorted by inode, pid, fd;
- * inodes[i] is held by procs[i]. */
-size_t sd_procmap_entries(const struct sdiag_procmap *m, const uint64_t **ret_inodes,
-			  const struct sdiag_proc **ret_procs);
+/* The map's entries (for tests), in new arrays the caller frees: *ret_n
+ * owners sorted by inode, then pid, then fd; (*ret_inodes)[i] is held by
+ * (*ret_procs)[i]. Returns 0 or -ENOMEM. */
+int sd_procmap_entries(const struct sdiag_procmap *m, size_t *ret_n, uint64_t **ret_inodes,
+		       struct sdiag_proc **ret_procs);
 
 /* Fill m through the BPF iterator. Returns 0, -EOPNOTSUPP when built without
  * it, or the negative errno of the load, attach or read (-EPERM: no

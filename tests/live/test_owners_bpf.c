@@ -57,32 +57,36 @@ static struct sdiag_procmap *scan(enum sdiag_owners how)
 	return m;
 }
 
-static void print_entries(const char *what, const struct sdiag_procmap *m)
+static void print_entries(const char *what, size_t n, const uint64_t *ino,
+			  const struct sdiag_proc *p)
 {
-	const struct sdiag_proc *p;
-	const uint64_t *ino;
-	size_t n = sd_procmap_entries(m, &ino, &p);
-
 	for (size_t i = 0; i < n; i++)
 		fprintf(stderr, "%s: inode %llu pid %d fd %d uid %u comm %s\n", what,
 			(unsigned long long)ino[i], p[i].pid, p[i].fd, p[i].uid, p[i].comm);
 }
 
-/* Both maps hold the same entries in the same order: their number, or -1. */
+/* Both maps hold the same entries: their number, or -1. */
 static ssize_t entries_equal(const struct sdiag_procmap *bpf, const struct sdiag_procmap *proc)
 {
-	const struct sdiag_proc *pb, *pp;
-	const uint64_t *ib, *ip;
-	size_t nb = sd_procmap_entries(bpf, &ib, &pb), np = sd_procmap_entries(proc, &ip, &pp);
-	bool same = nb == np;
+	struct sdiag_proc *pb = NULL, *pp = NULL;
+	uint64_t *ib = NULL, *ip = NULL;
+	size_t nb = 0, np = 0;
+	bool same;
 
+	if (sd_procmap_entries(bpf, &nb, &ib, &pb) || sd_procmap_entries(proc, &np, &ip, &pp))
+		return -1;
+	same = nb == np;
 	for (size_t i = 0; same && i < nb; i++)
 		same = ib[i] == ip[i] && pb[i].pid == pp[i].pid && pb[i].fd == pp[i].fd &&
 		       pb[i].uid == pp[i].uid && !strcmp(pb[i].comm, pp[i].comm);
 	if (!same) {
-		print_entries("bpf", bpf);
-		print_entries("proc", proc);
+		print_entries("bpf", nb, ib, pb);
+		print_entries("proc", np, ip, pp);
 	}
+	free(ib);
+	free(pb);
+	free(ip);
+	free(pp);
 	return same ? (ssize_t)nb : -1;
 }
 

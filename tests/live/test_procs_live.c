@@ -13,7 +13,8 @@
  *    to root);
  *  - processes that exit and close descriptors during the scan are not errors;
  *  - a fabricated /proc tree: pid directories without fd/, non-socket links,
- *    malformed socket links, non-pid entries are skipped.
+ *    malformed socket links, non-pid entries are skipped; owners read out of
+ *    order (readdir's) are listed by pid, then fd.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -551,6 +552,22 @@ static void test_fake_proc(void **state)
 	snprintf(d, sizeof(d), "%s/200/fd", root);
 	put_link(d, "1", "socket:[777]");
 	put_link(d, "9", "socket:[888]");
+	/* 500 then 450 (created in that order, which tmpfs's readdir keeps),
+	 * both holding 999, 500 under fd 9 then fd 2: owners are still listed
+	 * by pid, then fd. */
+	mkdir_in(root, "500");
+	mkdir_in(root, "500/fd");
+	snprintf(d, sizeof(d), "%s/500", root);
+	put_file(d, "comm", "late");
+	snprintf(d, sizeof(d), "%s/500/fd", root);
+	put_link(d, "9", "socket:[999]");
+	put_link(d, "2", "socket:[999]");
+	mkdir_in(root, "450");
+	mkdir_in(root, "450/fd");
+	snprintf(d, sizeof(d), "%s/450", root);
+	put_file(d, "comm", "early");
+	snprintf(d, sizeof(d), "%s/450/fd", root);
+	put_link(d, "4", "socket:[999]");
 	/* 300 exited: a directory without fd/; 400 a plain file; non-pids. */
 	mkdir_in(root, "300");
 	put_file(root, "400", "");
@@ -573,9 +590,18 @@ static void test_fake_proc(void **state)
 	assert_int_equal(p[2].uid, getuid());
 	assert_int_equal(sdiag_procmap_lookup(pm, 888, &p), 1);
 	assert_int_equal(p[0].fd, 9);
+	assert_int_equal(sdiag_procmap_lookup(pm, 999, &p), 3);
+	assert_int_equal(p[0].pid, 450);
+	assert_int_equal(p[0].fd, 4);
+	assert_string_equal(p[0].comm, "early");
+	assert_int_equal(p[1].pid, 500);
+	assert_int_equal(p[1].fd, 2);
+	assert_int_equal(p[2].pid, 500);
+	assert_int_equal(p[2].fd, 9);
+	assert_string_equal(p[2].comm, "late");
 	assert_int_equal(sdiag_procmap_lookup(pm, 12, &p), 0);
 	assert_int_equal(sdiag_procmap_lookup(pm, 5, &p), 0);
-	assert_int_equal(sdiag_procmap_lookup(pm, 999, &p), 0);
+	assert_int_equal(sdiag_procmap_lookup(pm, 998, &p), 0);
 	sdiag_procmap_free(pm);
 
 	/* An empty root: a map with nothing in it. */
