@@ -32,9 +32,12 @@ stats() { # min median of the numbers on stdin
 
 hwm() { awk '/^VmHWM/ { printf "%.1f", $2 / 1024 }' "/proc/$1/status"; }
 
-wait_http() {
+# Python without a version manager's shims (their start-up is slower than a scrape).
+PY=$(command -v /usr/bin/python3 || command -v python3)
+
+wait_http() { # URL of "/" (cheap: no pass)
 	for _ in $(seq 100); do
-		python3 -c 'import urllib.request, sys; urllib.request.urlopen(sys.argv[1], timeout=1)' \
+		"$PY" -c 'import urllib.request, sys; urllib.request.urlopen(sys.argv[1], timeout=5)' \
 			"$1" 2>/dev/null && return 0
 		sleep 0.1
 	done
@@ -43,7 +46,7 @@ wait_http() {
 }
 
 passes() {
-	python3 -c 'import urllib.request, sys
+	"$PY" -c 'import urllib.request, sys
 for l in urllib.request.urlopen(sys.argv[1]).read().decode().splitlines():
     if l.startswith("sockdiag_scrape_passes_total "): print(int(float(l.split()[1])))' "$1"
 }
@@ -84,15 +87,15 @@ inner() {
 		url="http://127.0.0.1:$port/metrics"
 		"$SOCKDIAG" exporter -c "$out/$conf.conf" --listen "127.0.0.1:$port" 2>/dev/null &
 		local ep=$!
-		wait_http "$url"
-		python3 "$ROOT/bench/exporter/scrape.py" "$url" 1 >/dev/null # warm-up
-		python3 "$ROOT/bench/exporter/scrape.py" "$url" "$RUNS" >"$out/s"
+		wait_http "${url%/metrics}/"
+		"$PY" "$ROOT/bench/exporter/scrape.py" "$url" 1 >/dev/null # warm-up
+		"$PY" "$ROOT/bench/exporter/scrape.py" "$url" "$RUNS" >"$out/s"
 		row "$name" $(stats <"$out/s") "$(hwm $ep)"
 		echo "$name $(stats <"$out/s")" >>"$out/raw-$n"
 		if [[ $name == http_i ]]; then
 			local p0 p1
 			p0=$(passes "$url")
-			python3 "$ROOT/bench/exporter/scrape.py" "$url" "$RUNS" 10 >"$out/c"
+			"$PY" "$ROOT/bench/exporter/scrape.py" "$url" "$RUNS" 10 >"$out/c"
 			p1=$(passes "$url")
 			# Each passes() read is a pass of its own.
 			row "conc10 (10 simultaneous, round wall)" $(awk '{ print $1 }' "$out/c" | stats) "$(hwm $ep)"
@@ -107,9 +110,9 @@ inner() {
 		prometheus-node-exporter --collector.disable-defaults --collector.tcpstat \
 			--collector.netstat --web.listen-address=127.0.0.1:9100 2>/dev/null &
 		local np=$!
-		wait_http "http://127.0.0.1:9100/metrics"
-		python3 "$ROOT/bench/exporter/scrape.py" "http://127.0.0.1:9100/metrics" 1 >/dev/null
-		python3 "$ROOT/bench/exporter/scrape.py" "http://127.0.0.1:9100/metrics" "$RUNS" >"$out/s"
+		wait_http "http://127.0.0.1:9100/"
+		"$PY" "$ROOT/bench/exporter/scrape.py" "http://127.0.0.1:9100/metrics" 1 >/dev/null
+		"$PY" "$ROOT/bench/exporter/scrape.py" "http://127.0.0.1:9100/metrics" "$RUNS" >"$out/s"
 		row "node_exporter (tcpstat, netstat)" $(stats <"$out/s") "$(hwm $np)"
 		echo "node $(stats <"$out/s")" >>"$out/raw-$n"
 		kill "$np"
