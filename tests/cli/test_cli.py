@@ -144,7 +144,8 @@ def ss(*args):
 
 def norm_table(out, ignore=None):
     """A table as ss and sockdiag both print it: ss pads every line and adds
-    an empty Process column, and dumps IPv4 before IPv6 (records are sorted,
+    an empty Process column (glued to the last heading when that is wider)
+    and dumps IPv4 before IPv6 (records are sorted,
     a tab-indented line staying with its row); IGNORE (a regex) hides values
     that tick."""
     head, recs = None, []
@@ -153,7 +154,9 @@ def norm_table(out, ignore=None):
         if ignore:
             l = re.sub(ignore, "<>", l)
         if head is None:
-            head = l[:-len(" Process")].rstrip() if l.endswith(" Process") else l
+            head = re.sub(r"\s*Process$", "", l)
+        elif l == "":  # ss's empty detail line (-m of a TIME-WAIT socket)
+            continue
         elif l.startswith("\t") and recs:
             recs[-1] += "\n" + l
         else:

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # End-to-end tests of the sockdiag CLI (options, exit codes, table, JSON,
 # NDJSON), run inside a private network namespace this script creates; the
-# checks are in test_cli.py (or SCRIPT). Usage: test_cli.sh PATH-TO-SOCKDIAG [SCRIPT].
+# checks are in test_cli.py (or SCRIPT, e.g. test_options.py).
+# Usage: test_cli.sh PATH-TO-SOCKDIAG [SCRIPT].
 # Exit 0 pass, 1 fail, 77 cannot run here (skip).
 set -eu
 

@@ -1,0 +1,359 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""The options no other test ran: -S, --udplite, -M, -B, -m, --tos, -r,
+--no-kernel-filter, -F -, kill --passes, guard --check-config, --socket and
+the long spelling of every short option. Each is checked against a socket
+population made here, compared with ss where ss prints the same thing; a
+table the kernel cannot dump (probed on the kernel, not asked of sockdiag)
+must give the documented one-line error. Run by test_cli.sh inside a private
+network namespace (never the host's)."""
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+
+import test_cli as T  # check(), run(), ss(), the table comparison with ss
+from test_cli import check, ok_run, jrun, rows_of, run, same_as_ss, diff_ss, ss, ino
+
+kernel_probe = T.kernel_probe
+SD = T.SD
+IPPROTO_UDPLITE, IPPROTO_MPTCP, IPPROTO_SCTP = 136, 262, 132
+P_L, P_B, P_UL, P_M, P_S = 7201, 7202, 7203, 7204, 7205
+
+
+class Pop:
+    pass
+
+
+def populate():
+    p = Pop()
+    p.l = socket.socket()
+    p.l.bind(("127.0.0.1", P_L))
+    p.l.listen(8)
+    p.c = socket.create_connection(("127.0.0.1", P_L))
+    p.c.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, 0x10)  # for --tos
+    p.a, _ = p.l.accept()
+    p.a.send(b"x" * 1000)  # unread data: a Recv-Q and skmem r for -m
+    p.l6 = socket.socket(socket.AF_INET6)
+    p.l6.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_TCLASS, 0x20)
+    p.l6.bind(("::1", P_L))
+    p.l6.listen(8)
+    p.u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    p.u.bind(("127.0.0.1", P_L))
+    return p
+
+
+def kernel_has(probe, *args):
+    try:
+        return probe(*args)
+    except OSError as e:
+        print("probe failed: %s" % e)
+        return None
+
+
+def unsupported(opt, name, module):
+    """OPT names a table this kernel cannot dump: exit 0, no rows, one line."""
+    rc, out, err = run(opt, "-an")
+    check("%s on a kernel without %s: exit 0, the documented line, no rows" % (opt, module),
+          rc == 0 and rows_of(out) == [] and err ==
+          "sockdiag: %s: not supported by this kernel (no %s)\n" % (name, module),
+          "rc %d out %r err %r" % (rc, out, err))
+
+
+def test_sctp():
+    has = kernel_has(kernel_probe.inet_diag_supported, socket.AF_INET, IPPROTO_SCTP)
+    if not has:
+        print("kernel: no sctp_diag (checked with a dump request)")
+        for opt in ("-S", "--sctp"):
+            unsupported(opt, "sctp", "sctp_diag")
+        return
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM, IPPROTO_SCTP)
+    s.bind(("127.0.0.1", P_S))
+    s.listen(4)
+    out = ok_run("-Sln")
+    check("-S: our SCTP listener, as ss -Sln shows it", "127.0.0.1:%d" % P_S in out and
+          same_as_ss(out, ss("-Sln")), diff_ss(out, ss("-Sln")))
+    check("--sctp is -S", ok_run("--sctp", "-ln") == out)
+    s.close()
+
+
+def test_udplite():
+    if not kernel_probe.can_make(socket.AF_INET, socket.SOCK_DGRAM, IPPROTO_UDPLITE):
+        for opt in ("--udplite",):
+            unsupported(opt, "udplite", "udplite")
+        return
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, IPPROTO_UDPLITE)
+    s.bind(("127.0.0.1", P_UL))
+    s6 = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM, IPPROTO_UDPLITE)
+    s6.bind(("::1", P_UL))
+    recs = jrun("--udplite", "-an")
+    check("--udplite --json: exactly our two UDP-Lite sockets",
+          sorted(r["inode"] for r in recs) == sorted([ino(s), ino(s6)]) and
+          all(r["proto"] == "udplite" and r["netid"] == "udpl" and r["state"] == "UNCONN"
+              and r["local"]["port"] == P_UL for r in recs), repr(recs))
+    rows = [r.split() for r in rows_of(ok_run("--udplite", "-an"))]
+    check("--udplite table: the two rows", sorted(r[3] for r in rows) ==
+          ["127.0.0.1:%d" % P_UL, "[::1]:%d" % P_UL], repr(rows))
+    nets = {r.split()[0] for r in rows_of(ok_run("-an", "-A", "udplite,udp"))}
+    check("-A udplite,udp: udpl and udp rows", nets == {"udpl", "udp"}, repr(nets))
+    check("-u does not list UDP-Lite", all(x["inode"] not in (ino(s), ino(s6))
+                                           for x in jrun("-uan")))
+    s.close()
+    s6.close()
+
+
+def test_mptcp():
+    if kernel_probe.sysctl("net/mptcp/enabled") != "1":
+        T.skip("mptcp", "-M: net.mptcp.enabled is not 1")
+        return
+    lst = socket.socket(socket.AF_INET, socket.SOCK_STREAM, IPPROTO_MPTCP)
+    lst.bind(("127.0.0.1", P_M))
+    lst.listen(4)
+    c = socket.socket(socket.AF_INET, socket.SOCK_STREAM, IPPROTO_MPTCP)
+    c.connect(("127.0.0.1", P_M))
+    a, _ = lst.accept()
+    out = ok_run("-Man")
+    check("-M: listener and both ends, as ss -Man", len(rows_of(out)) == 3 and
+          same_as_ss(out, ss("-Man")), diff_ss(out, ss("-Man")))
+    check("--mptcp is -M", ok_run("--mptcp", "-an") == out)
+    recs = jrun("-Man")
+    check("-M --json: proto mptcp, our inodes",
+          sorted(r["inode"] for r in recs) == sorted(ino(x) for x in (lst, c, a)) and
+          all(r["proto"] == "mptcp" for r in recs), repr(recs))
+    for x in (a, c, lst):
+        x.close()
+
+
+def test_bound_inactive():
+    """A socket bound and never listening; closed after (ss, compared with
+    below, does not know the state)."""
+    bound = socket.socket()
+    bound.bind(("127.0.0.1", P_B))
+    out = ok_run("-tBn")
+    rows = [r.split() for r in rows_of(out)]
+    # One state shown: no State column.
+    check("-B: only the bound, never listening socket",
+          len(rows) == 1 and rows[0][2] == "127.0.0.1:%d" % P_B and rows[0][3] == "0.0.0.0:*",
+          out)
+    check("--bound-inactive is -B", ok_run("-tn", "--bound-inactive") == out)
+    recs = jrun("-tBn")
+    check("-B --json: state BOUND-INACTIVE, our inode",
+          [(r["inode"], r["state"]) for r in recs] == [(ino(bound), "BOUND-INACTIVE")],
+          repr(recs))
+    # ss (6.8+) counts bound-inactive among the "connected" default states.
+    check("-t's default states include bound-inactive, -l's do not",
+          any(":%d " % P_B in r for r in rows_of(ok_run("-tn"))) and
+          all(":%d " % P_B not in r for r in rows_of(ok_run("-tln"))))
+    check("with -a the bound-inactive row too", any(":%d " % P_B in r and "BOUND-INACTIVE" in r
+                                                    for r in rows_of(ok_run("-tan"))))
+    bound.close()
+
+
+def test_details_vs_ss():
+    for args in (["-tanm"], ["-tan", "--tos"], ["-tar"], ["-uanm"], ["-tanr", "--tos"]):
+        out = ok_run(*args)
+        ref = ss(*args)
+        check("%s: what ss %s prints" % (" ".join(args), " ".join(args)),
+              same_as_ss(out, ref), diff_ss(out, ref))
+    out = ok_run("-tanm")
+    recs = [l for l in out.splitlines()[1:] if not l.startswith("\t")]
+    mem = [l for l in out.splitlines() if l.startswith("\t")]
+    # TIME-WAIT sockets have no memory to show (ss prints an empty line).
+    recs = [r for r in recs if not r.startswith("TIME-WAIT")]
+    check("-m: an skmem line under every full socket", len(mem) == len(recs) == 4 and
+          all(re.fullmatch(r"\t skmem:\(r\d+,rb\d+,t\d+,tb\d+,f\d+,w\d+,o\d+,bl\d+,d\d+\)", m)
+              for m in mem), out)
+    check("-m: the unread 1000 bytes are in r of the reading end",
+          any(re.match(r"\t skmem:\(r[1-9]", m) for m in mem), out)
+    out = ok_run("-tan", "--tos")
+    check("--tos: tos 0x10 on the client, tclass 0x20 on the v6 listener",
+          "tos:0x10" in out and re.search(r"\[::1\]:%d .*tclass:0x20" % P_L, out), out)
+    out = ok_run("-tar")
+    check("-r: loopback resolved to localhost", "localhost:%d" % P_L in out and
+          "127.0.0.1" not in out, out)
+    check("--resolve is -r", ok_run("-ta", "--resolve") == out)
+
+
+FILTERS = ["sport = :%d" % P_L, "dport = :%d" % P_L, "src 127.0.0.1", "not dst [::1]",
+           "state listening", "( sport >= :7000 and sport < :7300 ) or dport = :1",
+           "src [::1] and sport = :%d" % P_L, "sport >= :%d and sport <= :%d" % (P_L, P_L),
+           "dport > :%d or sport < :%d" % (P_L - 1, P_L + 1)]
+
+
+def test_no_kernel_filter():
+    for f in FILTERS:
+        k = ok_run("-tuan", f)
+        u = ok_run("-tuan", "--no-kernel-filter", f)
+        ref = ss("-tuan", *f.split())
+        check("--no-kernel-filter %r: same rows as with the kernel filter, as ss" % f,
+              sorted(rows_of(k)) == sorted(rows_of(u)) and same_as_ss(u, ref) and
+              len(rows_of(u)) > 0, diff_ss(u, ref) + "\nkernel-filtered:\n" + k)
+
+
+def stdin_run(data, *args):
+    r = subprocess.run([SD, "list"] + list(args), input=data.encode(), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE)
+    return r.returncode, r.stdout.decode(), r.stderr.decode()
+
+
+def test_filter_stdin():
+    f = "sport = :%d" % P_L
+    rc, out, err = stdin_run(f + "\n", "-tan", "-F", "-")
+    check("-F -: the filter read from stdin", rc == 0 and out == ok_run("-tan", f) and
+          len(rows_of(out)) == 3, "rc %d err %r out %r" % (rc, err, out))
+    rc, out2, err = stdin_run("sport =\n:%d\n" % P_L, "-tan", "--filter", "-")
+    check("--filter - over two lines", rc == 0 and out2 == out, "rc %d err %r" % (rc, err))
+    rc, out, err = stdin_run("sport = :nosuchservice\n", "-tan", "-F", "-")
+    check("-F - with a bad filter: exit 2, the message names it", rc == 2 and
+          "nosuchservice" in err and out == "", "rc %d err %r" % (rc, err))
+
+
+def same_rows(a, b):
+    """Two outputs with the same rows: numbers that differ from run to run
+    (sockdiag's own netlink socket, timers, tcp_info) and so the column
+    widths aside."""
+    def norm(out):
+        out = re.sub(r"sk:[0-9a-f]+", "sk:X", out)
+        return sorted({re.sub(r"\s+", " ", re.sub(r"\d+", "N", l)).strip()
+                       for l in out.splitlines()})
+    return norm(a) == norm(b)
+
+
+def test_socket_alias():
+    for q in ("tcp,udp", "all,!tcp", "udp"):
+        ref = ok_run("-an", "-A", q)
+        check("--socket %s and --query %s are -A %s" % (q, q, q),
+              same_rows(ok_run("-an", "--socket", q), ref) and
+              same_rows(ok_run("-an", "--query", q), ref), ref)
+
+
+def help_pairs():
+    """(short, long) pairs as --help lists them, e.g. ('-t', '--tcp')."""
+    rc, out, _ = run("--help")
+    return sorted(set(re.findall(r"(?<![\w-])(-[\w])\|(--[\w-]+)", out)))
+
+
+# Arguments for the options that take one (-f FAMILY, -A LIST, ...).
+ARGS = {"-f": ["inet"], "-A": ["tcp"], "-N": None, "-F": None}
+
+
+def test_long_spellings():
+    pairs = help_pairs()
+    check("--help lists short|long pairs", len(pairs) >= 25, repr(pairs))
+    fil = tempfile.NamedTemporaryFile("w", suffix=".filter", delete=False)
+    fil.write("sport = :%d\n" % P_L)
+    fil.close()
+    ARGS["-F"] = [fil.name]
+    ARGS["-N"] = ["pid:%d" % os.getpid()]
+    for short, long_ in pairs:
+        arg = ARGS.get(short, [])
+        if short in ("-h", "-V"):
+            a, b = run(short), run(long_)
+        else:
+            # -a: every state, so that every option has sockets to act on.
+            a, b = run("-a", short, *arg), run("-a", long_, *arg)
+        check("%s is %s" % (long_, short), a[0] == b[0] == 0 and a[2] == b[2] and
+              same_rows(a[1], b[1]) and a[1] != "", "%r vs %r" % (a, b))
+    os.unlink(fil.name)
+
+
+def kill_dumps(passes, *args):
+    """Run kill under strace; return (exit status, dump requests sent, rows)."""
+    with tempfile.NamedTemporaryFile(suffix=".strace") as tr:
+        r = subprocess.run(["strace", "-f", "-qq", "-e", "trace=sendto,sendmsg", "-o", tr.name,
+                            SD, "kill", "--ndjson", "--passes", str(passes)] + list(args),
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        trace = open(tr.name).read()
+    dumps = len(re.findall(r"nlmsg_type=SOCK_DIAG_BY_FAMILY, nlmsg_flags=NLM_F_REQUEST\|NLM_F_DUMP",
+                           trace))
+    return r.returncode, dumps, [l for l in r.stdout.splitlines() if l.strip()], r.stderr
+
+
+def kill_population():
+    socks = []
+    for port in range(7301, 7305):
+        s = socket.socket()
+        s.bind(("127.0.0.1", port))
+        s.listen(1)
+        socks.append(s)
+        u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        u.bind(("127.0.0.1", port))
+        socks.append(u)
+    return socks
+
+
+def test_kill_passes():
+    for bad in ("0", "101", "x"):
+        rc, out, err = run("kill", "-tu", "--all", "--passes", bad, sub=False)
+        check("kill --passes %s: exit 2, one line naming --passes" % bad,
+              rc == 2 and len(err.splitlines()) == 1 and "--passes" in err, repr(err))
+    if not shutil.which("strace"):
+        T.skip("tool:strace", "kill --passes: counting dump requests needs strace")
+        return
+    filt = "sport >= :7301 and sport <= :7304"
+    results = {}
+    for passes in (1, 2, 4):
+        socks = kill_population()
+        rc, dumps, rows, err = kill_dumps(passes, "-tua", filt)
+        destroyed = len([r for r in rows if '"result":"destroyed"' in r])
+        gone = [s for s in socks if s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) != 0]
+        results[passes] = dumps
+        check("kill --passes %d: every matched socket destroyed once (%d dumps)" % (passes, dumps),
+              rc == 0 and destroyed == 8 and len(rows) == 8 and len(gone) == 8,
+              "rc %d rows %r err %r" % (rc, rows, err))
+        for s in socks:
+            s.close()
+    # One pass dumps each table once; a second pass dumps again each one in
+    # which something was destroyed; the third finds nothing new to re-dump for.
+    check("kill --passes: 1 pass dumps less than 2, and 4 stop when nothing is left",
+          0 < results[1] < results[2] == results[4], repr(results))
+
+
+def test_guard_check_config():
+    with tempfile.TemporaryDirectory() as d:
+        good = os.path.join(d, "good.conf")
+        with open(good, "w") as f:
+            f.write("exempt-uid = 4242\ntcp-states = established\n")
+        bad = os.path.join(d, "bad.conf")
+        with open(bad, "w") as f:
+            f.write("exempt-uid = 4242\n\nbogus = 1\n")
+        r = subprocess.run([SD, "guard", "--check-config", "-c", good], capture_output=True,
+                           text=True, timeout=10)
+        check("guard --check-config on a good file: exit 0, 'FILE: ok', nothing started",
+              r.returncode == 0 and (r.stdout + r.stderr).strip() == "%s: ok" % good,
+              repr((r.returncode, r.stdout, r.stderr)))
+        r = subprocess.run([SD, "guard", "--check-config", "--config", bad], capture_output=True,
+                           text=True, timeout=10)
+        check("guard --check-config on a bad file: exit 2, one line with the line number",
+              r.returncode == 2 and len(r.stderr.splitlines()) == 1 and
+              "line 3: unknown key 'bogus'" in r.stderr, repr((r.returncode, r.stderr)))
+
+
+def main():
+    p = populate()
+    test_sctp()
+    test_udplite()
+    test_mptcp()
+    test_bound_inactive()
+    test_details_vs_ss()
+    test_no_kernel_filter()
+    test_filter_stdin()
+    test_socket_alias()
+    test_long_spellings()
+    test_kill_passes()
+    test_guard_check_config()
+    print("# checks: %d passed, %d failed, %d skipped" % (len(T.PASSED), len(T.FAILED),
+                                                          len(T.SKIPPED)))
+    if T.FAILED:
+        print("%d checks failed" % len(T.FAILED))
+        sys.exit(1)
+    if T.SKIPPED:
+        sys.exit(77)
+    print("all checks passed")
+
+
+if __name__ == "__main__":
+    main()
