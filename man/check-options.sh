@@ -7,8 +7,11 @@
 #  2. every option the page documents (the tag lines of its OPTIONS, KILL,
 #     WATCH, GUARD and EXPORTER sections) is accepted by the commands that
 #     section is about: `sockdiag COMMAND OPTION [VALUE] --help` exits 0 with
-#     the usage and no complaint. Run in a private network namespace (kill's
-#     --all is among them, and --help must stop it; nothing may act here).
+#     the usage and no complaint; but a shared option that `watch --help`
+#     does not list must be refused by watch (exit 2, one line naming it) and
+#     be a table option or named in the WATCH section, as the page says.
+#     Run in a private network namespace (kill's --all is among them, and
+#     --help must stop it; nothing may act here).
 # Exit 0 pass, 1 fail, 77 when (2) cannot run (no private namespace).
 set -eu
 sd=$1
@@ -65,11 +68,16 @@ def plain(line):
 
 
 documented = []  # (command, option, value or None)
-section = None
+tables = set()  # the OPTIONS section's table options (its "Sockets" subsection)
+spellings = {}  # option -> every spelling of it on its tag line (-A, --query, --socket)
+section = sub = None
 lines = text.splitlines()
 for i, line in enumerate(lines):
     if line.startswith(".SH "):
-        section = line[4:].strip('"')
+        section, sub = line[4:].strip('"'), None
+        continue
+    if line.startswith(".SS "):
+        sub = line[4:].strip('"')
         continue
     if section not in SECTIONS or line != ".TP" or i + 1 >= len(lines):
         continue
@@ -86,9 +94,25 @@ for i, line in enumerate(lines):
             print("FAIL: %s: no value known for the placeholder %r of %s" % (page, key, names))
             sys.exit(1)
         value = VALUES[key]
+    if section == "OPTIONS" and sub == "Sockets":
+        tables.update(names)
+    if section == "OPTIONS":
+        for n in names:
+            spellings[n] = names
     for cmd in SECTIONS[section]:
         for n in names:
             documented.append((cmd, n, value))
+
+# watch takes only some of the shared options, and its section says so: other
+# tables "are a usage error", and it names the other options it refuses. So
+# for watch, a shared option that `watch --help` does not list must be refused
+# (exit 2, one line naming it) and be a table option or named in WATCH.
+r = subprocess.run([sd, "watch", "--help"], stdout=subprocess.PIPE, text=True)
+watch_help = set(re.findall(r"(?:^|(?<=[ |\[]))(--?[a-zA-Z0-9][a-z0-9-]*)", r.stdout, re.M))
+watch_text = text[text.index("\n.SH WATCH"):]
+watch_text = watch_text[:watch_text.index("\n.SH ", 1)]
+refused = [(c, o, v) for c, o, v in documented if c == "watch" and o not in watch_help]
+documented = [x for x in documented if x not in refused]
 
 def accepted(cmd, pairs):
     """Does `sockdiag CMD OPT [VALUE]... --help` exit 0 with the usage?"""
@@ -118,6 +142,17 @@ for cmd in sorted({c for c, _, _ in documented}):
         ok, why = accepted(cmd, [p])
         if not ok:
             bad.append(why)
+for cmd, opt, value in refused:
+    argv = [sd, cmd, opt] + ([value] if value else []) + ["--help"]
+    r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                       timeout=20)
+    names = spellings.get(opt, [opt])
+    named = opt in tables or any(re.search(re.escape(n.replace("-", "\\-")) + r"([^a-z0-9-]|$)",
+                                           watch_text, re.M) for n in names)
+    said = any(re.search(r"'%s'|\(%s\)" % (re.escape(n), re.escape(n)), r.stderr) for n in names)
+    if not (r.returncode == 2 and len(r.stderr.splitlines()) == 1 and said and named):
+        bad.append("%s: refused by watch without saying so (exit %d: %r; in WATCH: %s)" % (
+            opt, r.returncode, r.stderr, bool(named)))
 for cmd, opt, value in documented:
     if opt in ("-V", "--version"):
         ok, why = accepted(cmd, [(opt, value)])
@@ -128,8 +163,9 @@ if not documented:
     sys.exit(1)
 for b in bad:
     print("FAIL: documented but refused: " + b)
-print("%s: %d documented (command, option) pairs, %d accepted" % (
-    page, len(documented), len(documented) - len(bad)))
-print("# checks: %d passed, %d failed, 0 skipped" % (1 + len(documented) - len(bad), len(bad)))
+print("%s: %d documented (command, option) pairs accepted, %d refused by watch as documented,"
+      " %d wrong" % (page, len(documented), len(refused), len(bad)))
+print("# checks: %d passed, %d failed, 0 skipped" % (
+    1 + len(documented) + len(refused) - len(bad), len(bad)))
 sys.exit(1 if bad else 0)
 EOF
