@@ -56,7 +56,7 @@ SECTIONS = {"OPTIONS": ["list", "kill", "watch"], "KILL": ["kill"], "WATCH": ["w
 # A value for each placeholder the page uses (its first word).
 VALUES = {"FAMILY": "inet", "LIST": "tcp", "NAME": "pid:%d" % os.getpid(), "FILE": "/dev/null",
           "NETNS": "pid:%d" % os.getpid(), "N": "1", "BYTES": "65536",
-          "ADDR:PORT": "127.0.0.1:10113", "auto": "auto"}
+          "ADDR:PORT": "127.0.0.1:10113", "auto": "auto", "DURATION": "1s"}
 
 
 def plain(line):
@@ -99,7 +99,11 @@ for i, line in enumerate(lines):
     if section == "OPTIONS":
         for n in names:
             spellings[n] = names
-    for cmd in SECTIONS[section]:
+    cmds = SECTIONS[section]
+    m = re.search(r"\(([a-z, ]+)\)$", sub or "")  # ".SS Snapshots (list)": those only
+    if m:
+        cmds = [c for c in cmds if c in re.split(r"[, ]+", m.group(1))]
+    for cmd in cmds:
         for n in names:
             documented.append((cmd, n, value))
 
