@@ -6,7 +6,9 @@
  * (their dumps fail with ENOENT), so nothing could be captured: every reply
  * below is constructed in the test from the documented layouts
  * (include/uapi/linux/vm_sockets_diag.h, xdp_diag.h, tipc_netlink.h and
- * tipc_sk_fill_sock_diag() in net/tipc/socket.c).
+ * tipc_sk_fill_sock_diag() in net/tipc/socket.c). Every field and attribute
+ * number the builders use is asserted against the installed uapi headers
+ * (offsetof/sizeof), so the bytes are the kernel's layout, not our idea of it.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -137,6 +139,64 @@ struct xd_msg_bytes {
 	uint16_t pad;
 	uint32_t ino, cookie[2];
 };
+
+/* ---- the hand-built bytes against the kernel's uapi layouts --------------------------- */
+
+#include <linux/vm_sockets_diag.h>
+#include <linux/xdp_diag.h>
+#include <linux/tipc_netlink.h>
+#include <linux/tipc_sockets_diag.h>
+
+/* OURS.F1 sits where the kernel's THEIRS.F2 does, with its size. */
+#define SAME_FIELD(ours, f1, theirs, f2)                                                        \
+	_Static_assert(offsetof(ours, f1) == offsetof(theirs, f2) &&                             \
+			       sizeof(((ours *)0)->f1) == sizeof(((theirs *)0)->f2),             \
+		       #ours "." #f1 " is not " #theirs "." #f2)
+
+SAME_FIELD(struct vd_msg_bytes, family, struct vsock_diag_msg, vdiag_family);
+SAME_FIELD(struct vd_msg_bytes, type, struct vsock_diag_msg, vdiag_type);
+SAME_FIELD(struct vd_msg_bytes, state, struct vsock_diag_msg, vdiag_state);
+SAME_FIELD(struct vd_msg_bytes, shutdown, struct vsock_diag_msg, vdiag_shutdown);
+SAME_FIELD(struct vd_msg_bytes, src_cid, struct vsock_diag_msg, vdiag_src_cid);
+SAME_FIELD(struct vd_msg_bytes, src_port, struct vsock_diag_msg, vdiag_src_port);
+SAME_FIELD(struct vd_msg_bytes, dst_cid, struct vsock_diag_msg, vdiag_dst_cid);
+SAME_FIELD(struct vd_msg_bytes, dst_port, struct vsock_diag_msg, vdiag_dst_port);
+SAME_FIELD(struct vd_msg_bytes, ino, struct vsock_diag_msg, vdiag_ino);
+SAME_FIELD(struct vd_msg_bytes, cookie, struct vsock_diag_msg, vdiag_cookie);
+_Static_assert(sizeof(struct vd_msg_bytes) == sizeof(struct vsock_diag_msg), "vsock_diag_msg");
+
+SAME_FIELD(struct xd_msg_bytes, family, struct xdp_diag_msg, xdiag_family);
+SAME_FIELD(struct xd_msg_bytes, type, struct xdp_diag_msg, xdiag_type);
+SAME_FIELD(struct xd_msg_bytes, ino, struct xdp_diag_msg, xdiag_ino);
+SAME_FIELD(struct xd_msg_bytes, cookie, struct xdp_diag_msg, xdiag_cookie);
+_Static_assert(sizeof(struct xd_msg_bytes) == sizeof(struct xdp_diag_msg), "xdp_diag_msg");
+
+/* xdp_test's attribute payloads. */
+_Static_assert(sizeof(((struct xdp_diag_info *)0)->ifindex) == 4 && sizeof(struct xdp_diag_info) == 8,
+	       "xdp_diag_info: u32 ifindex, queue_id");
+_Static_assert(sizeof(struct xdp_diag_umem) == 8 + 8 * 4 && offsetof(struct xdp_diag_umem, refs) == 36,
+	       "xdp_diag_umem: u64 size, eight u32");
+_Static_assert(sizeof(struct xdp_diag_stats) == 6 * 8 &&
+		       offsetof(struct xdp_diag_stats, n_fill_ring_empty) == 3 * 8 &&
+		       offsetof(struct xdp_diag_stats, n_tx_ring_empty) == 5 * 8,
+	       "xdp_diag_stats: six u64");
+_Static_assert(XDP_DIAG_INFO == 1 && XDP_DIAG_UID == 2 && XDP_DIAG_RX_RING == 3 &&
+		       XDP_DIAG_TX_RING == 4 && XDP_DIAG_UMEM == 5 && XDP_DIAG_UMEM_FILL_RING == 6 &&
+		       XDP_DIAG_UMEM_COMPLETION_RING == 7 && XDP_DIAG_MEMINFO == 8 &&
+		       XDP_DIAG_STATS == 9,
+	       "XDP_DIAG_* attribute numbers used by test_xdp");
+
+/* The requests the builders must produce. */
+_Static_assert(sizeof(struct vsock_diag_req) == 24 &&
+		       offsetof(struct vsock_diag_req, vdiag_states) == 4 &&
+		       offsetof(struct vsock_diag_req, vdiag_ino) == 8 &&
+		       offsetof(struct vsock_diag_req, vdiag_show) == 12,
+	       "vsock_diag_req");
+_Static_assert(sizeof(struct xdp_diag_req) == 20 && offsetof(struct xdp_diag_req, xdiag_show) == 8,
+	       "xdp_diag_req");
+_Static_assert(sizeof(struct tipc_sock_diag_req) == 8 &&
+		       offsetof(struct tipc_sock_diag_req, tidiag_states) == 4,
+	       "tipc_sock_diag_req");
 
 static struct nlmsghdr *xdp_msg(void *buf, size_t size)
 {
@@ -271,6 +331,24 @@ enum {
 	STAT_CONN_CONG,
 	STAT_DROP,
 };
+
+/* The attribute numbers above are the kernel's (tipc_netlink.h); (int): two enums. */
+_Static_assert((int)NLA_SOCK == TIPC_NLA_SOCK && (int)SOCK_ADDR == TIPC_NLA_SOCK_ADDR &&
+		       (int)SOCK_REF == TIPC_NLA_SOCK_REF && (int)SOCK_CON == TIPC_NLA_SOCK_CON &&
+		       (int)SOCK_HAS_PUBL == TIPC_NLA_SOCK_HAS_PUBL && (int)SOCK_STAT == TIPC_NLA_SOCK_STAT &&
+		       (int)SOCK_TYPE == TIPC_NLA_SOCK_TYPE && (int)SOCK_INO == TIPC_NLA_SOCK_INO &&
+		       (int)SOCK_UID == TIPC_NLA_SOCK_UID && (int)SOCK_TIPC_STATE == TIPC_NLA_SOCK_TIPC_STATE &&
+		       (int)SOCK_COOKIE == TIPC_NLA_SOCK_COOKIE && (int)SOCK_PAD == TIPC_NLA_SOCK_PAD,
+	       "TIPC_NLA_SOCK_*");
+_Static_assert((int)CON_FLAG == TIPC_NLA_CON_FLAG && (int)CON_NODE == TIPC_NLA_CON_NODE &&
+		       (int)CON_SOCK == TIPC_NLA_CON_SOCK && (int)CON_TYPE == TIPC_NLA_CON_TYPE &&
+		       (int)CON_INST == TIPC_NLA_CON_INST,
+	       "TIPC_NLA_CON_*");
+_Static_assert((int)STAT_RCVQ == TIPC_NLA_SOCK_STAT_RCVQ && (int)STAT_SENDQ == TIPC_NLA_SOCK_STAT_SENDQ &&
+		       (int)STAT_LINK_CONG == TIPC_NLA_SOCK_STAT_LINK_CONG &&
+		       (int)STAT_CONN_CONG == TIPC_NLA_SOCK_STAT_CONN_CONG &&
+		       (int)STAT_DROP == TIPC_NLA_SOCK_STAT_DROP,
+	       "TIPC_NLA_SOCK_STAT_*");
 
 /* As tipc_sk_fill_sock_diag() lays it out: no fixed header, one nest. */
 static struct nlmsghdr *tipc_msg(void *buf, size_t size, bool connected)

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <linux/inet_diag.h>
 #include <sys/socket.h>
 #include <cmocka.h>
 
@@ -532,6 +533,18 @@ static void test_truncated(void **state)
 	unload(&fx);
 }
 
+/* build_msg()'s offsets and test_attrs_built()'s attribute numbers are the
+ * kernel's (the installed uapi inet_diag.h). */
+_Static_assert(sizeof(struct inet_diag_msg) == 72 &&
+		       offsetof(struct inet_diag_msg, idiag_family) == 0 &&
+		       offsetof(struct inet_diag_msg, idiag_state) == 1 &&
+		       offsetof(struct inet_diag_msg, id.idiag_sport) == 4 &&
+		       offsetof(struct inet_diag_msg, idiag_inode) == 68,
+	       "inet_diag_msg as build_msg() writes it");
+_Static_assert(INET_DIAG_PROTOCOL == 10 && INET_DIAG_SOCKOPT == 22 && INET_DIAG_CONG == 4 &&
+		       INET_DIAG_SHUTDOWN == 8,
+	       "INET_DIAG_* numbers used by test_attrs_built()");
+
 /* A hand-built reply: header fields, then attributes added by the test. */
 static struct nlmsghdr *build_msg(void *buf, uint8_t family, uint8_t st)
 {
@@ -696,6 +709,14 @@ struct req_view {
 	uint32_t states;
 	uint8_t id[48];
 };
+_Static_assert(offsetof(struct req_view, raw_protocol) ==
+			       offsetof(struct inet_diag_req_raw, sdiag_raw_protocol) &&
+		       offsetof(struct req_view, states) ==
+			       offsetof(struct inet_diag_req_raw, idiag_states) &&
+		       offsetof(struct req_view, id) == offsetof(struct inet_diag_req_raw, id) &&
+		       sizeof(struct req_view) == sizeof(struct inet_diag_req_raw) &&
+		       sizeof(struct inet_diag_req_v2) == sizeof(struct inet_diag_req_raw),
+	       "req_view is inet_diag_req_raw (and _v2)");
 
 static void test_request(void **state)
 {
