@@ -57,7 +57,8 @@ SECTIONS = {"OPTIONS": ["list", "kill", "watch"], "KILL": ["kill"], "WATCH": ["w
 # A value for each placeholder the page uses (its first word).
 VALUES = {"FAMILY": "inet", "LIST": "tcp", "NAME": "pid:%d" % os.getpid(), "FILE": "/dev/null",
           "NETNS": "pid:%d" % os.getpid(), "N": "1", "BYTES": "65536",
-          "ADDR:PORT": "127.0.0.1:10113", "auto": "auto", "DURATION": "1s"}
+          "ADDR:PORT": "127.0.0.1:10113", "auto": "auto", "DURATION": "1s",
+          "KEY[,KEY...]": "state"}
 
 
 def plain(line):
@@ -90,7 +91,7 @@ for i, line in enumerate(lines):
     rest = [w for w in words if not w.startswith("-") and w not in (",", "...")]
     value = None
     if rest:
-        key = rest[0].split("|")[0]
+        key = rest[0] if rest[0] in VALUES else rest[0].split("|")[0]
         if key not in VALUES:
             print("FAIL: %s: no value known for the placeholder %r of %s" % (page, key, names))
             sys.exit(1)
