@@ -22,6 +22,7 @@
 #include "options.h"
 #include "output.h"
 #include "sockdiag.h"
+#include "textfile.h"
 
 enum { EXIT_FATAL = 3 };
 
@@ -78,8 +79,10 @@ static int handle_opt(void *ctx, int val, const char *arg)
 		errno = 0;
 		n = strtoul(arg, &end, 10);
 		if (errno || *end || !*arg || n == 0 || n > max) {
+			char q[TEXT_QUOTE_LEN];
+
 			fprintf(stderr, "sockdiag kill: --%s: expected 1..%lu, got '%s'\n",
-				val == OPT_BATCH ? "batch" : "passes", max, arg);
+				val == OPT_BATCH ? "batch" : "passes", max, TQ(q, arg));
 			return -EINVAL;
 		}
 		if (val == OPT_BATCH)
@@ -436,10 +439,14 @@ int cmd_kill(int argc, char **argv)
 			status = EXIT_RUNTIME;
 			goto out;
 		}
-		/* Fatal conditions before any output. */
+		/* Fatal conditions before any output; JSON still gets its
+		 * (empty) array, as when nothing matched. */
 		status = precheck(&k, h, NULL);
-		if (status)
+		if (status) {
+			if (o.out.format == OUT_JSON && out_new(&c.out, &o.out) == 0)
+				(void)out_finish(c.out);
 			goto out;
+		}
 	}
 	r = out_new(&c.out, &o.out);
 	if (r < 0) {

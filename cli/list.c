@@ -23,6 +23,7 @@
 #include "options.h"
 #include "summary.h"
 #include "output.h"
+#include "textfile.h"
 
 struct list_ctx {
 	const struct cli_opts *opts;
@@ -37,6 +38,7 @@ struct list_ctx {
 	const struct count_keys *keys;	/* --count-by's keys, or NULL */
 	const struct sdiag_netns *ns;	/* --all-netns, several -N, -N cgroup: */
 	size_t n_ns;
+	struct sdiag_handle *h;	/* -N: opened before any output */
 };
 
 /* --interval, --count and --count-by */
@@ -96,8 +98,11 @@ static int repeat_opt(void *ctx, int val, const char *arg)
 	}
 	errno = 0;
 	rp->count = strtoull(arg, &end, 10);
-	if (errno || *end || !*arg || *arg == '-' || rp->count == 0) {
-		fprintf(stderr, "sockdiag list: --count: '%s' is not a positive number\n", arg);
+	if (errno || *end || *arg < '0' || *arg > '9' || rp->count == 0) {
+		char q[TEXT_QUOTE_LEN];
+
+		fprintf(stderr, "sockdiag list: --count: '%s' is not a positive number\n",
+			TQ(q, arg));
 		return -EINVAL;
 	}
 	return 0;
@@ -128,10 +133,11 @@ static int err_cb(enum sdiag_table t, int family, int err, void *userdata)
  * should stop everything (a write error). */
 static int list_one(struct list_ctx *c, const struct sdiag_query *q, int nsfd, const char *label)
 {
-	struct sdiag_handle *h = NULL;
-	int r;
+	struct sdiag_handle *h = c->h;
+	int r = 0;
 
-	r = nsfd < 0 ? sdiag_open(&h) : sdiag_open_netns(&h, nsfd);
+	if (!h)
+		r = nsfd < 0 ? sdiag_open(&h) : sdiag_open_netns(&h, nsfd);
 	if (r < 0) {
 		if (nsfd >= 0)	/* named by its label, or as given to -N */
 			fprintf(stderr, "sockdiag: netns %s: cannot enter: %s\n",
@@ -145,7 +151,8 @@ static int list_one(struct list_ctx *c, const struct sdiag_query *q, int nsfd, c
 	c->extra.netns = label;
 	c->reported = 0;
 	r = sdiag_dump(h, q, sock_cb, err_cb, c);
-	sdiag_close(h);
+	if (h != c->h)
+		sdiag_close(h);
 	if (c->out_err)
 		return c->out_err;
 	if (r < 0) {
@@ -200,11 +207,25 @@ static int netns_set(struct cli_opts *o, struct sdiag_netns **ns, size_t *n)
 	return 0;
 }
 
+static int open_netns(const char *spec, struct sdiag_handle **ret)
+{
+	int fd = -1, r;
+
+	r = sdiag_netns_open(spec, &fd);
+	if (r >= 0)
+		r = sdiag_open_netns(ret, fd);
+	if (fd >= 0)
+		close(fd);
+	if (r < 0)
+		opts_netns_error("list", spec, r);
+	return r;
+}
+
 static int run(struct cli_opts *o, struct list_ctx *c)
 {
 	struct sdiag_procmap *pm = NULL;
 	struct sdiag_query q = o->q;
-	int r = 0, fd;
+	int r = 0;
 
 	/* Scan only when asked: -p, a filter on pid/comm/user, --count-by process. */
 	if (o->processes || sdiag_filter_needs_procs(o->q.filter) ||
@@ -221,18 +242,8 @@ static int run(struct cli_opts *o, struct list_ctx *c)
 	}
 	if (o->all_netns || opts_netns_many(o)) {
 		r = list_many(c, &q);
-	} else if (o->netns) {
-		r = sdiag_netns_open(o->netns, &fd);
-		if (r < 0) {
-			opts_netns_error("list", o->netns, r);
-			c->failed = true;
-			r = 0;
-		} else {
-			r = list_one(c, &q, fd, NULL);
-			close(fd);
-		}
 	} else {
-		r = list_one(c, &q, -1, NULL);
+		r = list_one(c, &q, -1, NULL);	/* in c->h's namespace when -N opened one */
 	}
 	if (r >= 0)
 		r = c->count ? count_finish(c->count) : out_finish(c->out);
@@ -368,9 +379,15 @@ int cmd_list(int argc, char **argv)
 	c.ns = ns;
 	c.n_ns = n_ns;
 	c.keys = rp.count_by ? &rp.keys : NULL;
+	/* A namespace that cannot be entered prints nothing on stdout. */
+	if (o.netns && !opts_netns_many(&o) && open_netns(o.netns, &c.h) < 0) {
+		status = EXIT_RUNTIME;
+		goto out;
+	}
 	if (!rp.interval.tv_sec && !rp.interval.tv_nsec) {
 		r = snapshot(&o, &c);
-		status = r < 0 || c.failed ? EXIT_RUNTIME : EXIT_OK;
+		/* The reader went away (a closed pipe): not a failure of ours. */
+		status = (r < 0 && r != -EPIPE) || c.failed ? EXIT_RUNTIME : EXIT_OK;
 		goto out;
 	}
 	o.out.columns |= OUT_COL_TIME;
@@ -383,9 +400,10 @@ int cmd_list(int argc, char **argv)
 		if (r < 0 || (rp.count && n >= rp.count) || wait_next(&stop, &start, &rp.interval, n))
 			break;
 	}
-	status = r < 0 || c.failed ? EXIT_RUNTIME : EXIT_OK;
+	status = (r < 0 && r != -EPIPE) || c.failed ? EXIT_RUNTIME : EXIT_OK;
 out:
 	free(ns);
+	sdiag_close(c.h);
 	sdiag_filter_free(f);
 	opts_fini(&o);
 	return status;

@@ -8,11 +8,13 @@
  *   sockdiag help [COMMAND] | --help | --version
  */
 #include <stdbool.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "commands.h"
 #include "options.h"
+#include "textfile.h"
 
 static int cmd_help(int argc, char **argv);
 
@@ -41,7 +43,9 @@ static int cmd_help(int argc, char **argv)
 
 				return cmds[i].fn(2, args);
 			}
-		fprintf(stderr, "sockdiag help: unknown command '%s' (", argv[1]);
+		char q[TEXT_QUOTE_LEN];
+
+		fprintf(stderr, "sockdiag help: unknown command '%s' (", TQ(q, argv[1]));
 		for (size_t i = 0; i + 1 < sizeof(cmds) / sizeof(cmds[0]); i++)
 			fprintf(stderr, "%s%s", i ? ", " : "", cmds[i].name);
 		fprintf(stderr, ")\n");
@@ -135,6 +139,11 @@ static int drop_empty(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	char list_name[] = "list", kill_name[] = "kill", watch_name[] = "watch";
+	char q[TEXT_QUOTE_LEN];
+
+	/* A reader that goes away (`sockdiag watch | head`) is a write error
+	 * (EPIPE) each command handles: it ends the output, not the process. */
+	signal(SIGPIPE, SIG_IGN);
 
 	if (argc < 2) {
 		char *args[] = { list_name, NULL };
@@ -171,6 +180,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[1], cmds[i].name))
 			return cmds[i].fn(argc - 1, argv + 1);
-	fprintf(stderr, "sockdiag: unknown command '%s' (try 'sockdiag help')\n", argv[1]);
+	fprintf(stderr, "sockdiag: unknown command '%s' (try 'sockdiag help')\n",
+		text_quote(q, sizeof(q), argv[1]));
 	return EXIT_USAGE;
 }

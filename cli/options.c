@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "options.h"
+#include "textfile.h"
 
 #define T(x) SDIAG_TABLE_BIT(SDIAG_T_##x)
 #define BLANKS " \t\r\n"	/* what the filter parser skips between words */
@@ -162,7 +163,10 @@ static int query_set(struct sel *s, const char *cmd, char *list)
 				mask = SDIAG_TABLE_BIT(t);
 		}
 		if (!mask) {
-			fprintf(stderr, "sockdiag %s: unknown socket table \"%s\" (-A)\n", cmd, n);
+			char q[TEXT_QUOTE_LEN];
+
+			fprintf(stderr, "sockdiag %s: unknown socket table \"%s\" (-A)\n", cmd,
+				TQ(q, n));
 			return -EINVAL;
 		}
 		table_set(s, mask, enable, strcmp(n, "all") && strcmp(n, "inet"));
@@ -177,8 +181,10 @@ static int family_set(struct sel *s, const char *cmd, const char *name)
 			fam_set(s, (enum fam)f);
 			return 0;
 		}
+	char q[TEXT_QUOTE_LEN];
+
 	fprintf(stderr, "sockdiag %s: unknown family \"%s\" (-f: inet, inet6, link, unix, "
-		"netlink, vsock, tipc, xdp, smc)\n", cmd, name);
+		"netlink, vsock, tipc, xdp, smc)\n", cmd, TQ(q, name));
 	return -EINVAL;
 }
 
@@ -208,14 +214,17 @@ static int netns_spec_check(const char *cmd, const char *spec)
 
 void opts_netns_error(const char *cmd, const char *spec, int err)
 {
+	char q[256];
+
+	text_excerpt(q, sizeof(q), spec, strlen(spec), 48);
 	if (err == -ENOENT && !strncmp(spec, "pid:", 4))
 		fprintf(stderr, "sockdiag %s: netns %s: no such process (/proc/%s/ns/net)\n", cmd,
-			spec, spec + 4);
+			q, q + 4);
 	else if (err == -ENOENT && !strchr(spec, '/'))
 		fprintf(stderr, "sockdiag %s: netns %s: no such network namespace (looked for "
-			"/run/netns/%s)\n", cmd, spec, spec);
+			"/run/netns/%s)\n", cmd, q, q);
 	else
-		fprintf(stderr, "sockdiag %s: netns %s: %s\n", cmd, spec, strerror(-err));
+		fprintf(stderr, "sockdiag %s: netns %s: %s\n", cmd, q, netns_reason(err));
 }
 
 /* -Z/-z: the SELinux contexts of owners (and sockets). Said plainly when there are none. */
@@ -508,6 +517,7 @@ static bool refuse_common(const struct opt_extra *extra, const char *cmd, int c)
  * not a long option. */
 static bool long_misuse(const char *cmd, const struct option *lo, const char *arg)
 {
+	char q[TEXT_QUOTE_LEN];
 	const struct option *match = NULL;
 	size_t n, nmatch = 0;
 
@@ -528,10 +538,10 @@ static bool long_misuse(const char *cmd, const struct option *lo, const char *ar
 	}
 	if (nmatch == 1 && arg[2 + n] == '=' && match->has_arg == no_argument)
 		fprintf(stderr, "sockdiag %s: option '--%s' takes no value\n", cmd, match->name);
-	else if (nmatch > 1)
-		fprintf(stderr, "sockdiag %s: ambiguous option '--%.*s'\n", cmd, (int)n, arg + 2);
 	else
-		fprintf(stderr, "sockdiag %s: unknown option '--%.*s'\n", cmd, (int)n, arg + 2);
+		fprintf(stderr, "sockdiag %s: %s option '--%s'\n", cmd,
+			nmatch > 1 ? "ambiguous" : "unknown",
+			text_excerpt(q, sizeof(q), arg + 2, n, 32));
 	return true;
 }
 
@@ -558,49 +568,20 @@ static int join_args(struct cli_opts *o, int argc, char **argv)
 }
 
 /* -F FILE: the whole file is the expression (newlines are blanks to the parser, and are
- * kept so that an error can name its line). */
+ * kept so that an error can name its line). A regular file or stdin ("-"), at most
+ * 1 MiB, no NUL byte (cli/textfile.c). */
 static int read_filter_file(struct cli_opts *o, const char *cmd)
 {
-	FILE *f = strcmp(o->filter_file, "-") ? fopen(o->filter_file, "re") : stdin;
-	size_t len = 0, cap = 256;
-	char *buf = NULL, *nb;
-	int r = 0;
+	char err[256], q[256];
+	size_t len = 0;
+	char *buf = NULL;
+	int r;
 
-	if (!f) {
-		fprintf(stderr, "sockdiag %s: -F %s: %s\n", cmd, o->filter_file, strerror(errno));
-		return -EINVAL;
-	}
-	for (;;) {
-		size_t n;
-
-		nb = realloc(buf, cap);
-		if (!nb) {
-			r = -ENOMEM;
-			break;
-		}
-		buf = nb;
-		n = fread(buf + len, 1, cap - len - 1, f);
-		len += n;
-		if (len + 1 < cap)
-			break;
-		cap *= 2;
-	}
-	if (r == 0 && ferror(f)) {
-		fprintf(stderr, "sockdiag %s: -F %s: read error\n", cmd, o->filter_file);
-		r = -EINVAL;
-	}
-	if (f != stdin)
-		fclose(f);
+	r = text_read(o->filter_file, true, &buf, &len, err, sizeof(err));
 	if (r < 0) {
-		free(buf);
-		return r;
-	}
-	buf[len] = '\0';
-	if (strlen(buf) != len) {
-		fprintf(stderr, "sockdiag %s: -F %s: a NUL byte in the file\n", cmd,
-			o->filter_file);
-		free(buf);
-		return -EINVAL;
+		fprintf(stderr, "sockdiag %s: -F %s: %s\n", cmd,
+			text_excerpt(q, sizeof(q), o->filter_file, strlen(o->filter_file), 48), err);
+		return r == -ENOMEM ? r : -EINVAL;
 	}
 	if (strspn(buf, BLANKS) == len) {	/* an empty file: no filter */
 		free(buf);
@@ -668,17 +649,15 @@ int opts_parse(struct cli_opts *o, int argc, char **argv, const struct opt_extra
 	while ((c = getopt_long(argc, argv, so, lo, NULL)) != -1) {
 		if (c == '?' || c == ':') {
 			const char *what = optopt ? NULL : argv[optind - 1];
+			char q[TEXT_QUOTE_LEN], opt[2] = { (char)optopt, 0 };
 
 			if (c == '?' && long_misuse(cmd, lo, argv[optind - 1])) {
 				r = -EINVAL;
 				goto out;
 			}
-			if (what)
-				fprintf(stderr, "sockdiag %s: %s option '%s'\n", cmd,
-					c == ':' ? "missing argument for" : "unknown", what);
-			else
-				fprintf(stderr, "sockdiag %s: %s option '-%c'\n", cmd,
-					c == ':' ? "missing argument for" : "unknown", optopt);
+			fprintf(stderr, "sockdiag %s: %s option '%s%s'\n", cmd,
+				c == ':' ? "missing argument for" : "unknown", what ? "" : "-",
+				TQ(q, what ? what : opt));
 			r = -EINVAL;
 			goto out;
 		}
@@ -739,17 +718,22 @@ static bool mentions_states(const char *expr, const struct sdiag_filter *f)
 	return false;
 }
 
-/* The message, the line of the expression the error is on (with -F: "FILE:LINE: "
- * before the message) and a caret line under the offending part. */
-static void filter_error(const struct cli_opts *o, struct sdiag_filter_error *err)
+/*
+ * The message, the line of the expression the error is on (with -F: "FILE:LINE: "
+ * before the message) and a marker under the offending part. Of the line, at most
+ * 32 bytes either side of the error are shown, escaped: it may be any file's text.
+ */
+void opts_filter_error(FILE *f, const char *file, const char *e,
+		       const struct sdiag_filter_error *err)
 {
-	const char *e = o->filter_expr, *line = e, *nl;
-	size_t len = strlen(e), col, width;
+	const char *line = e, *nl;
+	size_t len = strlen(e), off = err->offset, elen = err->len, col, width, from, to, mark, n;
+	char before[32 * 4 + 8], at[40 * 4 + 8], after[32 * 4 + 8], fq[256];
 	unsigned lineno = 1;
 
-	if (err->offset > len)
-		err->offset = len;
-	for (const char *p = e; p < e + err->offset; p++)
+	if (off > len)
+		off = len;
+	for (const char *p = e; p < e + off; p++)
 		if (*p == '\n') {
 			line = p + 1;
 			lineno++;
@@ -758,22 +742,27 @@ static void filter_error(const struct cli_opts *o, struct sdiag_filter_error *er
 	width = nl ? (size_t)(nl - line) : strlen(line);
 	if (width && line[width - 1] == '\r')
 		width--;
-	col = (size_t)(e + err->offset - line);
+	col = (size_t)(e + off - line);
 	if (col > width)
 		col = width;
-	if (err->len > width - col)
-		err->len = width - col;
-	fprintf(stderr, "sockdiag: filter: ");
-	if (o->filter_file)
-		fprintf(stderr, "%s:%u: ", strcmp(o->filter_file, "-") ? o->filter_file : "(stdin)",
-			lineno);
-	fprintf(stderr, "%s\n%.*s\n", err->msg[0] ? err->msg : "syntax error", (int)width, line);
-	for (size_t i = 0; i < col; i++)	/* a tab stays a tab, so the caret lines up */
-		fputc(line[i] == '\t' ? '\t' : ' ', stderr);
-	fputc('^', stderr);
-	for (size_t i = 1; i < err->len; i++)
-		fputc('~', stderr);
-	fputc('\n', stderr);
+	if (elen > width - col)
+		elen = width - col;
+	from = col > 32 ? col - 32 : 0;
+	to = width - col - elen > 32 ? col + elen + 32 : width;
+	text_excerpt(before, sizeof(before), line + from, col - from, 32);
+	text_excerpt(at, sizeof(at), line + col, elen, 40);
+	text_excerpt(after, sizeof(after), line + col + elen, to - col - elen, 32);
+	mark = strlen(before) + (from ? 3 : 0);
+	n = strlen(at);
+	fprintf(f, "sockdiag: filter: ");
+	if (file)
+		fprintf(f, "%s:%u: ", strcmp(file, "-") ?
+			text_excerpt(fq, sizeof(fq), file, strlen(file), 48) : "(stdin)", lineno);
+	fprintf(f, "%s\n%s%s%s%s%s\n%*s^", err->msg[0] ? err->msg : "syntax error",
+		from ? "..." : "", before, at, after, to < width ? "..." : "", (int)mark, "");
+	for (size_t i = 1; i < n; i++)
+		fputc('~', f);
+	fputc('\n', f);
 }
 
 /* sock_diag reports a cgroup only for inet sockets (and SMC's TCP part): a
@@ -810,7 +799,7 @@ int opts_filter(struct cli_opts *o, struct sdiag_filter **ret)
 		return 0;
 	r = sdiag_filter_parse(&f, o->filter_expr, &err);
 	if (r == -EINVAL) {
-		filter_error(o, &err);
+		opts_filter_error(stderr, o->filter_file, o->filter_expr, &err);
 		return -EINVAL;
 	}
 	if (r < 0)
@@ -954,4 +943,14 @@ int opts_scan_owners(const struct cli_opts *o, const char *cmd, struct sdiag_pro
 		fprintf(stderr, "sockdiag %s: owners: /proc walk (BPF iterator: %s)\n", cmd,
 			strerror(-err));
 	return 0;
+}
+
+const char *netns_reason(int r)
+{
+	if (r == -ENOTNAM)
+		return "not a network namespace (give a name in /run/netns, an nsfs path such as "
+		       "/proc/PID/ns/net, or pid:PID)";
+	if (r == -EINVAL)
+		return "not a namespace name, path or pid:PID";
+	return strerror(-r);
 }

@@ -127,4 +127,13 @@ int opts_netns_list(const struct cli_opts *o, const char *cmd, struct sdiag_netn
 bool opts_report_table_error(const struct cli_opts *o, uint32_t *reported, enum sdiag_table t,
 			     int err);
 
+/* Why sdiag_netns_open() failed, for a message ("netns X: ..."). */
+const char *netns_reason(int r);
+
+/* A filter error as three lines: the message (after "FILE:LINE: " when file,
+ * a -F file, is given), the line of the expression around the error (escaped,
+ * at most 32 bytes either side), a marker under it. */
+void opts_filter_error(FILE *f, const char *file, const char *expr,
+		       const struct sdiag_filter_error *err);
+
 #endif

@@ -260,8 +260,10 @@ static void spread(struct table *t)
 	t->spread_done = true;
 	if (!isatty(t->ob->fd))
 		return;
+	/* COLUMNS is the user's word, not a promise: a terminal is at most a
+	 * few thousand columns wide, and padding is written for every row. */
 	if (env && atoi(env) > 0)
-		screen = (size_t)atoi(env);
+		screen = (size_t)atoi(env) < 4096 ? (size_t)atoi(env) : 4096;
 	else if (ioctl(t->ob->fd, TIOCGWINSZ, &ws) == 0)
 		screen = ws.ws_col;
 	if (!screen)

@@ -25,6 +25,7 @@
 #include "commands.h"
 #include "options.h"
 #include "output.h"
+#include "textfile.h"
 
 struct watch_ctx {
 	struct out *out;
@@ -50,8 +51,10 @@ static int watch_opt(void *ctx, int val, const char *arg)
 		errno = 0;
 		v = strtol(arg, &end, 10);
 		if (errno || *end || v < 4096 || v > INT32_MAX) {
+			char q[TEXT_QUOTE_LEN];
+
 			fprintf(stderr, "sockdiag watch: --rcvbuf: '%s' is not a size in bytes "
-					"(>= 4096)\n", arg);
+					"(>= 4096)\n", TQ(q, arg));
 			return -EINVAL;
 		}
 		w->rcvbuf = (int)v;
@@ -60,9 +63,13 @@ static int watch_opt(void *ctx, int val, const char *arg)
 	if (val != OPT_COUNT)
 		return -EINVAL;
 	errno = 0;
-	w->limit = strtoull(arg, &end, 10);
-	if (errno || *end || !*arg || w->limit == 0) {
-		fprintf(stderr, "sockdiag watch: --count: '%s' is not a positive number\n", arg);
+	/* strtoull takes "-1" as 2^64-1: digits only. */
+	w->limit = arg[0] >= '0' && arg[0] <= '9' ? strtoull(arg, &end, 10) : 0;
+	if (errno || w->limit == 0 || *end) {
+		char q[TEXT_QUOTE_LEN];
+
+		fprintf(stderr, "sockdiag watch: --count: '%s' is not a positive number\n",
+			TQ(q, arg));
 		return -EINVAL;
 	}
 	return 0;

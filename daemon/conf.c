@@ -8,15 +8,48 @@
 #include <string.h>
 
 #include "conf.h"
+#include "textfile.h"
 
+/*
+ * fmt knows %s, %d and %u. A %s is text from the file (a key, a value, a
+ * line): escaped and at most 32 bytes of it shown, so that a message stays
+ * one short line whatever the file holds, and is never cut.
+ */
 int conf_fail(struct conf_line *l, const char *fmt, ...)
 {
-	char msg[256];
+	char msg[768];
+	size_t o = 0;
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	for (const char *f = fmt; *f && o + 1 < sizeof(msg); f++) {
+		char q[TEXT_QUOTE_LEN];
+		const char *add = q;
+
+		if (*f != '%') {
+			msg[o++] = *f;
+			continue;
+		}
+		switch (*++f) {
+		case 's':
+			text_quote(q, sizeof(q), va_arg(ap, const char *));
+			break;
+		case 'd':
+			snprintf(q, sizeof(q), "%d", va_arg(ap, int));
+			break;
+		case 'u':
+			snprintf(q, sizeof(q), "%u", va_arg(ap, unsigned));
+			break;
+		default:
+			add = "%";
+			if (*f != '%')
+				f = fmt + strlen(fmt) - 1;	/* unknown: a bug, stop */
+		}
+		for (; *add && o + 1 < sizeof(msg); add++)
+			msg[o++] = *add;
+	}
 	va_end(ap);
+	msg[o] = '\0';
 	if (l->line)
 		snprintf(l->err, l->errlen, "line %u: %s", l->line, msg);
 	else
@@ -64,12 +97,28 @@ static char *trim(char *s)
 
 int conf_parse(const char *text, conf_apply_fn apply, void *ctx, char *err, size_t errlen)
 {
+	return conf_parse_buf(text, strlen(text), apply, ctx, err, errlen);
+}
+
+int conf_parse_buf(const char *text, size_t len, conf_apply_fn apply, void *ctx, char *err,
+		   size_t errlen)
+{
 	struct conf_line l = { .err = err, .errlen = errlen };
-	char *copy = strdup(text), *line, *next;
+	const char *nul = memchr(text, '\0', len);
+	char *copy, *line, *next;
 	int r = 0;
 
 	if (errlen)
 		err[0] = '\0';
+	if (nul) {
+		/* The rest of the file would be ignored: refuse it instead. */
+		size_t ln, col;
+
+		text_position(text, (size_t)(nul - text), &ln, &col);
+		snprintf(err, errlen, "line %zu: a NUL byte at column %zu: not a text file", ln, col);
+		return -EINVAL;
+	}
+	copy = strndup(text, len);
 	if (!copy) {
 		snprintf(err, errlen, "%s", strerror(ENOMEM));
 		return -ENOMEM;
@@ -109,36 +158,7 @@ int conf_parse(const char *text, conf_apply_fn apply, void *ctx, char *err, size
 
 int conf_read_file(const char *path, char **ret, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "re"), *m = NULL;
-	char *text = NULL, buf[4096];
-	size_t len = 0, n;
-	int r = 0;
+	size_t len;
 
-	if (!f) {
-		r = -errno;
-		snprintf(err, errlen, "cannot open: %s", strerror(-r));
-		return r;
-	}
-	m = open_memstream(&text, &len);
-	if (!m) {
-		r = -ENOMEM;
-		snprintf(err, errlen, "%s", strerror(ENOMEM));
-		goto out;
-	}
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		fwrite(buf, 1, n, m);
-	/* A directory opens, then fails to read (EISDIR). */
-	if (ferror(f))
-		r = errno ? -errno : -EIO;
-	if (fclose(m) != 0 && r == 0)
-		r = -ENOMEM;
-	if (r < 0)
-		snprintf(err, errlen, "cannot read: %s", strerror(-r));
-out:
-	fclose(f);
-	if (r < 0)
-		free(text);
-	else
-		*ret = text ? text : strdup("");
-	return r < 0 ? r : (*ret ? 0 : -ENOMEM);
+	return text_read(path, false, ret, &len, err, errlen);
 }

@@ -36,6 +36,8 @@
 #include "guard_rtnl.h"
 #include "http.h"
 #include "log.h"
+#include "options.h"
+#include "textfile.h"
 
 #ifndef SOCKDIAG_SYSCONFDIR
 #define SOCKDIAG_SYSCONFDIR "/etc"
@@ -540,11 +542,13 @@ static int load_config(struct guard *g, bool reload)
 	}
 	r = guard_config_load(&c, g->config_path, err, sizeof(err));
 	if (r < 0) {
+		char q[256];
+
+		text_excerpt(q, sizeof(q), g->config_path, strlen(g->config_path), 48);
 		if (reload)
-			logline("reload: %s: %s; keeping the previous configuration",
-				g->config_path, err);
+			logline("reload: %s: %s; keeping the previous configuration", q, err);
 		else
-			fprintf(stderr, "sockdiag guard: %s: %s\n", g->config_path, err);
+			fprintf(stderr, "sockdiag guard: %s: %s\n", q, err);
 		return r;
 	}
 	if (reload && g->cfg.dry_run && !c.dry_run && !g->dry_run &&
@@ -584,17 +588,20 @@ static int drop_capabilities(void)
 
 static int enter_netns(const char *spec)
 {
+	char q[256];
 	int fd, r;
 
 	r = sdiag_netns_open(spec, &fd);
 	if (r < 0) {
-		fprintf(stderr, "sockdiag guard: network namespace %s: %s\n", spec, strerror(-r));
+		fprintf(stderr, "sockdiag guard: network namespace %s: %s\n",
+			text_excerpt(q, sizeof(q), spec, strlen(spec), 48), netns_reason(r));
 		return r;
 	}
 	r = setns(fd, CLONE_NEWNET) < 0 ? -errno : 0;
 	close(fd);
 	if (r < 0)
-		fprintf(stderr, "sockdiag guard: cannot enter network namespace %s: %s\n", spec,
+		fprintf(stderr, "sockdiag guard: cannot enter network namespace %s: %s\n",
+			text_excerpt(q, sizeof(q), spec, strlen(spec), 48),
 			strerror(-r));
 	return r;
 }
@@ -719,8 +726,10 @@ static int parse_args(struct guard *g, int argc, char **argv, const char **netns
 			long v = strtol(optarg, &end, 10);
 
 			if (*end || v < 4096 || v > (1L << 30)) {
+				char q[TEXT_QUOTE_LEN];
+
 				fprintf(stderr, "sockdiag guard: --rtnl-rcvbuf: '%s' is not a size "
-						"in bytes (4096 to 1 GiB)\n", optarg);
+						"in bytes (4096 to 1 GiB)\n", TQ(q, optarg));
 				return -EINVAL;
 			}
 			g->rtnl_rcvbuf = (int)v;
@@ -745,13 +754,19 @@ static int parse_args(struct guard *g, int argc, char **argv, const char **netns
 			fprintf(stderr, "sockdiag guard: option %s needs an argument\n",
 				argv[optind - 1]);
 			return -EINVAL;
-		default:
-			fprintf(stderr, "sockdiag guard: unknown option '%s'\n", argv[optind - 1]);
+		default: {
+			char q[TEXT_QUOTE_LEN], opt[2] = { (char)optopt, 0 };
+
+			fprintf(stderr, "sockdiag guard: unknown option '%s%s'\n", optopt ? "-" : "",
+				TQ(q, optopt ? opt : argv[optind - 1]));
 			return -EINVAL;
+		}
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "sockdiag guard: unexpected argument '%s'\n", argv[optind]);
+		char q[TEXT_QUOTE_LEN];
+
+		fprintf(stderr, "sockdiag guard: unexpected argument '%s'\n", TQ(q, argv[optind]));
 		return -EINVAL;
 	}
 	return 0;

@@ -93,6 +93,11 @@ void guard_config_fini(struct guard_config *c);
  * left initialised to defaults (callers keep their previous configuration).
  */
 int guard_config_parse(struct guard_config *c, const char *text, char *err, size_t errlen);
+/* The same over len bytes: a NUL byte among them is an error naming its line. */
+int guard_config_parse_buf(struct guard_config *c, const char *text, size_t len, char *err,
+			   size_t errlen);
+/* Read and parse a file: a regular file of at most 1 MiB (cli/textfile.c);
+ * err then says why not ("cannot open: ...", "not a regular file (a FIFO)"). */
 int guard_config_load(struct guard_config *c, const char *path, char *err, size_t errlen);
 /*
  * Resolve the cgroup paths and units of the configuration again against the

@@ -311,11 +311,17 @@ static int apply(void *ctx, struct conf_line *l, const char *key, char *value)
 
 int guard_config_parse(struct guard_config *c, const char *text, char *err, size_t errlen)
 {
+	return guard_config_parse_buf(c, text, strlen(text), err, errlen);
+}
+
+int guard_config_parse_buf(struct guard_config *c, const char *text, size_t len, char *err,
+			   size_t errlen)
+{
 	struct parse p = { .c = c };
 	int r;
 
 	guard_config_init(c);
-	r = conf_parse(text, apply, &p, err, errlen);
+	r = conf_parse_buf(text, len, apply, &p, err, errlen);
 	if (r == 0 && !c->tcp_states && !c->udp_connected) {
 		snprintf(err, errlen, "configuration destroys nothing: no tcp-states and "
 				      "udp-connected = no");

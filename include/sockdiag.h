@@ -447,7 +447,9 @@ struct sdiag_filter;
 struct sdiag_filter_error {
 	size_t offset;
 	size_t len;
-	char msg[160];
+	/* One line, never cut short: text quoted from the expression is
+	 * escaped and at most 32 bytes of it shown. */
+	char msg[512];
 };
 
 /* Parse an expression (grammar: sockdiag(8), FILTER; also docs/filter.md, installed
@@ -659,7 +661,10 @@ typedef int (*sdiag_cgroup_cb)(const char *path, uint64_t id, void *userdata);
 int sdiag_cgroup_walk(const char *spec, bool unit, sdiag_cgroup_cb cb, void *userdata);
 
 /* Open a namespace given as NAME (/run/netns/NAME), a PATH (containing '/'),
- * or pid:PID. *ret_fd is an O_CLOEXEC nsfs descriptor for sdiag_open_netns. */
+ * or pid:PID. *ret_fd is an O_CLOEXEC nsfs descriptor for sdiag_open_netns.
+ * Only a network namespace file is ever opened for reading (a FIFO or a
+ * device never is): -ENOTNAM when the file is something else, -EINVAL for a
+ * malformed spec, else open(2)'s error. */
 int sdiag_netns_open(const char *spec, int *ret_fd);
 /* Every distinct network namespace of the host: named ones first, then those
  * of running processes, deduplicated by inode. Free *ret with free(). */

@@ -308,7 +308,8 @@ static void take_replies(struct sd_dnl *d, const uint8_t *buf, size_t len, int *
 		if (mnl_nlmsg_get_payload_len(nlh) < sizeof(e->error))
 			continue;
 		e = mnl_nlmsg_get_payload(nlh);
-		errs[idx] = e->error <= 0 ? e->error : -EPROTO;
+		/* An errno is -1..-4095; anything else is no kernel's answer. */
+		errs[idx] = e->error <= 0 && e->error >= -4095 ? e->error : -EPROTO;
 	}
 }
 

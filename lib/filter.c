@@ -39,8 +39,50 @@ struct parser {
 	unsigned depth;
 };
 
+/* Append s to out[*o..cap) for a message: at most 32 bytes of it, control
+ * characters, quotes and backslashes escaped, "..." when cut. */
+static void put_quoted(char *out, size_t cap, size_t *o, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (size_t i = 0; s[i]; i++) {
+		unsigned char c = (unsigned char)s[i];
+		char e[5];
+		size_t n = 0;
+
+		if (i == 32) {
+			memcpy(e, "...", 3);
+			n = 3;
+		} else if (c < 0x20 || c == 0x7f || c == '\\' || c == '\'') {
+			e[n++] = '\\';
+			if (c == '\\' || c == '\'') {
+				e[n++] = (char)c;
+			} else {
+				e[n++] = 'x';
+				e[n++] = hex[c >> 4];
+				e[n++] = hex[c & 15];
+			}
+		} else {
+			e[n++] = (char)c;
+		}
+		if (*o + n >= cap)
+			return;
+		memcpy(out + *o, e, n);
+		*o += n;
+		if (i == 32)
+			return;
+	}
+}
+
+/*
+ * The parser's error: fmt knows %s, %d and %zu. A %s is text from the
+ * expression (a token, a host name): escaped and cut short, so that the
+ * message stays one line and always fits err->msg whole.
+ */
 int sd_ferr(struct sd_fparser *p, size_t off, size_t len, const char *fmt, ...)
 {
+	char *out;
+	size_t o = 0, cap;
 	va_list ap;
 
 	if (p->err_set || !p->err)
@@ -48,9 +90,37 @@ int sd_ferr(struct sd_fparser *p, size_t off, size_t len, const char *fmt, ...)
 	p->err_set = true;
 	p->err->offset = off;
 	p->err->len = len;
+	out = p->err->msg;
+	cap = sizeof(p->err->msg);
 	va_start(ap, fmt);
-	vsnprintf(p->err->msg, sizeof(p->err->msg), fmt, ap);
+	for (const char *f = fmt; *f && o + 1 < cap; f++) {
+		char num[32];
+		int n = 0;
+
+		if (*f != '%') {
+			out[o++] = *f;
+			continue;
+		}
+		f++;
+		if (*f == 's') {
+			put_quoted(out, cap, &o, va_arg(ap, const char *));
+			continue;
+		}
+		if (*f == 'd')
+			n = snprintf(num, sizeof(num), "%d", va_arg(ap, int));
+		else if (*f == 'z' && f[1] == 'u')
+			n = snprintf(num, sizeof(num), "%zu", va_arg(ap, size_t)), f++;
+		else if (*f == '%')
+			n = snprintf(num, sizeof(num), "%%");
+		else
+			break;	/* not a conversion sd_ferr knows: a bug, stop here */
+		if (o + (size_t)n < cap) {
+			memcpy(out + o, num, (size_t)n);
+			o += (size_t)n;
+		}
+	}
 	va_end(ap);
+	out[o] = '\0';
 	return -EINVAL;
 }
 

@@ -15,8 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <linux/nsfs.h>
 
 #include "internal.h"
 
@@ -47,14 +49,49 @@ int sd_in_netns(int nsfd, int (*fn)(void *arg), void *arg)
 	return r2 < 0 ? r2 : r;
 }
 
+/*
+ * Open a network namespace file, never anything else: the path is first
+ * opened O_PATH (no FIFO waits for a writer, no device is opened) and checked
+ * to be an nsfs file; then opened for setns(), without blocking, checked to
+ * be that same file, and asked its type.
+ * -ENOTNAM: a file, but no network namespace.
+ */
 static int open_path(const char *path, int *ret_fd)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct statfs sfs;
+	struct stat st, st2;
+	int pfd, fd = -1, r;
 
-	if (fd < 0)
+	pfd = open(path, O_PATH | O_CLOEXEC);
+	if (pfd < 0)
 		return -errno;
+	if (fstat(pfd, &st) < 0 || fstatfs(pfd, &sfs) < 0) {
+		r = -errno;
+		goto out;
+	}
+	r = -ENOTNAM;
+	if (!S_ISREG(st.st_mode) || sfs.f_type != NSFS_MAGIC)
+		goto out;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0) {
+		r = -errno;
+		goto out;
+	}
+	if (fstat(fd, &st2) < 0 || st2.st_dev != st.st_dev || st2.st_ino != st.st_ino) {
+		close(fd);
+		goto out;	/* replaced meanwhile */
+	}
+	r = ioctl(fd, NS_GET_NSTYPE);
+	if (r != CLONE_NEWNET) {
+		r = r < 0 && errno != ENOTTY ? -errno : -ENOTNAM;
+		close(fd);
+		goto out;
+	}
 	*ret_fd = fd;
-	return 0;
+	r = 0;
+out:
+	close(pfd);
+	return r;
 }
 
 SD_EXPORT int sdiag_netns_open(const char *spec, int *ret_fd)

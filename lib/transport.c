@@ -123,7 +123,7 @@ static int run_datagram(struct sd_nl *nl, size_t len, uint32_t seq, struct dump_
 		case NLMSG_DONE:
 			if (mnl_nlmsg_get_payload_len(nlh) >= sizeof(int)) {
 				int e = *(const int *)mnl_nlmsg_get_payload(nlh);
-				*kerr = e < 0 ? e : 0;
+				*kerr = e >= 0 ? 0 : e >= -4095 ? e : -EPROTO;
 			}
 			return 1;
 		case NLMSG_ERROR: {
@@ -131,7 +131,8 @@ static int run_datagram(struct sd_nl *nl, size_t len, uint32_t seq, struct dump_
 
 			if (mnl_nlmsg_get_payload_len(nlh) < sizeof(e->error))
 				return -EBADMSG;
-			*kerr = e->error < 0 ? e->error : -EPROTO;
+			/* An errno is -1..-4095; anything else is no kernel's answer. */
+			*kerr = e->error < 0 && e->error >= -4095 ? e->error : -EPROTO;
 			if (e->error == 0)
 				*kerr = 0;
 			return 1;

@@ -71,7 +71,8 @@ ip netns exec "$B" "$NP" server 10.255.0.1 7000 >"$T/server" &
 PIDS+=($!)
 wait_for "$T/server" listening || fail "server did not start"
 
-"$SD" guard -c /dev/null -N "$B" --rtnl-rcvbuf 4096 2>"$T/guard.log" &
+: >"$T/guard.conf"	# the defaults
+"$SD" guard -c "$T/guard.conf" -N "$B" --rtnl-rcvbuf 4096 2>"$T/guard.log" &
 GUARD=$!
 PIDS+=($GUARD)
 wait_for "$T/guard.log" "started" || fail "guard did not start: $(cat "$T/guard.log")"

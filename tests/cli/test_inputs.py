@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Bad input gets a clear error, never a hang, a flood or a cut: -N on
+something that is no network namespace, -F and guard -c on FIFOs, devices,
+huge files and files with a NUL byte, watch --count -1, COLUMNS, control
+characters and whole files echoed in messages, the longest filter message;
+a reader going away (EPIPE) from list, watch and kill; kill --json that
+exits 3. Run by test_inputs.sh inside a private network namespace."""
+import fcntl
+import os
+import pty
+import select
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+SD = sys.argv[1]
+FAILED = []
+F_SETPIPE_SZ = 1031
+
+
+def check(name, cond, detail=""):
+    print(("ok   " if cond else "FAIL ") + name + ("" if cond or not detail else ": " + detail))
+    if not cond:
+        FAILED.append(name)
+
+
+def run(args, timeout=10, env=None, stdin=subprocess.DEVNULL):
+    try:
+        r = subprocess.run([SD] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=timeout, env=env, stdin=stdin)
+    except subprocess.TimeoutExpired:
+        return None, b"", b"(timed out)"
+    return r.returncode, r.stdout, r.stderr
+
+
+def expect(name, args, rc, err_has, lines=1, **kw):
+    """args exits rc within the timeout, prints nothing on stdout, `lines`
+    stderr lines (a filter error: message, excerpt, marker) containing
+    err_has, no control bytes."""
+    got, out, err = run(args, **kw)
+    detail = "rc %r, stdout %r, stderr %r" % (got, out[:200], err[:300])
+    check(name + ": exit %d" % rc, got == rc, detail)
+    check(name + ": nothing on stdout", out == b"", detail)
+    check(name + ": message", err_has.encode() in err and err.count(b"\n") == lines, detail)
+    check(name + ": no control characters", not any(c < 0x20 and c != 10 for c in err),
+          detail)
+    return err
+
+
+tmp = tempfile.mkdtemp(prefix="sdin")
+fifo = os.path.join(tmp, "fifo")
+os.mkfifo(fifo)
+plain = os.path.join(tmp, "plain")
+with open(plain, "w") as f:
+    f.write("not a namespace\n")
+
+# ---- -N: only a network namespace file is ever opened -------------------------------
+for target in (fifo, "/dev/zero", plain):
+    for cmd in (["list"], ["watch"], ["kill", "--all"], ["guard", "--dry-run"]):
+        extra = ["-c", plain + ".conf"] if cmd[0] == "guard" else []
+        if extra:
+            open(plain + ".conf", "w").close()
+        expect("%s -N %s" % (cmd[0], os.path.basename(target)), cmd + extra + ["-N", target],
+               1, "not a network namespace")
+expect("list -N missing", ["list", "-N", "nosuch-netns-sd"], 1, "no such network namespace")
+
+# ---- -F and guard -c: regular files of at most 1 MiB, no NUL --------------------------
+big = os.path.join(tmp, "big")
+with open(big, "w") as f:
+    f.write("sport = 1 or " * 100000 + "sport = 2\n")
+nul = os.path.join(tmp, "nul")
+with open(nul, "wb") as f:
+    f.write(b"sport = 7001\n  \0and dport = 9\n")
+cnul = os.path.join(tmp, "cnul")
+with open(cnul, "wb") as f:
+    f.write(b"exempt-uid = 1\ntcp-states = established\0\n")
+for path, why in ((fifo, "not a regular file (a FIFO)"),
+                  ("/dev/zero", "not a regular file (a character device)"),
+                  (tmp, "not a regular file (a directory)"),
+                  (big, "larger than 1024 KiB"),
+                  (nul, "a NUL byte at line 2, column 3")):
+    expect("list -F %s" % os.path.basename(path), ["list", "-F", path], 2, why)
+for path, why in ((fifo, "not a regular file (a FIFO)"),
+                  ("/dev/zero", "not a regular file (a character device)"),
+                  (big, "larger than 1024 KiB"),
+                  (cnul, "a NUL byte at line 2, column 25")):
+    expect("guard -c %s" % os.path.basename(path), ["guard", "-c", path, "--check-config"],
+           2, why)
+# -F - reads stdin, with the same cap: /dev/zero as stdin ends, it does not eat memory.
+with open("/dev/zero", "rb") as z:
+    expect("list -F - from /dev/zero", ["list", "-F", "-"], 2, "a NUL byte at line 1, column 1",
+           stdin=z)
+
+# A NUL in a kill -F file: refused, nothing destroyed (the connection lives).
+srv = socket.socket()
+srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+srv.bind(("127.0.0.1", 7001))
+srv.listen(8)
+cli = socket.create_connection(("127.0.0.1", 7001))
+acc, _ = srv.accept()
+expect("kill -F with a NUL", ["kill", "-F", nul], 2, "a NUL byte at line 2, column 3")
+cli.setblocking(False)
+try:
+    cli.recv(1)
+    alive = False
+except BlockingIOError:
+    alive = True
+except OSError:
+    alive = False
+check("kill -F with a NUL: the connection was not destroyed", alive)
+
+# ---- numbers and sizes ------------------------------------------------------------------
+for v in ("-1", "0", "+3", " 3", "18446744073709551616"):
+    expect("watch --count %r" % v, ["watch", "--count", v], 2, "is not a positive number")
+
+# COLUMNS on a terminal: clamped (it was 857 MB for 8 sockets at 100000000).
+pid, fd = pty.fork()
+if pid == 0:
+    os.environ["COLUMNS"] = "100000000"
+    os.execv(SD, [SD, "list", "-ta"])
+total = 0
+deadline = time.time() + 10
+while time.time() < deadline:
+    r, _, _ = select.select([fd], [], [], 1)
+    if not r:
+        continue
+    try:
+        chunk = os.read(fd, 65536)
+    except OSError:
+        break
+    if not chunk:
+        break
+    total += len(chunk)
+    if total > 1 << 20:
+        break
+_, status = os.waitpid(pid, 0) if total <= 1 << 20 else (os.kill(pid, 9), os.waitpid(pid, 0))[1]
+check("COLUMNS=100000000 on a terminal: bounded output", 0 < total < 64 * 1024,
+      "%d bytes" % total)
+
+# ---- what messages echo ----------------------------------------------------------------
+err = expect("filter with an escape sequence", ["list", "\x1b[2Jsport", "=", "1"], 2,
+             "\\x1b[2Jsport", lines=3)
+longline = os.path.join(tmp, "longline")
+with open(longline, "w") as f:
+    f.write("root:$y$j9T$" + "A" * 3000 + ":19000:0:99999:7:::\n" + "x" * 5000 + "\n")
+err = expect("-F of a shadow-like file", ["list", "-F", longline], 2, "expected a condition", lines=3)
+check("-F of a shadow-like file: a short excerpt", len(err) < 400 and b"A" * 40 not in err,
+      "%d bytes: %r" % (len(err), err[:400]))
+err = expect("unknown option with control characters", ["list", "--\x07\x1b]0;x"], 2,
+             "unknown option")
+conf = os.path.join(tmp, "esc.conf")
+with open(conf, "w") as f:
+    f.write("exempt-uid = \x1b[31m" + "9" * 500 + "\n")
+err = expect("guard -c with an escape sequence", ["guard", "-c", conf, "--check-config"], 2,
+             "line 1: exempt-uid")
+check("guard -c: a short excerpt", len(err) < 300, "%d bytes" % len(err))
+err = expect("the longest filter message", ["list", "state", "nosuch" * 40], 2,
+             "bucket, big)", lines=3)
+
+# ---- the reader goes away (EPIPE) --------------------------------------------------------
+def small_pipe_run(args, lines=1, before=None):
+    """Run args with a 4 KiB stdout pipe, read a few lines, close it."""
+    p = subprocess.Popen([SD] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    fcntl.fcntl(p.stdout.fileno(), F_SETPIPE_SZ, 4096)
+    if before:
+        before()
+    for _ in range(lines):
+        p.stdout.readline()
+    p.stdout.close()
+    try:
+        _, err = p.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        return None, b"(timed out)"
+    return p.returncode, err
+
+
+pairs = [socket.socketpair() for _ in range(400)]
+rc, err = small_pipe_run(["list", "-x"])
+check("list | head -1: exit 0", rc == 0, "rc %r, stderr %r" % (rc, err[:300]))
+check("list | head -1: no error message", err == b"", repr(err[:300]))
+for p in pairs:
+    p[0].close()
+    p[1].close()
+
+udps = []
+
+
+def close_udps():
+    for _ in range(300):
+        u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        u.bind(("127.0.0.1", 0))
+        u.close()
+
+
+# 600 events, far more than the pipe holds: watch is blocked writing when
+# the reader leaves after two lines.
+rc, err = small_pipe_run(["watch", "-u"], lines=2,
+                         before=lambda: (time.sleep(0.5), close_udps(), close_udps()))
+check("watch | head -2: exit 0", rc == 0, "rc %r, stderr %r" % (rc, err[:300]))
+check("watch | head -2: the summary", b"sockdiag watch: " in err and b" lost" in err,
+      repr(err[:300]))
+
+# kill: keeps destroying after the reader left, summary and status as usual.
+kill_socks = []
+for i in range(300):
+    u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    u.bind(("127.0.0.1", 20000 + i))
+    u.connect(("127.0.0.1", 7001))
+    kill_socks.append(u)
+rc, err = small_pipe_run(["kill", "-u", "sport >= 20000 and sport < 20300"])
+check("kill | head -1: exit 0", rc == 0, "rc %r, stderr %r" % (rc, err[:300]))
+check("kill | head -1: summary says all 300 destroyed", b"destroyed 300," in err,
+      repr(err[:300]))
+
+# ---- kill --json exiting 3 writes [] ------------------------------------------------------
+nocap = ["setpriv", "--inh-caps=-net_admin", "--bounding-set=-net_admin", "--", SD]
+r = subprocess.run(nocap + ["kill", "--json", "-t", "sport = 7001"], stdout=subprocess.PIPE,
+                   stderr=subprocess.PIPE, timeout=10)
+check("kill --json without CAP_NET_ADMIN: exit 3", r.returncode == 3,
+      "rc %d %r" % (r.returncode, r.stderr))
+check("kill --json without CAP_NET_ADMIN: []", r.stdout.strip() == b"[]", repr(r.stdout))
+
+print("test_inputs: %d failed" % len(FAILED))
+sys.exit(1 if FAILED else 0)
