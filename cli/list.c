@@ -90,8 +90,10 @@ static int repeat_opt(void *ctx, int val, const char *arg)
 	}
 	if (val == OPT_INTERVAL) {
 		if (parse_duration(arg, &rp->interval) < 0) {
+			char q[TEXT_QUOTE_LEN];
+
 			fprintf(stderr, "sockdiag list: --interval: '%s' is not a duration "
-					"(1ms to 365 days: 500ms, 2, 1.5s, 5m, 1h)\n", arg);
+					"(1ms to 365 days: 500ms, 2, 1.5s, 5m, 1h)\n", TQ(q, arg));
 			return -EINVAL;
 		}
 		return 0;
