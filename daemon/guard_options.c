@@ -11,6 +11,7 @@
 
 #include "conf.h"
 #include "guard.h"
+#include "textfile.h"
 
 #define DAY_MS (24u * 3600u * 1000u)
 
@@ -76,9 +77,17 @@ static int add_reap(struct guard_config *c, struct conf_line *l, const char *val
 	r = sdiag_filter_parse(&f, value, &ferr);
 	if (r == -ENOMEM)
 		return r;
-	if (r < 0)
-		return conf_fail(l, "reap: %s (at '%.*s', offset %zu)", ferr.msg,
-				 (int)(ferr.len ? ferr.len : 1), value + ferr.offset, ferr.offset);
+	if (r < 0) {
+		/* ferr.msg is the library's message, its quoted input already escaped
+		 * (conf_fail would escape and cut it again); the excerpt is quoted here. */
+		char ex[TEXT_QUOTE_LEN], q[TEXT_QUOTE_LEN];
+
+		snprintf(ex, sizeof(ex), "%.*s", (int)(ferr.len ? ferr.len : 1), value + ferr.offset);
+		text_quote(q, sizeof(q), ex);
+		snprintf(l->err, l->errlen, "line %u: reap: %s (at '%s', offset %zu)", l->line,
+			 ferr.msg, q, ferr.offset);
+		return -EINVAL;
+	}
 	v = realloc(c->reaps, (c->n_reaps + 1) * sizeof(*v));
 	if (!v) {
 		sdiag_filter_free(f);
