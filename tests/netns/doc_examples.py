@@ -38,7 +38,19 @@ def private_tmp():
         os.environ["SDIAG_DOC_INNER"] = "1"
         os.execvp("unshare", ["unshare", "-m", "--propagation", "private", sys.executable]
                   + sys.argv)
+    # The source tree or the build (a CI clone) may live under /tmp itself: each such
+    # top-level directory is bound back into the new /tmp, through a descriptor of the old
+    # (not canonicalized: mount(8) would resolve the path to the new, empty /tmp).
+    real = [os.path.realpath(p) for p in (SRC, SD, os.getcwd())]
+    keep = sorted({p.split("/")[2] for p in real if p.startswith("/tmp/")})
+    old = os.open("/tmp", os.O_PATH | os.O_DIRECTORY)
     subprocess.run(["mount", "-t", "tmpfs", "none", "/tmp"], check=True)
+    for top in keep:
+        os.mkdir("/tmp/" + top)
+        src = "/proc/%d/fd/%d/%s" % (os.getpid(), old, top)
+        subprocess.run(["mount", "--no-canonicalize", "--bind", src, "/tmp/" + top],
+                       check=True)
+    os.close(old)
 
 
 def readme_examples():
