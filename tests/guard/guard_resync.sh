@@ -39,6 +39,12 @@ PIDS=()
 cleanup() {
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
 	kill -CONT "${GUARD:-0}" 2>/dev/null || true
+	# A guard that has not exited 5 s after SIGTERM is killed: no test leaves one behind.
+	for ((i = 0; i < 50; i++)); do
+		kill -0 "${GUARD:-0}" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -9 "${GUARD:-0}" 2>/dev/null || true
 	wait 2>/dev/null || true
 	ip netns del "$A" 2>/dev/null || true
 	ip netns del "$B" 2>/dev/null || true
@@ -72,7 +78,11 @@ PIDS+=($!)
 wait_for "$T/server" listening || fail "server did not start"
 
 : >"$T/guard.conf"	# the defaults
-"$SD" guard -c "$T/guard.conf" -N "$B" --rtnl-rcvbuf 4096 2>"$T/guard.log" &
+# No leak check for this guard in the ASan build: after its many SIGSTOP/SIGCONT cycles,
+# LeakSanitizer's stop-the-world at exit spins forever (seen: the guard logged its exit on
+# SIGTERM, then ran at 100% CPU for minutes). guard_e2e and guard_metrics keep the check.
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+	"$SD" guard -c "$T/guard.conf" -N "$B" --rtnl-rcvbuf 4096 2>"$T/guard.log" &
 GUARD=$!
 PIDS+=($GUARD)
 wait_for "$T/guard.log" "started" || fail "guard did not start: $(cat "$T/guard.log")"
