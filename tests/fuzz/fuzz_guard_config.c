@@ -43,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t i = 0; i < c.n_exempt_uids; i++)
 			x += c.exempt_uids[i].lo + c.exempt_uids[i].hi;
 		for (size_t i = 0; i < c.n_exempt_cgroups; i++)
-			x += c.exempt_cgroups[i];
+			x += c.exempt_cgroups[i].n + (uint64_t)c.exempt_cgroups[i].unit;
 		for (size_t i = 0; i < c.n_exempt_marks; i++)
 			x += c.exempt_marks[i].mark;
 		for (size_t i = 0; i < c.n_exempt_dsts; i++)
