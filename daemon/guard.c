@@ -122,23 +122,29 @@ static int decide_cb(const struct sdiag_sock *s, void *data)
 	a->kept[v]++;
 	if (v != GUARD_DESTROY)
 		return 0;
-	if (a->n == a->cap) {
-		size_t ncap = a->cap ? a->cap * 2 : 64;
-		struct sdiag_sock **nv = realloc(a->victims, ncap * sizeof(*nv));
+	return guard_victims_add(&a->victims, &a->n, &a->cap, s);
+}
+
+int guard_victims_add(struct sdiag_sock ***v, size_t *n, size_t *cap,
+		      const struct sdiag_sock *s)
+{
+	if (*n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 64;
+		struct sdiag_sock **nv = realloc(*v, ncap * sizeof(*nv));
 
 		if (!nv)
 			return -ENOMEM;
-		a->victims = nv;
-		a->cap = ncap;
+		*v = nv;
+		*cap = ncap;
 	}
-	a->victims[a->n] = sdiag_sock_dup(s);
-	if (!a->victims[a->n])
+	(*v)[*n] = sdiag_sock_dup(s);
+	if (!(*v)[*n])
 		return -ENOMEM;
-	a->n++;
+	(*n)++;
 	return 0;
 }
 
-static int quiet_err_cb(enum sdiag_table t, int family, int err, void *data)
+int guard_quiet_err_cb(enum sdiag_table t, int family, int err, void *data)
 {
 	(void)t;
 	(void)family;
@@ -220,7 +226,7 @@ static int act(struct guard *g, struct guard_pending *p, const struct timespec *
 			logline("cgroups looked up again: %d of the configured cgroups and units "
 				"changed", r);
 	}
-	r = sdiag_dump(g->h, &q, decide_cb, quiet_err_cb, &a);
+	r = sdiag_dump(g->h, &q, decide_cb, guard_quiet_err_cb, &a);
 	if (r < 0) {
 		guard_metrics_error(g->metrics);
 		logline("%s: cannot dump sockets: %s", what, strerror(-r));

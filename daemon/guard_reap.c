@@ -41,28 +41,7 @@ static int reap_cb(const struct sdiag_sock *s, void *data)
 	r->res->matched++;
 	if (r->res->matched > r->c->reap_max)
 		return -ECANCELED; /* enough to refuse: stop the dump */
-	if (r->n == r->cap) {
-		size_t ncap = r->cap ? r->cap * 2 : 64;
-		struct sdiag_sock **v = realloc(r->victims, ncap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		r->victims = v;
-		r->cap = ncap;
-	}
-	r->victims[r->n] = sdiag_sock_dup(s);
-	if (!r->victims[r->n])
-		return -ENOMEM;
-	r->n++;
-	return 0;
-}
-
-static int quiet_err_cb(enum sdiag_table t, int family, int err, void *data)
-{
-	(void)t;
-	(void)family;
-	(void)data;
-	return err == -EPROTONOSUPPORT || err == -EAFNOSUPPORT ? 0 : err;
+	return guard_victims_add(&r->victims, &r->n, &r->cap, s);
 }
 
 int guard_reap_rule(struct sdiag_handle *h, const struct guard_config *c,
@@ -79,7 +58,7 @@ int guard_reap_rule(struct sdiag_handle *h, const struct guard_config *c,
 	enum sdiag_destroy_result *results = NULL;
 	int err;
 
-	err = sdiag_dump(h, &q, reap_cb, quiet_err_cb, &r);
+	err = sdiag_dump(h, &q, reap_cb, guard_quiet_err_cb, &r);
 	if (err == -ECANCELED) {
 		res.refused = true;
 		err = 0;
