@@ -19,15 +19,11 @@ set -euo pipefail
 
 SD=${1:?usage: guard_cgroup.sh SOCKDIAG NETPEER}
 NP=${2:?usage: guard_cgroup.sh SOCKDIAG NETPEER}
-[ "$(id -u)" = 0 ] || { echo "SKIP(netns): needs root (network namespaces)"; exit 77; }
-command -v ip >/dev/null || { echo "SKIP(tool:ip): not installed (iproute2)"; exit 77; }
 CGROOT=$(awk '{ split($0, a, " - "); split(a[2], b, " "); if (b[1] == "cgroup2") { print $5; exit } }' /proc/self/mountinfo)
 [ -n "$CGROOT" ] && [ -w "$CGROOT" ] || { echo "SKIP(cgroup2): no writable cgroup2 mount"; exit 77; }
 
-if [ -z "${SOCKDIAG_GUARD_OUTER:-}" ]; then
-	exec env SOCKDIAG_GUARD_OUTER=1 unshare -n "$0" "$@"
-fi
-sysctl -qw net.ipv4.tcp_child_ehash_entries=1024 2>/dev/null || true
+. "$(dirname "$0")/lib.sh"
+guard_netns_setup "$@"
 
 A=sdc$$a
 B=sdc$$b

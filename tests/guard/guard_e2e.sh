@@ -23,19 +23,8 @@ set -euo pipefail
 SD=${1:?usage: guard_e2e.sh SOCKDIAG NETPEER NODESTROY.so}
 NP=${2:?usage: guard_e2e.sh SOCKDIAG NETPEER NODESTROY.so}
 NODESTROY=${3:?usage: guard_e2e.sh SOCKDIAG NETPEER NODESTROY.so}
-[ "$(id -u)" = 0 ] || { echo "SKIP(netns): needs root (network namespaces)"; exit 77; }
-command -v ip >/dev/null || { echo "SKIP(tool:ip): not installed (iproute2)"; exit 77; }
-
-# TCP and UDP hash tables are shared by every namespace on the host unless a
-# namespace is created with its own: so A and B are created from a private
-# namespace that asks for small per-namespace tables (nothing on the host
-# changes). Otherwise every dump the guard makes walks the sockets of all
-# other namespaces, and the 100 ms bound would measure the machine's load.
-if [ -z "${SOCKDIAG_GUARD_OUTER:-}" ]; then
-	exec env SOCKDIAG_GUARD_OUTER=1 unshare -n "$0" "$@"
-fi
-sysctl -qw net.ipv4.tcp_child_ehash_entries=1024 2>/dev/null || true
-sysctl -qw net.ipv4.udp_child_hash_entries=256 2>/dev/null || true
+. "$(dirname "$0")/lib.sh"
+guard_netns_setup "$@"
 
 A=sdg$$a
 B=sdg$$b

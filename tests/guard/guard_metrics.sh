@@ -17,14 +17,9 @@ set -euo pipefail
 
 SD=${1:?usage: guard_metrics.sh SOCKDIAG NETPEER}
 NP=${2:?usage: guard_metrics.sh SOCKDIAG NETPEER}
-[ "$(id -u)" = 0 ] || { echo "SKIP(netns): needs root (network namespaces)"; exit 77; }
-command -v ip >/dev/null || { echo "SKIP(tool:ip): not installed (iproute2)"; exit 77; }
-if [ -z "${SOCKDIAG_GUARD_OUTER:-}" ]; then
-	exec env SOCKDIAG_GUARD_OUTER=1 unshare -n "$0" "$@"
-fi
+. "$(dirname "$0")/lib.sh"
+guard_netns_setup "$@"
 ip link set lo up
-sysctl -qw net.ipv4.tcp_child_ehash_entries=1024 2>/dev/null || true
-sysctl -qw net.ipv4.udp_child_hash_entries=256 2>/dev/null || true
 
 A=sdm$$a
 B=sdm$$b

@@ -17,15 +17,8 @@ set -euo pipefail
 
 SD=${1:?usage: guard_policies.sh SOCKDIAG NETPEER}
 NP=${2:?usage: guard_policies.sh SOCKDIAG NETPEER}
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (network namespaces)"; exit 77; }
-command -v ip >/dev/null || { echo "SKIP: needs ip (iproute2)"; exit 77; }
-
-# Small per-namespace socket hash tables, as in guard_e2e.sh.
-if [ -z "${SOCKDIAG_GUARD_OUTER:-}" ]; then
-	exec env SOCKDIAG_GUARD_OUTER=1 unshare -n "$0" "$@"
-fi
-sysctl -qw net.ipv4.tcp_child_ehash_entries=1024 2>/dev/null || true
-sysctl -qw net.ipv4.udp_child_hash_entries=256 2>/dev/null || true
+. "$(dirname "$0")/lib.sh"
+guard_netns_setup "$@"
 
 R=sdp$$r
 B=sdp$$b

@@ -1,0 +1,18 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Sourced by the guard's end-to-end scripts (guard_*.sh), never run.
+
+# guard_netns_setup "$@": skip (exit 77) without root or ip; otherwise run the
+# calling script again in a private network namespace and, there, ask for small
+# per-namespace TCP and UDP hash tables. Namespaces the script creates from it
+# get tables of their own (nothing on the host changes); without them every
+# dump the guard makes walks the sockets of all other namespaces, and a latency
+# bound would measure the machine's load.
+guard_netns_setup() {
+	[ "$(id -u)" = 0 ] || { echo "SKIP(netns): needs root (network namespaces)"; exit 77; }
+	command -v ip >/dev/null || { echo "SKIP(tool:ip): not installed (iproute2)"; exit 77; }
+	if [ -z "${SOCKDIAG_GUARD_OUTER:-}" ]; then
+		exec env SOCKDIAG_GUARD_OUTER=1 unshare -n "$0" "$@"
+	fi
+	sysctl -qw net.ipv4.tcp_child_ehash_entries=1024 2>/dev/null || true
+	sysctl -qw net.ipv4.udp_child_hash_entries=256 2>/dev/null || true
+}
