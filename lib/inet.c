@@ -465,9 +465,31 @@ static void decode_scalars(const struct nlattr *const *tb, struct sdiag_sock *s)
 	}
 }
 
+/*
+ * sctp_diag sends endpoints (NLM_F_MULTI) with the socket's state, in the TCP
+ * numbering, and each of their associations (no NLM_F_MULTI) with the
+ * association's own state (enum sctp_state, net/sctp/constants.h), mapped
+ * here onto the TCP numbering so that state filters mean the same thing for
+ * every table: CLOSED 0 -> CLOSE, COOKIE_WAIT 1 and COOKIE_ECHOED 2 ->
+ * SYN_SENT, ESTABLISHED 3 -> ESTABLISHED, SHUTDOWN_PENDING 4 and
+ * SHUTDOWN_SENT 5 -> FIN_WAIT1 (we shut down), SHUTDOWN_RECEIVED 6 ->
+ * CLOSE_WAIT (the peer did), SHUTDOWN_ACK_SENT 7 -> LAST_ACK.
+ */
+static uint8_t sctp_assoc_state(uint8_t st)
+{
+	static const uint8_t map[] = {
+		SDIAG_SS_CLOSE,	    SDIAG_SS_SYN_SENT,	 SDIAG_SS_SYN_SENT,   SDIAG_SS_ESTABLISHED,
+		SDIAG_SS_FIN_WAIT1, SDIAG_SS_FIN_WAIT1, SDIAG_SS_CLOSE_WAIT, SDIAG_SS_LAST_ACK,
+	};
+
+	return st < sizeof(map) ? map[st] : SDIAG_SS_UNKNOWN;
+}
+
 static uint8_t inet_state(const struct nlmsghdr *nlh, const struct sd_inet_msg *m, bool full,
 			  const struct nlattr *const *tb, enum sdiag_table table)
 {
+	if (table == SDIAG_T_SCTP && !(nlh->nlmsg_flags & NLM_F_MULTI))
+		return sctp_assoc_state(m->state);
 	if (m->state >= SDIAG_SS_MAX)
 		return SDIAG_SS_UNKNOWN;
 	if (table == SDIAG_T_TCP && m->state == SDIAG_SS_CLOSE && full &&

@@ -147,11 +147,7 @@ struct xd_msg_bytes {
 #include <linux/tipc_netlink.h>
 #include <linux/tipc_sockets_diag.h>
 
-/* OURS.F1 sits where the kernel's THEIRS.F2 does, with its size. */
-#define SAME_FIELD(ours, f1, theirs, f2)                                                        \
-	_Static_assert(offsetof(ours, f1) == offsetof(theirs, f2) &&                             \
-			       sizeof(((ours *)0)->f1) == sizeof(((theirs *)0)->f2),             \
-		       #ours "." #f1 " is not " #theirs "." #f2)
+#include "uapi_layout.h" /* SAME_FIELD */
 
 SAME_FIELD(struct vd_msg_bytes, family, struct vsock_diag_msg, vdiag_family);
 SAME_FIELD(struct vd_msg_bytes, type, struct vsock_diag_msg, vdiag_type);

@@ -24,6 +24,7 @@
 #include <linux/netlink.h>
 
 #include "internal.h"
+#include "uapi_layout.h"
 
 #ifndef IPPROTO_MPTCP
 #define IPPROTO_MPTCP 262
@@ -533,32 +534,28 @@ static void test_truncated(void **state)
 	unload(&fx);
 }
 
-/* build_msg()'s offsets and test_attrs_built()'s attribute numbers are the
- * kernel's (the installed uapi inet_diag.h). */
-_Static_assert(sizeof(struct inet_diag_msg) == 72 &&
-		       offsetof(struct inet_diag_msg, idiag_family) == 0 &&
-		       offsetof(struct inet_diag_msg, idiag_state) == 1 &&
-		       offsetof(struct inet_diag_msg, id.idiag_sport) == 4 &&
-		       offsetof(struct inet_diag_msg, idiag_inode) == 68,
-	       "inet_diag_msg as build_msg() writes it");
+/* build_msg() writes through struct inet_msg_bytes (uapi_layout.h, checked
+ * field by field against inet_diag_msg); test_attrs_built()'s attribute
+ * numbers and payload sizes are the kernel's too. */
 _Static_assert(INET_DIAG_PROTOCOL == 10 && INET_DIAG_SOCKOPT == 22 && INET_DIAG_CONG == 4 &&
 		       INET_DIAG_SHUTDOWN == 8,
 	       "INET_DIAG_* numbers used by test_attrs_built()");
+_Static_assert(sizeof(struct inet_diag_sockopt) == 2, "INET_DIAG_SOCKOPT: two bytes of bits");
 
 /* A hand-built reply: header fields, then attributes added by the test. */
 static struct nlmsghdr *build_msg(void *buf, uint8_t family, uint8_t st)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	uint8_t *m;
+	struct inet_msg_bytes *m;
 
 	nlh->nlmsg_type = 20;
 	nlh->nlmsg_flags = NLM_F_MULTI;
-	m = mnl_nlmsg_put_extra_header(nlh, 72);
-	m[0] = family;
-	m[1] = st;
-	m[4] = 0x13; /* sport 5000, network order */
-	m[5] = 0x88;
-	m[68] = 1; /* idiag_inode = 1: a full socket */
+	m = mnl_nlmsg_put_extra_header(nlh, sizeof(*m));
+	m->family = family;
+	m->state = st;
+	m->id.sport[0] = 0x13; /* sport 5000, network order */
+	m->id.sport[1] = 0x88;
+	m->inode = 1; /* a full socket */
 	return nlh;
 }
 
@@ -704,20 +701,8 @@ static void test_attrs_built(void **state)
 
 /* ---- requests ---------------------------------------------------------------------- */
 
-struct req_view {
-	uint8_t family, protocol, ext, raw_protocol;
-	uint32_t states;
-	uint8_t id[48];
-};
-_Static_assert(offsetof(struct req_view, raw_protocol) ==
-			       offsetof(struct inet_diag_req_raw, sdiag_raw_protocol) &&
-		       offsetof(struct req_view, states) ==
-			       offsetof(struct inet_diag_req_raw, idiag_states) &&
-		       offsetof(struct req_view, id) == offsetof(struct inet_diag_req_raw, id) &&
-		       sizeof(struct req_view) == sizeof(struct inet_diag_req_raw) &&
-		       sizeof(struct inet_diag_req_v2) == sizeof(struct inet_diag_req_raw),
-	       "req_view is inet_diag_req_raw (and _v2)");
-
+/* The request as the kernel reads it: struct inet_diag_req_raw
+ * (uapi_layout.h), which is inet_diag_req_v2 with the pad named. */
 static void test_request(void **state)
 {
 	uint8_t buf[4096] __attribute__((aligned(8)));
@@ -730,7 +715,7 @@ static void test_request(void **state)
 		.show = SDIAG_SHOW_ALL,
 	};
 	struct nlmsghdr *nlh;
-	struct req_view v;
+	struct inet_req_bytes v;
 	const struct nlattr *a;
 	int n = 0;
 
@@ -746,8 +731,11 @@ static void test_request(void **state)
 	assert_int_equal(v.ext, 0x7f); /* MEMINFO..SKMEMINFO */
 	assert_int_equal(v.raw_protocol, 0);
 	assert_int_equal(v.states, (1u << 1) | (1u << 3) | (1u << 12));
-	for (size_t i = 0; i < sizeof(v.id); i++)
-		assert_int_equal(v.id[i], 0);
+	{
+		static const struct sockid_bytes zero;
+
+		assert_memory_equal(&v.id, &zero, sizeof(zero));
+	}
 
 	/* Details one by one; bound-inactive passes through. */
 	r.show = SDIAG_SHOW_INFO;

@@ -5,7 +5,8 @@
  * This kernel has no SMC, so no capture exists: every reply here is built in
  * the test from the documented layout (include/uapi/linux/smc_diag.h,
  * __smc_diag_dump() in net/smc/smc_diag.c). A decoder test on constructed
- * input, not a replay.
+ * input, not a replay; the bytes are built through transcriptions checked
+ * field by field against the installed <linux/smc_diag.h> below.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -26,48 +27,101 @@
 #define AF_SMC 43
 #endif
 
-/* smc_diag_msg, 64 bytes: family, state, mode, shutdown, inet_diag_sockid at
- * 4, uid at 52, u64 inode at 56; attributes follow (SMC_DIAG_SHUTDOWN = 3,
- * SMC_DIAG_FALLBACK = 5). */
+/* ---- the hand-built bytes against the kernel's uapi layout ---------------------------- */
+
+#include <linux/smc_diag.h>
+#include "uapi_layout.h"
+
+/* struct smc_diag_msg: the CLC socket's inet_diag_sockid, then uid and inode. */
+struct smc_msg_bytes {
+	uint8_t family, state, mode, shutdown;
+	struct sockid_bytes id;
+	uint32_t uid;
+	uint64_t inode __attribute__((aligned(8)));
+};
+SAME_FIELD(struct smc_msg_bytes, family, struct smc_diag_msg, diag_family);
+SAME_FIELD(struct smc_msg_bytes, state, struct smc_diag_msg, diag_state);
+SAME_FIELD(struct smc_msg_bytes, mode, struct smc_diag_msg, diag_mode);
+SAME_FIELD(struct smc_msg_bytes, shutdown, struct smc_diag_msg, diag_shutdown);
+SAME_FIELD(struct smc_msg_bytes, id, struct smc_diag_msg, id);
+SAME_FIELD(struct smc_msg_bytes, uid, struct smc_diag_msg, diag_uid);
+SAME_FIELD(struct smc_msg_bytes, inode, struct smc_diag_msg, diag_inode);
+SAME_SIZE(struct smc_msg_bytes, struct smc_diag_msg);
+
+/* struct smc_diag_req: what sd_smc_request() must send. */
+struct smc_req_bytes {
+	uint8_t family, pad[2], ext;
+	struct sockid_bytes id;
+};
+SAME_FIELD(struct smc_req_bytes, family, struct smc_diag_req, diag_family);
+SAME_FIELD(struct smc_req_bytes, pad, struct smc_diag_req, pad);
+SAME_FIELD(struct smc_req_bytes, ext, struct smc_diag_req, diag_ext);
+SAME_FIELD(struct smc_req_bytes, id, struct smc_diag_req, id);
+SAME_SIZE(struct smc_req_bytes, struct smc_diag_req);
+
+/* SMC_DIAG_FALLBACK's payload: reason, then the peer's diagnosis. */
+struct smc_fallback_bytes {
+	uint32_t reason, peer_diagnosis;
+};
+SAME_FIELD(struct smc_fallback_bytes, reason, struct smc_diag_fallback, reason);
+SAME_FIELD(struct smc_fallback_bytes, peer_diagnosis, struct smc_diag_fallback, peer_diagnosis);
+SAME_SIZE(struct smc_fallback_bytes, struct smc_diag_fallback);
+
+/* The attributes the decoder skips, as large as the kernel sends them: a
+ * conninfo (76 bytes), an SMC-R link group (147) and an SMC-D DMB (40). */
+#define CONNINFO_LEN 76
+#define LGRINFO_LEN 147
+#define DMBINFO_LEN 40
+_Static_assert(sizeof(struct smc_diag_conninfo) == CONNINFO_LEN &&
+		       offsetof(struct smc_diag_conninfo, tx_fin) == 68,
+	       "smc_diag_conninfo");
+_Static_assert(sizeof(struct smc_diag_lgrinfo) == LGRINFO_LEN &&
+		       offsetof(struct smc_diag_lgrinfo, role) == 146,
+	       "smc_diag_lgrinfo");
+_Static_assert(sizeof(struct smcd_diag_dmbinfo) == DMBINFO_LEN &&
+		       offsetof(struct smcd_diag_dmbinfo, peer_token) == 32,
+	       "smcd_diag_dmbinfo");
+_Static_assert(SMC_DIAG_CONNINFO == 1 && SMC_DIAG_LGRINFO == 2 && SMC_DIAG_SHUTDOWN == 3 &&
+		       SMC_DIAG_DMBINFO == 4 && SMC_DIAG_FALLBACK == 5,
+	       "SMC_DIAG_* attribute numbers used below");
+_Static_assert(SMC_DIAG_MODE_SMCD == 2, "diag_mode SMC-D");
+
 static struct nlmsghdr *build_smc(void *buf, uint8_t st)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	uint8_t *m;
-	uint32_t uid = 1000, cookie[2] = { 0x11223344, 0x55 };
-	uint64_t inode = 987654321012ULL;
+	struct smc_msg_bytes *m;
 
 	nlh->nlmsg_type = 20;
 	nlh->nlmsg_flags = NLM_F_MULTI;
-	m = mnl_nlmsg_put_extra_header(nlh, 64);
-	m[0] = AF_SMC;
-	m[1] = st;
-	m[2] = 2; /* SMC-D */
-	m[3] = 0;
-	m[4] = 0x1f; /* sport 8080 */
-	m[5] = 0x90;
-	m[6] = 0xc3; /* dport 50000 */
-	m[7] = 0x50;
-	m[8] = 10; /* src 10.0.0.1 */
-	m[11] = 1;
-	m[24] = 10; /* dst 10.0.0.2 */
-	m[27] = 2;
-	m[40] = 3; /* ifindex 3 */
-	memcpy(m + 44, cookie, sizeof(cookie));
-	memcpy(m + 52, &uid, sizeof(uid));
-	memcpy(m + 56, &inode, sizeof(inode));
+	m = mnl_nlmsg_put_extra_header(nlh, sizeof(*m));
+	m->family = AF_SMC;
+	m->state = st;
+	m->mode = SMC_DIAG_MODE_SMCD;
+	m->shutdown = 0;
+	m->id.sport[0] = 0x1f; /* sport 8080 */
+	m->id.sport[1] = 0x90;
+	m->id.dport[0] = 0xc3; /* dport 50000 */
+	m->id.dport[1] = 0x50;
+	m->id.src[0] = 10; /* src 10.0.0.1 */
+	m->id.src[3] = 1;
+	m->id.dst[0] = 10; /* dst 10.0.0.2 */
+	m->id.dst[3] = 2;
+	m->id.ifindex = 3;
+	m->id.cookie[0] = 0x11223344;
+	m->id.cookie[1] = 0x55;
+	m->uid = 1000;
+	m->inode = 987654321012ULL;
 	return nlh;
 }
 
 static void test_smc(void **state)
 {
 	uint8_t buf[512] __attribute__((aligned(8)));
-	uint32_t fb[2] = { 0x03010000, 0x03030007 };
+	struct smc_fallback_bytes fb = { 0x03010000, 0x03030007 };
+	uint8_t skipped[LGRINFO_LEN];
 	struct nlmsghdr *nlh;
 	struct sdiag_sock s;
-	struct {
-		uint8_t family, pad[2], ext;
-		uint8_t id[48];
-	} req;
+	struct smc_req_bytes req;
 	struct sd_req r = { .family = AF_SMC, .states = SDIAG_STATES_ALL, .show = SDIAG_SHOW_ALL };
 	static const struct {
 		uint8_t smc, want;
@@ -83,15 +137,21 @@ static void test_smc(void **state)
 
 	(void)state;
 	nlh = sd_smc_request(buf, &r);
-	assert_int_equal(nlh->nlmsg_len, 16 + 52);
+	assert_int_equal(nlh->nlmsg_len, 16 + sizeof(req));
 	assert_int_equal(nlh->nlmsg_type, 20);
 	assert_int_equal(nlh->nlmsg_flags, NLM_F_REQUEST | NLM_F_DUMP);
 	memcpy(&req, mnl_nlmsg_get_payload(nlh), sizeof(req));
 	assert_int_equal(req.family, AF_SMC);
+	assert_int_equal(req.ext, 0);
 
+	/* In the kernel's order: SHUTDOWN, FALLBACK, then what ext asked for. */
+	memset(skipped, 0xa5, sizeof(skipped));
 	nlh = build_smc(buf, 1);
-	mnl_attr_put_u8(nlh, 3, 2);
-	mnl_attr_put(nlh, 5, sizeof(fb), fb);
+	mnl_attr_put_u8(nlh, SMC_DIAG_SHUTDOWN, 2);
+	mnl_attr_put(nlh, SMC_DIAG_FALLBACK, sizeof(fb), &fb);
+	mnl_attr_put(nlh, SMC_DIAG_CONNINFO, CONNINFO_LEN, skipped);
+	mnl_attr_put(nlh, SMC_DIAG_LGRINFO, LGRINFO_LEN, skipped);
+	mnl_attr_put(nlh, SMC_DIAG_DMBINFO, DMBINFO_LEN, skipped);
 	memset(&s, 0, sizeof(s));
 	assert_int_equal(sd_smc_decode(nlh, &s), 1);
 	assert_int_equal(s.table, SDIAG_T_SMC);
@@ -122,13 +182,13 @@ static void test_smc(void **state)
 
 	/* Cut short, bad attribute, wrong family, not a reply. */
 	nlh = build_smc(buf, 1);
-	nlh->nlmsg_len = 16 + 63;
+	nlh->nlmsg_len = 16 + sizeof(struct smc_msg_bytes) - 1;
 	assert_int_equal(sd_smc_decode(nlh, &s), -EBADMSG);
 	nlh = build_smc(buf, 1);
-	mnl_attr_put(nlh, 5, 2, fb);
+	mnl_attr_put(nlh, SMC_DIAG_FALLBACK, 2, &fb);
 	assert_int_equal(sd_smc_decode(nlh, &s), -EBADMSG);
 	nlh = build_smc(buf, 1);
-	mnl_attr_put_u8(nlh, 3, 2);
+	mnl_attr_put_u8(nlh, SMC_DIAG_SHUTDOWN, 2);
 	nlh->nlmsg_len -= 4;
 	assert_int_equal(sd_smc_decode(nlh, &s), -EBADMSG);
 	nlh = build_smc(buf, 1);
