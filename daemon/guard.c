@@ -32,6 +32,7 @@
 #endif
 
 #include "guard.h"
+#include "guard_all.h"
 #include "guard_metrics.h"
 #include "guard_rtnl.h"
 #include "http.h"
@@ -64,9 +65,11 @@ struct guard {
 	struct guard_grace grace;	/* removals held for the grace period */
 	struct guard_routes *routes;	/* open while on-route-change = yes */
 	uint64_t route_due, reap_due;	/* CLOCK_MONOTONIC ms, NEVER */
+	bool all_netns;			/* --all-netns: one child guard per namespace */
+	char log_name[96];		/* "sockdiag-guard", "sockdiag-guard[netns X]" */
 };
 
-#define logline(...) daemon_log("sockdiag-guard", __VA_ARGS__)
+#define logline(...) daemon_log(g->log_name, __VA_ARGS__)
 
 static uint64_t now_ms(void)
 {
@@ -557,7 +560,8 @@ static int load_config(struct guard *g, bool reload)
 			fprintf(stderr, "sockdiag guard: %s: %s\n", q, err);
 		return r;
 	}
-	if (reload && g->cfg.dry_run && !c.dry_run && !g->dry_run &&
+	/* (The --all-netns supervisor has no handle: each guard checks.) */
+	if (reload && g->h && g->cfg.dry_run && !c.dry_run && !g->dry_run &&
 	    (r = sdiag_destroy_check(g->h)) < 0) {
 		/* Started as a dry run, so never checked: stay one. */
 		logline("reload: %s: dry-run = no, but %s; keeping the previous configuration",
@@ -688,6 +692,7 @@ static void usage(FILE *f)
 		   "Options:  -c|--config FILE (default " DEFAULT_CONFIG "; the built-in\n"
 		   "          defaults when it does not exist)\n"
 		   "          -N|--netns NAME|PATH|pid:PID (guard another network namespace)\n"
+		   "          --all-netns (every network namespace, also those made later)\n"
 		   "          --dry-run (log what would be destroyed, destroy nothing)\n"
 		   "          --check-config (validate the configuration, then exit)\n"
 		   "          --rtnl-rcvbuf BYTES (rtnetlink receive buffer, 4096 to 1 GiB)\n"
@@ -701,6 +706,7 @@ static int parse_args(struct guard *g, int argc, char **argv, const char **netns
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "netns", required_argument, NULL, 'N' },
+		{ "all-netns", no_argument, NULL, 'a' },
 		{ "dry-run", no_argument, NULL, 'd' },
 		{ "check-config", no_argument, NULL, 'k' },
 		{ "rtnl-rcvbuf", required_argument, NULL, 'b' },
@@ -720,6 +726,9 @@ static int parse_args(struct guard *g, int argc, char **argv, const char **netns
 			break;
 		case 'N':
 			*netns = optarg;
+			break;
+		case 'a':
+			g->all_netns = true;
 			break;
 		case 'd':
 			g->dry_run = true;
@@ -775,13 +784,98 @@ static int parse_args(struct guard *g, int argc, char **argv, const char **netns
 		fprintf(stderr, "sockdiag guard: unexpected argument '%s'\n", TQ(q, argv[optind]));
 		return -EINVAL;
 	}
+	if (g->all_netns && (*netns || g->metrics_listen)) {
+		fprintf(stderr, "sockdiag guard: --all-netns goes with neither -N nor --metrics\n");
+		return -EINVAL;
+	}
 	return 0;
+}
+
+/* Guard the namespace the process is in now (label: how to name it, or NULL).
+ * metrics_fd: the bound --metrics socket, or -1 (closed here). Returns the
+ * exit status. */
+static int serve(struct guard *g, const char *label, int metrics_fd)
+{
+	int r, status = 1;
+	char err[256];
+
+	g->sigfd = open_signals();
+	g->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (g->timerfd < 0) {
+		fprintf(stderr, "sockdiag guard: cannot create a timer: %s\n", strerror(errno));
+		goto out;
+	}
+	if (g->sigfd < 0 || (r = grtnl_open(&g->rtnl, g->rtnl_rcvbuf)) < 0 ||
+	    (r = sdiag_open(&g->h)) < 0) {
+		fprintf(stderr, "sockdiag guard: cannot open netlink sockets: %s\n",
+			strerror(g->sigfd < 0 ? -g->sigfd : -r));
+		goto out;
+	}
+	r = drop_capabilities();
+	if (r < 0) {
+		fprintf(stderr, "sockdiag guard: cannot drop capabilities\n");
+		goto out;
+	}
+	status = can_destroy(g);
+	if (status)
+		goto out;
+	status = 1;
+	/* Its threads start without capabilities and with signals blocked. */
+	if (metrics_fd >= 0) {
+		r = guard_metrics_start(&g->metrics, metrics_fd, g->metrics_listen, err,
+					sizeof(err));
+		metrics_fd = -1;
+		if (r < 0) {
+			fprintf(stderr, "sockdiag guard: --metrics: %s\n", err);
+			goto out;
+		}
+	}
+	if (resync(g, NULL, true) < 0)
+		goto out;
+	policies_configured(g);
+	logline("started%s%s%s", label ? " in network namespace " : "", label ? label : "",
+		g->dry_run || g->cfg.dry_run ? " (dry run: nothing is destroyed)" : "");
+	status = loop(g) < 0 ? 1 : 0;
+out:
+	guard_metrics_stop(g->metrics);
+	if (metrics_fd >= 0)
+		close(metrics_fd);
+	sdiag_close(g->h);
+	grtnl_close(&g->rtnl);
+	if (g->sigfd >= 0)
+		close(g->sigfd);
+	if (g->timerfd >= 0)
+		close(g->timerfd);
+	guard_routes_close(g->routes);
+	guard_grace_fini(&g->grace);
+	guard_table_fini(&g->table);
+	return status;
+}
+
+/* --all-netns, in a new child already in its namespace: the guard there. */
+static int serve_child(void *arg, const char *label)
+{
+	struct guard *g = arg;
+	int status;
+
+	snprintf(g->log_name, sizeof(g->log_name), "sockdiag-guard[netns %s]", label);
+	status = serve(g, label, -1);
+	guard_config_fini(&g->cfg);
+	return status;
+}
+
+/* --all-netns, SIGHUP in the supervisor: the guards started from now on get
+ * the file as it is now (those running reload it themselves). */
+static void reload_supervisor(void *arg)
+{
+	(void)load_config(arg, true);
 }
 
 int cmd_guard(int argc, char **argv)
 {
 	struct guard g = { .config_path = DEFAULT_CONFIG, .sigfd = -1, .timerfd = -1,
-			   .route_due = NEVER, .reap_due = NEVER };
+			   .route_due = NEVER, .reap_due = NEVER, .log_name = "sockdiag-guard" };
+	const struct guard_all_ops ops = { .run = serve_child, .reload = reload_supervisor };
 	const char *netns = NULL;
 	bool check = false;
 	int r, status = 1, metrics_fd = -1;
@@ -800,61 +894,24 @@ int cmd_guard(int argc, char **argv)
 		guard_config_fini(&g.cfg);
 		return 0;
 	}
+	if (g.all_netns) {
+		/* Keeps CAP_SYS_ADMIN to enter the namespaces made later; each
+		 * guard drops all but CAP_NET_ADMIN once inside. */
+		status = guard_all_netns(&ops, &g);
+		goto out;
+	}
 	/* Metrics are served from the namespace the guard was started in. */
 	if (g.metrics_listen && http_bind(g.metrics_listen, &metrics_fd, err, sizeof(err)) < 0) {
 		fprintf(stderr, "sockdiag guard: --metrics: %s\n", err);
 		goto out;
 	}
-	if (netns && enter_netns(netns) < 0)
-		goto out;
-	g.sigfd = open_signals();
-	g.timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (g.timerfd < 0) {
-		fprintf(stderr, "sockdiag guard: cannot create a timer: %s\n", strerror(errno));
+	if (netns && enter_netns(netns) < 0) {
+		if (metrics_fd >= 0)
+			close(metrics_fd);
 		goto out;
 	}
-	if (g.sigfd < 0 || (r = grtnl_open(&g.rtnl, g.rtnl_rcvbuf)) < 0 || (r = sdiag_open(&g.h)) < 0) {
-		fprintf(stderr, "sockdiag guard: cannot open netlink sockets: %s\n",
-			strerror(g.sigfd < 0 ? -g.sigfd : -r));
-		goto out;
-	}
-	r = drop_capabilities();
-	if (r < 0) {
-		fprintf(stderr, "sockdiag guard: cannot drop capabilities\n");
-		goto out;
-	}
-	status = can_destroy(&g);
-	if (status)
-		goto out;
-	status = 1;
-	/* Its threads start without capabilities and with signals blocked. */
-	if (metrics_fd >= 0) {
-		r = guard_metrics_start(&g.metrics, metrics_fd, g.metrics_listen, err, sizeof(err));
-		metrics_fd = -1;
-		if (r < 0) {
-			fprintf(stderr, "sockdiag guard: --metrics: %s\n", err);
-			goto out;
-		}
-	}
-	if (resync(&g, NULL, true) < 0)
-		goto out;
-	policies_configured(&g);
-	logline("started%s%s%s", netns ? " in network namespace " : "", netns ? netns : "",
-		g.dry_run || g.cfg.dry_run ? " (dry run: nothing is destroyed)" : "");
-	status = loop(&g) < 0 ? 1 : 0;
+	status = serve(&g, netns, metrics_fd);
 out:
-	guard_metrics_stop(g.metrics);
-	if (metrics_fd >= 0)
-		close(metrics_fd);
-	sdiag_close(g.h);
-	grtnl_close(&g.rtnl);
-	if (g.sigfd >= 0)
-		close(g.sigfd);
-	if (g.timerfd >= 0)
-		close(g.timerfd);
-	guard_routes_close(g.routes);
-	guard_grace_fini(&g.grace);
-	guard_table_fini(&g.table);
 	guard_config_fini(&g.cfg);
 	return status;
 }

@@ -43,14 +43,6 @@ cleanup() {
 trap cleanup EXIT
 
 fail() { echo "FAIL: $*"; echo "--- guard log:"; cat "$T/guard.log" 2>/dev/null; exit 1; }
-wait_for() {
-	local i
-	for ((i = 0; i < ${3:-50} * ${SOCKDIAG_TEST_SLOWDOWN:-1}; i++)); do
-		grep -q -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
 
 mkdir "$CG" "$CG/keep.service" "$CG/victim.service"
 ip netns add "$A"

@@ -43,17 +43,7 @@ fail() { echo "FAIL: $*"; echo "--- guard log:"; cat "$T/guard.log" 2>/dev/null;
 npass=0
 pass() { echo "ok: $*"; npass=$((npass + 1)); }
 
-# wait_for FILE PATTERN [TENTHS]: until FILE has a line matching PATTERN
-# (TENTHS times SOCKDIAG_TEST_SLOWDOWN: `make asan` sets it, instrumented
-# code is slower).
-wait_for() {
-	local i
-	for ((i = 0; i < ${3:-50} * ${SOCKDIAG_TEST_SLOWDOWN:-1}; i++)); do
-		grep -q -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
+# wait_for: lib.sh.
 
 ip netns add "$A"
 ip netns add "$B"

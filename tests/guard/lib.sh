@@ -16,3 +16,15 @@ guard_netns_setup() {
 	sysctl -qw net.ipv4.tcp_child_ehash_entries=1024 2>/dev/null || true
 	sysctl -qw net.ipv4.udp_child_hash_entries=256 2>/dev/null || true
 }
+
+# wait_for FILE PATTERN [TENTHS]: until FILE has a line matching PATTERN, at
+# most TENTHS (default 50) tenths of a second times SOCKDIAG_TEST_SLOWDOWN
+# (`make asan` sets it: instrumented code is slower). Returns 1 on timeout.
+wait_for() {
+	local i
+	for ((i = 0; i < ${3:-50} * ${SOCKDIAG_TEST_SLOWDOWN:-1}; i++)); do
+		grep -q -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}

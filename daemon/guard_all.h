@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* guard --all-netns: one guard process per network namespace (guard_all.c). */
+#ifndef SOCKDIAG_GUARD_ALL_H
+#define SOCKDIAG_GUARD_ALL_H
+
+struct guard_all_ops {
+	/* In a new child process already in the namespace labelled label: be
+	 * the guard there. Returns the child's exit status. */
+	int (*run)(void *arg, const char *label);
+	/* SIGHUP in the supervisor, before it is passed on to every guard:
+	 * read the configuration again for the guards started later. */
+	void (*reload)(void *arg);
+};
+
+/* Supervise until SIGTERM/SIGINT, which stop every guard too. Returns the
+ * exit status. */
+int guard_all_netns(const struct guard_all_ops *ops, void *arg);
+
+#endif
