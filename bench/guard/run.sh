@@ -3,7 +3,7 @@
 #
 # bench/guard/run.sh — the guard benchmark (issue 6, "Performance").
 #
-#   bench/guard/run.sh [-r RUNS] [-n N] [-e EHASH] [-o REPORT.md]
+#   bench/guard/run.sh [-r RUNS] [-n N] [-e EHASH] [-A NNS] [-o REPORT.md]
 #
 # Event-to-last-destroy latency when an address carrying N (default 10000)
 # established TCP connections is removed, against the batched destroy floor
@@ -30,6 +30,12 @@
 # other namespace on the machine. Default 0: the host's shared tables, as a
 # guard of the host's own namespace sees them.
 #
+# -A NNS: the guard runs as `sockdiag guard --all-netns` with NNS more
+# namespaces (each with a guard of its own) besides A and B, issue 11's "100
+# namespaces" case; B's guard is the one timed. As --all-netns acts on every
+# namespace, everything then runs inside a private mount + pid + network
+# namespace with its own tmpfs on /run/netns (the host's are never seen).
+#
 # Environment: BUILD (default build-guarddoc), SOCKDIAG, CC (default cc).
 set -euo pipefail
 
@@ -37,16 +43,17 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build-guarddoc}
 SOCKDIAG=${SOCKDIAG:-$BUILD/cli/sockdiag}
-RUNS=7 N=10000 EHASH=0 OUT=
+RUNS=7 N=10000 EHASH=0 NNS=0 OUT=
 NPORTS=8
 
-while getopts "r:n:e:o:" opt; do
+while getopts "r:n:e:A:o:" opt; do
 	case $opt in
 	r) RUNS=$OPTARG ;;
 	n) N=$OPTARG ;;
 	e) EHASH=$OPTARG ;;
+	A) NNS=$OPTARG ;;
 	o) OUT=$OPTARG ;;
-	*) echo "usage: run.sh [-r RUNS] [-n N] [-e EHASH] [-o REPORT.md]" >&2; exit 2 ;;
+	*) echo "usage: run.sh [-r RUNS] [-n N] [-e EHASH] [-A NNS] [-o REPORT.md]" >&2; exit 2 ;;
 	esac
 done
 [ "$(id -u)" = 0 ] || { echo "guard/run.sh: needs root (network namespaces)" >&2; exit 1; }
@@ -54,8 +61,18 @@ done
 
 # With -e, run everything from an outer private namespace whose child hash
 # sizes A and B inherit; nothing of the host's is changed.
+if [ "$NNS" != 0 ] && [ -z "${GUARD_BENCH_OUTER:-}" ]; then
+	exec env GUARD_BENCH_OUTER=1 unshare -m -p -f --mount-proc -n "$0" "$@"
+fi
 if [ "$EHASH" != 0 ] && [ -z "${GUARD_BENCH_OUTER:-}" ]; then
 	exec env GUARD_BENCH_OUTER=1 unshare -n "$0" "$@"
+fi
+if [ "$NNS" != 0 ]; then
+	# A private /run/netns: the guard sees only this benchmark's namespaces.
+	mount --make-rprivate /
+	mkdir -p /run/netns
+	mount -t tmpfs none /run/netns
+	ip link set lo up
 fi
 if [ -n "${GUARD_BENCH_OUTER:-}" ]; then
 	sysctl -qw net.ipv4.tcp_child_ehash_entries="$EHASH"
@@ -71,6 +88,7 @@ cleanup() {
 	wait 2>/dev/null || true
 	ip netns del "$A" 2>/dev/null || true
 	ip netns del "$B" 2>/dev/null || true
+	for ((i = 1; i <= NNS; i++)); do ip netns del "${B}f$i" 2>/dev/null || true; done
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -99,6 +117,10 @@ ip -n "$B" link set lo up
 ip -n "$A" addr add 10.20.0.1/16 dev va
 ip -n "$A" link set va up
 ip -n "$B" link set vb up
+for ((i = 1; i <= NNS; i++)); do
+	ip netns add "${B}f$i"
+	ip -n "${B}f$i" link set lo up
+done
 ip netns exec "$A" "$MC" server 10.20.0.1 7000 $NPORTS >"$T/server" &
 PIDS+=($!)
 wait_for "$T/server" listening 50
@@ -122,17 +144,43 @@ connect() {
 field() { sed -n "s/.*$2=\([0-9.]*\).*/\1/p" "$1" | head -n 1; }
 ms() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (a - b) * 1000 }'; }
 
+# guard_in SUPERVISOR NS: the pid of the --all-netns guard inside named namespace NS.
+guard_in() {
+	local want p
+	want=net:[$(stat -L -c %i "/run/netns/$2")]
+	for p in $(pgrep -P "$1"); do
+		[ "$(readlink "/proc/$p/ns/net" 2>/dev/null)" = "$want" ] && echo "$p"
+	done
+	return 0
+}
+
 run_guard() {
 	local r=$1 log=$T/guard.$r start last logts indaemon line
 	ip netns exec "$B" true # warm the page cache for ip
-	"$MC" run -p -20 "$SOCKDIAG" guard -N "$B" >"$T/guardrun.$r" 2>"$log" &
-	local gp=$!
-	PIDS+=($gp)
-	wait_for "$log" started 100
+	local gpid cpu0 cpu1 gp
+	if [ "$NNS" = 0 ]; then
+		"$MC" run -p -20 "$SOCKDIAG" guard -N "$B" >"$T/guardrun.$r" 2>"$log" &
+		gp=$!
+		PIDS+=($gp)
+		wait_for "$log" started 100
+		gpid=$(pgrep -P "$gp")
+	else
+		"$MC" run -p -20 "$SOCKDIAG" guard --all-netns >"$T/guardrun.$r" 2>"$log" &
+		gp=$!
+		PIDS+=($gp)
+		wait_for "$log" "\\[netns $B\\]: started" 300
+		# Every guard up (A, B, the fillers and this script's own namespace)
+		# before anything is timed.
+		local i
+		for ((i = 0; i < 600; i++)); do
+			[ "$(grep -c ']: started' "$log")" -ge $((NNS + 3)) ] && break
+			sleep 0.1
+		done
+		gpid=$(guard_in "$(pgrep -P "$gp")" "$B")
+		sleep 1
+	fi
 	# The guard's CPU time for the event (its schedstat: ns on a CPU), which
 	# the load of other sessions on this shared machine does not inflate.
-	local gpid cpu0 cpu1
-	gpid=$(pgrep -P "$gp")
 	read -r cpu0 _ </proc/"$gpid"/schedstat
 	# `ip` is started beforehand and waits for its command on a FIFO, so
 	# the time starts when the removal is asked for, not when a program
@@ -212,9 +260,12 @@ target=$(awk -v f="$f_med" 'BEGIN { printf "%.2f", 1.2 * f + 5 }')
 target_e=$(awk -v f="$fe_med" 'BEGIN { printf "%.2f", 1.2 * f + 5 }')
 hash="the host's shared TCP/UDP hash tables ($(cat /proc/sys/net/ipv4/tcp_ehash_entries 2>/dev/null || echo ?) buckets)"
 [ "$EHASH" != 0 ] && hash="private hash tables of $EHASH buckets (tcp_child_ehash_entries)"
+guard="\`sockdiag guard -N B\`"
+[ "$NNS" != 0 ] && guard="\`sockdiag guard --all-netns\` with $NNS more namespaces ($((NNS + 3)) guards)"
 report() {
 	cat <<EOF
 $N established TCP connections from one address, $RUNS runs each, $hash;
+guard: $guard;
 load average at the end: $(cut -d' ' -f1-3 /proc/loadavg). Milliseconds, min / median.
 
 | | min | median |
