@@ -20,6 +20,7 @@
 #include <linux/netlink.h>
 
 #include "filter.h"
+#include "proc.h"
 
 #ifndef IPPROTO_MPTCP
 #define IPPROTO_MPTCP 262
@@ -186,7 +187,12 @@ struct unit {
 	uint32_t tables;	/* tables this dump returns */
 	struct nlmsghdr *(*request)(void *buf, const struct sd_req *r);
 	int (*decode)(const struct nlmsghdr *nlh, struct sdiag_sock *s);
+	uint64_t (*peek_inode)(const struct nlmsghdr *nlh);	/* for the look-ahead */
 };
+
+/* The owner look-ahead: a message's hash slot is asked for when the
+ * datagram's look-ahead pass reaches it, its owners AHEAD messages later. */
+#define AHEAD 32
 
 struct run {
 	const struct sdiag_query *q;
@@ -198,7 +204,24 @@ struct run {
 	struct sd_fvals *vals;	/* the filter's values resolved for this dump */
 	struct seen seen;
 	struct sdiag_sock rec;
+	uint64_t ahead[AHEAD];	/* inodes of the last messages looked ahead at */
+	size_t nahead;
 };
+
+/* The owners of each socket are looked up at random places of a map of
+ * megabytes: one cache miss for the slot, one for the owners, which would be
+ * most of -p's cost. Ask for both before the datagram's messages are decoded. */
+static int ahead_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct run *run = data;
+	uint64_t inode = run->unit->peek_inode(nlh);
+	uint64_t *old = &run->ahead[run->nahead++ % AHEAD];
+
+	sd_procmap_prefetch(run->q->procmap, inode, 0);
+	sd_procmap_prefetch(run->q->procmap, *old, 1);
+	*old = inode;
+	return 0;
+}
 
 static int msg_cb(const struct nlmsghdr *nlh, void *data)
 {
@@ -274,7 +297,7 @@ static int run_unit(struct sdiag_handle *h, struct run *run, const struct unit *
 		goto out;
 	run->unit = u;
 	u->request(sd_nl_reqbuf(h->nl, NULL), &req);
-	r = sd_nl_dump(h->nl, msg_cb, run);
+	r = sd_nl_dump(h->nl, q->procmap && u->peek_inode ? ahead_cb : NULL, msg_cb, run);
 	if (r < 0)
 		r = map_unsupported(u, r);
 out:
@@ -293,17 +316,17 @@ static const struct {
 };
 
 static const struct unit other_units[] = {
-	{ SDIAG_T_UNIX_STREAM, AF_UNIX, 0, SDIAG_TABLES_UNIX, sd_unix_request, sd_unix_decode },
+	{ SDIAG_T_UNIX_STREAM, AF_UNIX, 0, SDIAG_TABLES_UNIX, sd_unix_request, sd_unix_decode, NULL },
 	{ SDIAG_T_NETLINK, AF_NETLINK, 0, SDIAG_TABLE_BIT(SDIAG_T_NETLINK), sd_netlink_request,
-	  sd_netlink_decode },
+	  sd_netlink_decode, NULL },
 	{ SDIAG_T_PACKET_RAW, AF_PACKET, 0, SDIAG_TABLES_PACKET, sd_packet_request,
-	  sd_packet_decode },
+	  sd_packet_decode, NULL },
 	{ SDIAG_T_VSOCK_STREAM, AF_VSOCK, 0, SDIAG_TABLES_VSOCK, sd_vsock_request,
-	  sd_vsock_decode },
-	{ SDIAG_T_XDP, AF_XDP, 0, SDIAG_TABLE_BIT(SDIAG_T_XDP), sd_xdp_request, sd_xdp_decode },
+	  sd_vsock_decode, NULL },
+	{ SDIAG_T_XDP, AF_XDP, 0, SDIAG_TABLE_BIT(SDIAG_T_XDP), sd_xdp_request, sd_xdp_decode, NULL },
 	{ SDIAG_T_TIPC, AF_TIPC, 0, SDIAG_TABLE_BIT(SDIAG_T_TIPC), sd_tipc_request,
-	  sd_tipc_decode },
-	{ SDIAG_T_SMC, AF_SMC, 0, SDIAG_TABLE_BIT(SDIAG_T_SMC), sd_smc_request, sd_smc_decode },
+	  sd_tipc_decode, NULL },
+	{ SDIAG_T_SMC, AF_SMC, 0, SDIAG_TABLE_BIT(SDIAG_T_SMC), sd_smc_request, sd_smc_decode, NULL },
 };
 
 /* One TCP dump can serve both families (sd_inet_request's legacy request)
@@ -398,6 +421,7 @@ SD_EXPORT int sdiag_dump(struct sdiag_handle *h, const struct sdiag_query *q, sd
 				.tables = bit,
 				.request = sd_inet_request,
 				.decode = sd_inet_decode,
+				.peek_inode = sd_inet_peek_inode,
 			};
 
 			r = run_unit(h, run, &u);
@@ -413,6 +437,7 @@ SD_EXPORT int sdiag_dump(struct sdiag_handle *h, const struct sdiag_query *q, sd
 				.tables = bit,
 				.request = sd_inet_request,
 				.decode = sd_inet_decode,
+				.peek_inode = sd_inet_peek_inode,
 			};
 
 			if (!(afs & (f == 0 ? SDIAG_AF_INET : SDIAG_AF_INET6)))

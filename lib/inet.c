@@ -25,6 +25,7 @@
  *  - Request sockets keep the kernel's SYN_RECV (ss prints them so too).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
@@ -510,6 +511,17 @@ static uint16_t inet_protocol(const struct nlmsghdr *nlh, const struct sdiag_soc
 	if (tb[SD_INET_DIAG_PROTOCOL])
 		return mnl_attr_get_u8(tb[SD_INET_DIAG_PROTOCOL]);
 	return 0;
+}
+
+uint64_t sd_inet_peek_inode(const struct nlmsghdr *nlh)
+{
+	struct sd_inet_msg m;
+
+	if (nlh->nlmsg_len < MNL_NLMSG_HDRLEN + sizeof(m))
+		return 0;
+	memcpy(&m.inode, (const uint8_t *)mnl_nlmsg_get_payload(nlh) +
+				 offsetof(struct sd_inet_msg, inode), sizeof(m.inode));
+	return m.inode;
 }
 
 int sd_inet_decode(const struct nlmsghdr *nlh, struct sdiag_sock *s)

@@ -45,8 +45,11 @@ int sd_handle_fd(const struct sdiag_handle *h);
  * builder, with nlmsg_len set) as a dump, and call cb for every reply message
  * until NLMSG_DONE. Returns 0, the negative errno the kernel reported (in
  * NLMSG_ERROR or in DONE's payload), or cb's negative return.
+ * ahead (may be NULL) is called for every data message of a datagram before
+ * cb sees the first of them, to start loading what cb will need (its return
+ * is ignored).
  */
-int sd_nl_dump(struct sd_nl *nl, sd_msg_cb cb, void *data);
+int sd_nl_dump(struct sd_nl *nl, sd_msg_cb ahead, sd_msg_cb cb, void *data);
 
 /* ---- per-family decoders ------------------------------------------------------ */
 
@@ -82,6 +85,9 @@ struct sd_req {
  */
 struct nlmsghdr *sd_inet_request(void *buf, const struct sd_req *r);
 int sd_inet_decode(const struct nlmsghdr *nlh, struct sdiag_sock *s);
+/* The socket inode of an inet reply, without decoding it; 0 when the
+ * message is not one (for look-ahead: sd_nl_dump's ahead). */
+uint64_t sd_inet_peek_inode(const struct nlmsghdr *nlh);
 /* Decode a struct inet_diag_sockid (48 B, any alignment) into s->inet's
  * ports, addresses and ifindex and s->cookie (inet.c; SMC uses it too). */
 void sd_inet_sockid_decode(const void *id, struct sdiag_sock *s);

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "internal.h"
@@ -210,6 +211,29 @@ static struct slot *slot_of(struct slot *slots, size_t nslots, uint64_t inode)
 }
 
 /*
+ * The index is looked up once per socket at random places: in 4 KiB pages a
+ * table of megabytes costs a TLB miss on top of each cache miss. Large
+ * arrays are aligned to and advised as transparent huge pages (a hint: the
+ * kernel may ignore it). Freed with free().
+ */
+#define HUGE_PAGE (2u << 20)
+
+static void *index_alloc(size_t size, bool zero)
+{
+	void *p;
+
+	if (size < HUGE_PAGE)
+		return zero ? calloc(1, size) : malloc(size);
+	size = (size + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
+	if (posix_memalign(&p, HUGE_PAGE, size))
+		return NULL;
+	madvise(p, size, MADV_HUGEPAGE);
+	if (zero)
+		memset(p, 0, size);
+	return p;
+}
+
+/*
  * Group the owners by inode without sorting them: count each inode's owners
  * in its hash slot, give each slot its range of procs, and place every owner
  * there in the order of the scan. Both scans go by pid and then descriptor,
@@ -223,8 +247,8 @@ static int build_index(struct sdiag_procmap *m)
 
 	while (want < m->n + m->n / 4)
 		want *= 2;
-	m->slots = calloc(want, sizeof(*m->slots));
-	m->procs = malloc((m->n ? m->n : 1) * sizeof(*m->procs));
+	m->slots = index_alloc(want * sizeof(*m->slots), true);
+	m->procs = index_alloc((m->n ? m->n : 1) * sizeof(*m->procs), false);
 	if (!m->slots || !m->procs)
 		return -ENOMEM;
 	m->nslots = want;
@@ -362,6 +386,25 @@ SD_EXPORT size_t sdiag_procmap_lookup(const struct sdiag_procmap *m, uint64_t in
 	if (ret)
 		*ret = &m->procs[sl->first];
 	return sl->count;
+}
+
+void sd_procmap_prefetch(const struct sdiag_procmap *m, uint64_t inode, int stage)
+{
+	const struct slot *sl;
+
+	if (!m->nslots || !inode)
+		return;
+	if (stage == 0) {
+		__builtin_prefetch(&m->slots[mix(inode) & (m->nslots - 1)]);
+		return;
+	}
+	sl = slot_of(m->slots, m->nslots, inode);
+	if (sl->count) {
+		const struct sdiag_proc *p = &m->procs[sl->first];
+
+		__builtin_prefetch(p);
+		__builtin_prefetch((const char *)(p + 1) - 1); /* may straddle two lines */
+	}
 }
 
 static int cmp_entry(const void *a, const void *b)

@@ -21,6 +21,11 @@ int sd_proc_push(struct sdiag_procmap *m, uint64_t inode, const struct sdiag_pro
 int sd_procmap_entries(const struct sdiag_procmap *m, size_t *ret_n, uint64_t **ret_inodes,
 		       struct sdiag_proc **ret_procs);
 
+/* Look-ahead for sdiag_procmap_lookup() of inode, a few dozen sockets ahead
+ * of it: start loading the inode's hash slot (stage 0); once that is in the
+ * cache, its owners (stage 1). Only hints: no effect on any result. */
+void sd_procmap_prefetch(const struct sdiag_procmap *m, uint64_t inode, int stage);
+
 /* Fill m through the BPF iterator. Returns 0, -EOPNOTSUPP when built without
  * it, or the negative errno of the load, attach or read (-EPERM: no
  * CAP_BPF + CAP_PERFMON). On failure m may hold part of the owners. */

@@ -86,6 +86,7 @@ void *sd_nl_reqbuf(struct sd_nl *nl, size_t *ret_size)
 }
 
 struct dump_state {
+	sd_msg_cb ahead;
 	sd_msg_cb cb;
 	void *data;
 	int cb_err;	/* first negative return of cb; later messages are drained */
@@ -111,6 +112,15 @@ static int run_datagram(struct sd_nl *nl, size_t len, uint32_t seq, struct dump_
 	const struct nlmsghdr *nlh = (const struct nlmsghdr *)nl->buf;
 	size_t rem = len;
 
+	if (st->ahead && !st->cb_err) {
+		int left = (int)len;
+
+		for (; mnl_nlmsg_ok(nlh, left) && nlh->nlmsg_len <= (size_t)left;
+		     nlh = mnl_nlmsg_next(nlh, &left))
+			if (nlh->nlmsg_type >= NLMSG_MIN_TYPE)
+				st->ahead(nlh, st->data);
+		nlh = (const struct nlmsghdr *)nl->buf;
+	}
 	for (; mnl_nlmsg_ok(nlh, (int)rem); nlh = mnl_nlmsg_next(nlh, (int *)&rem)) {
 		/* libmnl 1.0.4 accepts nlmsg_len >= 2^31 (negative as int). */
 		if (nlh->nlmsg_len > rem)
@@ -146,10 +156,10 @@ static int run_datagram(struct sd_nl *nl, size_t len, uint32_t seq, struct dump_
 	return 0;
 }
 
-int sd_nl_dump(struct sd_nl *nl, sd_msg_cb cb, void *data)
+int sd_nl_dump(struct sd_nl *nl, sd_msg_cb ahead, sd_msg_cb cb, void *data)
 {
 	struct nlmsghdr *req = (struct nlmsghdr *)nl->req;
-	struct dump_state st = { .cb = cb, .data = data };
+	struct dump_state st = { .ahead = ahead, .cb = cb, .data = data };
 	int fd = mnl_socket_get_fd(nl->sock);
 	int kerr = 0, r;
 	uint32_t seq;

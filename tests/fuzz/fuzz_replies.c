@@ -188,7 +188,7 @@ static void transport(unsigned flags)
 		memset(req, 0, NLMSG_HDRLEN);
 		req->nlmsg_len = NLMSG_HDRLEN;
 		req->nlmsg_type = SOCK_DIAG_BY_FAMILY;
-		r = sd_nl_dump(nl, msg_cb, &c);
+		r = sd_nl_dump(nl, NULL, msg_cb, &c);
 		if (r > 0 || r < -4095)
 			__builtin_trap();
 	}

@@ -25,7 +25,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/netlink.h>
 
+#include "internal.h"
 #include "live_util.h"
 #include "netns_util.h"
 
@@ -135,6 +137,82 @@ static void tcp_pair_family(int family, const char *addr)
 	sdiag_close(h);
 	close(afd);
 	close(cfd);
+	close(lfd);
+}
+
+/* ---- the transport's look-ahead (sd_nl_dump's ahead) ---------------------------- */
+
+#define AHEAD_PAIRS 300
+#define AHEAD_MAX (2 * AHEAD_PAIRS + 8)
+
+struct ahead_log {
+	uint64_t peeked[AHEAD_MAX];	/* sd_inet_peek_inode of each message ahead saw */
+	size_t nahead, ncb;
+	size_t max_lead;		/* most messages ahead saw that cb had not yet */
+};
+
+static int log_ahead(const struct nlmsghdr *nlh, void *data)
+{
+	struct ahead_log *a = data;
+
+	assert_true(a->nahead < AHEAD_MAX);
+	a->peeked[a->nahead++] = sd_inet_peek_inode(nlh);
+	return 0;
+}
+
+static int log_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct ahead_log *a = data;
+	struct sdiag_sock s;
+
+	memset(&s, 0, sizeof(s));
+	s.protocol = IPPROTO_TCP;
+	assert_int_equal(sd_inet_decode(nlh, &s), 1);
+	/* ahead saw this very message first, and peeked the inode decode finds. */
+	assert_true(a->ncb < a->nahead);
+	assert_int_equal(a->peeked[a->ncb], s.inode);
+	if (a->nahead - a->ncb > a->max_lead)
+		a->max_lead = a->nahead - a->ncb;
+	a->ncb++;
+	return 0;
+}
+
+/* Every data message goes through ahead, then cb, in the same order; ahead
+ * sees a whole datagram before cb sees its first message. 600 sockets take
+ * more than one 64 KiB datagram. */
+static void test_dump_ahead(void **state)
+{
+	static struct ahead_log a;
+	struct sd_req req = { .family = AF_INET,
+			      .protocol = IPPROTO_TCP,
+			      .states = SDIAG_STATES_ALL,
+			      .show = SDIAG_SHOW_ALL,
+			      .tables = T_TCP };
+	int lfd, fds[2 * AHEAD_PAIRS];
+	struct sd_nl *nl = NULL;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	raise_nofile();
+	lfd = stream_listen(AF_INET, 0, "127.0.0.1", 5001, AHEAD_PAIRS);
+	for (int i = 0; i < AHEAD_PAIRS; i++) {
+		fds[2 * i] = stream_connect(AF_INET, 0, "127.0.0.1", 5001);
+		fds[2 * i + 1] = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		assert_true(fds[2 * i + 1] >= 0);
+	}
+	assert_int_equal(sd_nl_open(&nl), 0);
+	assert_non_null(sd_inet_request(sd_nl_reqbuf(nl, NULL), &req));
+	assert_int_equal(sd_nl_dump(nl, log_ahead, log_cb, &a), 0);
+	assert_int_equal(a.ncb, 2 * AHEAD_PAIRS + 1);
+	assert_int_equal(a.nahead, a.ncb);
+	assert_true(a.max_lead > 8); /* ~60 sockets a datagram with every attribute */
+	/* A message too short to hold an inet_diag_msg has no inode to peek. */
+	struct nlmsghdr shortmsg = { .nlmsg_len = sizeof(shortmsg) + 8 };
+
+	assert_int_equal(sd_inet_peek_inode(&shortmsg), 0);
+	sd_nl_close(nl);
+	for (int i = 0; i < 2 * AHEAD_PAIRS; i++)
+		close(fds[i]);
 	close(lfd);
 }
 
@@ -692,6 +770,7 @@ int main(void)
 		cmocka_unit_test_setup(test_mark_tos_dev, setup),
 		cmocka_unit_test_setup(test_uid, setup),
 		cmocka_unit_test_setup(test_mptcp, setup),
+		cmocka_unit_test_setup(test_dump_ahead, setup),
 	};
 
 	return sdiag_test_status(cmocka_run_group_tests(tests, NULL, NULL));

@@ -58,7 +58,7 @@ static unsigned raw_reports(uint64_t cookie)
 
 	assert_int_equal(sd_nl_open(&nl), 0);
 	assert_non_null(sd_netlink_request(sd_nl_reqbuf(nl, NULL), &req));
-	assert_int_equal(sd_nl_dump(nl, raw_cb, &c), 0);
+	assert_int_equal(sd_nl_dump(nl, NULL, raw_cb, &c), 0);
 	sd_nl_close(nl);
 	return c.n;
 }

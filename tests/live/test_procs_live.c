@@ -619,6 +619,48 @@ static void test_fake_proc(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* An index of megabytes (BIG_FDS owners: the slots and the owners arrays
+ * each above the 2 MiB from which they are allocated as huge pages). */
+#define BIG_FDS 80000
+#define BIG_INODE 5000000
+
+static void test_fake_proc_big(void **state)
+{
+	char root[] = "/tmp/sdprocs-bigproc.XXXXXX", d[128], name[16], link[32], cmd[160];
+	struct sdiag_procmap *pm = NULL;
+	const struct sdiag_proc *p = NULL;
+	int dfd;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	mkdir_in(root, "700");
+	mkdir_in(root, "700/fd");
+	snprintf(d, sizeof(d), "%s/700", root);
+	put_file(d, "comm", "big");
+	snprintf(d, sizeof(d), "%s/700/fd", root);
+	dfd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(dfd >= 0);
+	for (int i = 0; i < BIG_FDS; i++) {
+		snprintf(name, sizeof(name), "%d", i);
+		snprintf(link, sizeof(link), "socket:[%d]", BIG_INODE + i);
+		assert_int_equal(symlinkat(link, dfd, name), 0);
+	}
+	close(dfd);
+
+	assert_int_equal(sdiag_procmap_scan(&pm, root), 0);
+	for (int i = 0; i < BIG_FDS; i++) {
+		assert_int_equal(sdiag_procmap_lookup(pm, BIG_INODE + (uint64_t)i, &p), 1);
+		assert_int_equal(p[0].pid, 700);
+		assert_int_equal(p[0].fd, i);
+	}
+	assert_string_equal(p[0].comm, "big");
+	assert_int_equal(sdiag_procmap_lookup(pm, BIG_INODE - 1, &p), 0);
+	assert_int_equal(sdiag_procmap_lookup(pm, BIG_INODE + BIG_FDS, &p), 0);
+	sdiag_procmap_free(pm);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
+}
+
 /*
  * The scans read /proc. In a pid namespace of our own, with its own /proc,
  * they see only this test's processes: exact, and fast whatever the host
@@ -632,6 +674,7 @@ int main(void)
 		cmocka_unit_test(test_filter_parse),
 		cmocka_unit_test_setup(test_scan_churn, setup),
 		cmocka_unit_test(test_fake_proc),
+		cmocka_unit_test(test_fake_proc_big),
 	};
 	int status;
 	pid_t pid;

@@ -210,7 +210,7 @@ static int kernel_dump(struct sd_nl *nl, uint8_t family, uint16_t proto, const v
 	struct count c = { 0 };
 
 	sd_inet_request(sd_nl_reqbuf(nl, NULL), &req);
-	return sd_nl_dump(nl, count_cb, &c);
+	return sd_nl_dump(nl, NULL, count_cb, &c);
 }
 
 static void test_kernel_accepts_corpus(void **state)
