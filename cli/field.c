@@ -192,7 +192,7 @@ static unsigned json_plain_run(struct fctx *c, const struct field *f, unsigned i
 		uint64_t v = fld_value(c, m);
 		size_t k = m->klen - c->first;
 
-		memcpy(d, m->klit + c->first, k);
+		fmt_copy(d, m->klit + c->first, k);
 		d += k;
 		c->first = false;
 		d += fmt_u64(d, v);

@@ -73,6 +73,11 @@ int obuf_flush(struct obuf *b)
 	return b->err;
 }
 
+void fmt_copy_long(char *d, const char *s, size_t n)
+{
+	memcpy(d, s, n);
+}
+
 void obuf_spaces(struct obuf *b, size_t n)
 {
 	if (obuf_reserve(b, n) < 0)

@@ -28,11 +28,50 @@ int obuf_reserve(struct obuf *b, size_t n);
 /* Write everything buffered to b->fd (restarting on EINTR and short writes). */
 int obuf_flush(struct obuf *b);
 
+/* memcpy() for the short strings of the hot paths (keys, labels, fields).
+ * GCC expands a memcpy() whose size it can bound (a uint8_t length) inline as
+ * "rep movsq", whose start-up cost is most of a short copy: one or two pairs
+ * of overlapping moves instead, each reading only s[0..n). */
+void fmt_copy_long(char *d, const char *s, size_t n);
+
+static inline void fmt_copy(char *d, const char *s, size_t n)
+{
+	uint64_t a[2], z[2];
+	uint32_t x, y;
+
+	if (__builtin_constant_p(n)) {	/* the compiler knows best */
+		memcpy(d, s, n);
+		return;
+	}
+	if (n >= 16 && n <= 32) {
+		memcpy(a, s, 16);
+		memcpy(z, s + n - 16, 16);
+		memcpy(d, a, 16);
+		memcpy(d + n - 16, z, 16);
+	} else if (n >= 8 && n < 16) {
+		memcpy(a, s, 8);
+		memcpy(z, s + n - 8, 8);
+		memcpy(d, a, 8);
+		memcpy(d + n - 8, z, 8);
+	} else if (n >= 4 && n < 8) {
+		memcpy(&x, s, 4);
+		memcpy(&y, s + n - 4, 4);
+		memcpy(d, &x, 4);
+		memcpy(d + n - 4, &y, 4);
+	} else if (n && n < 4) {
+		d[0] = s[0];
+		d[n / 2] = s[n / 2];
+		d[n - 1] = s[n - 1];
+	} else if (n > 32) {
+		fmt_copy_long(d, s, n);
+	}
+}
+
 static inline void obuf_put(struct obuf *b, const void *s, size_t n)
 {
 	if (b->len + n > b->cap && obuf_reserve(b, n) < 0)
 		return;
-	memcpy(b->p + b->len, s, n);
+	fmt_copy(b->p + b->len, s, n);
 	b->len += n;
 }
 

@@ -156,6 +156,41 @@ static void test_addresses(void **state)
 	assert_string_equal(buf, "127.0.0.1");
 }
 
+/* fmt_copy (and obuf_put through it) at every length around its cases: each
+ * byte copied, nothing written before or after the copy. The source is an
+ * exact-size heap block, so a read past s[n) shows under ASan. */
+static void test_copy_lengths(void **state)
+{
+	char dst[128];
+
+	(void)state;
+	for (size_t n = 0; n <= 80; n++) {
+		volatile size_t vn = n;	/* not a constant: the hand-written paths */
+		char *src = malloc(n ? n : 1);
+		struct obuf b;
+
+		assert_non_null(src);
+		for (size_t i = 0; i < n; i++)
+			src[i] = (char)('A' + (i * 7 + n) % 26);
+		memset(dst, '#', sizeof(dst));
+		fmt_copy(dst + 8, src, vn);
+		for (size_t i = 0; i < sizeof(dst); i++)
+			assert_int_equal(dst[i], i < 8 || i >= 8 + n ? '#' : src[i - 8]);
+
+		assert_int_equal(obuf_init(&b, 16, -1), 0);
+		obuf_putc(&b, '<');
+		obuf_put(&b, src, vn);
+		obuf_put(&b, src, vn);
+		obuf_putc(&b, '>');
+		assert_int_equal(b.len, 2 * n + 2);
+		assert_memory_equal(b.p + 1, src, n);
+		assert_memory_equal(b.p + 1 + n, src, n);
+		assert_int_equal(b.p[2 * n + 1], '>');
+		obuf_fini(&b);
+		free(src);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -164,6 +199,7 @@ int main(void)
 		cmocka_unit_test(test_text_bytes),
 		cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_addresses),
+		cmocka_unit_test(test_copy_lengths),
 	};
 
 	return sdiag_test_status(cmocka_run_group_tests(tests, NULL, NULL));
