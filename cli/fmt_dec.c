@@ -283,12 +283,38 @@ void obuf_xd_g(struct obuf *b, struct xd x, int prec)
 	}
 }
 
+/* %.0f of x when it rounds to a u64, with 64-bit integers: the rates' form. */
+static bool xd_f0_fast(struct obuf *b, struct xd x)
+{
+	uint64_t q, rem, half;
+
+	if (x.e >= 0) {
+		if (bitlen64(x.m) + x.e > 64)
+			return false;
+		obuf_u64(b, x.m << x.e);
+		return true;
+	}
+	if (x.e <= -54) {	/* m < 2^53: below one half */
+		obuf_putc(b, '0');
+		return true;
+	}
+	q = x.m >> -x.e;
+	rem = x.m & ((UINT64_C(1) << -x.e) - 1);
+	half = UINT64_C(1) << (-x.e - 1);
+	if (rem > half || (rem == half && (q & 1)))	/* ties to even, as printf */
+		q++;
+	obuf_u64(b, q);
+	return true;
+}
+
 void obuf_xd_f(struct obuf *b, struct xd x, int decimals)
 {
 	char d[48];
 	int n;
 	u128 r;
 
+	if (decimals == 0 && xd_f0_fast(b, x))
+		return;
 	if (decimals > 30 || !xd_scaled(x, -decimals, &r)) {
 		fallback(b, false, decimals, x);
 		return;
@@ -313,6 +339,22 @@ void obuf_xd_f(struct obuf *b, struct xd x, int decimals)
 
 void fmt_ss_usec(struct obuf *b, uint64_t us)
 {
+	/* Below 1000 s, us / 1000 has at most 6 significant digits and the
+	 * double nearest to it is within 2^-53 of it: %g prints those digits
+	 * (and the exponent form needs >= 10^6 or < 10^-4). */
+	if (us < 1000000) {
+		unsigned frac = (unsigned)(us % 1000);
+
+		obuf_u64(b, us / 1000);
+		if (frac) {
+			char f[4] = { '.', (char)('0' + frac / 100), (char)('0' + frac / 10 % 10),
+				      (char)('0' + frac % 10) };
+			size_t n = frac % 100 ? (frac % 10 ? 4 : 3) : 2;
+
+			obuf_put(b, f, n);
+		}
+		return;
+	}
 	obuf_xd_g(b, xd_div(xd_u64(us), xd_u64(1000)), 6);
 }
 
