@@ -92,17 +92,26 @@ static const char digits2[201] = "0001020304050607080910111213141516171819"
 				 "6061626364656667686970717273747576777879"
 				 "8081828384858687888990919293949596979899";
 
+static const uint64_t pow10_u64[20] = {
+	1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000,
+	10000000000ULL, 100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+	100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+	100000000000000000ULL, 1000000000000000000ULL, 10000000000000000000ULL,
+};
+
 size_t fmt_u64(char *buf, uint64_t v)
 {
-	size_t n = 1, i;
-	uint64_t x = v;
+	size_t n, i;
+	unsigned t;
 
-	while (x >= 100) {
-		x /= 100;
-		n += 2;
+	if (v < 10) {
+		buf[0] = (char)('0' + v);
+		return 1;
 	}
-	if (x >= 10)
-		n++;
+	/* Digits from the bit length: t = floor(bits * log10(2)) is the digit
+	 * count or one more (1233 / 4096 ~ log10(2)). */
+	t = (unsigned)(64 - __builtin_clzll(v)) * 1233 >> 12;
+	n = t + 1 - (v < pow10_u64[t]);
 	i = n;
 	while (v >= 100) {
 		unsigned d = (unsigned)(v % 100) * 2;

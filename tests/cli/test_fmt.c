@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The CLI's formatting helpers: numbers, addresses, and above all JSON
  * string escaping of arbitrary bytes (cli/fmt.c). */
+#include <inttypes.h>
 #include <setjmp.h>
+#include <stdio.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -118,6 +120,29 @@ static void test_numbers(void **state)
 		assert_int_equal(n, strlen(cases[i].s));
 		assert_memory_equal(buf, cases[i].s, n);
 	}
+	/* Every digit count and bit length, against snprintf. */
+	for (int bits = 0; bits <= 64; bits++) {
+		uint64_t top = bits == 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
+		uint64_t vs[] = { top, top + 1, top / 10, top / 10 + 1, (top >> 1) + 1 };
+
+		for (size_t j = 0; j < sizeof(vs) / sizeof(vs[0]); j++) {
+			char want[24];
+			size_t n = fmt_u64(buf, vs[j]);
+
+			snprintf(want, sizeof(want), "%" PRIu64, vs[j]);
+			assert_int_equal(n, strlen(want));
+			assert_memory_equal(buf, want, n);
+		}
+	}
+	for (uint64_t p = 1; p <= UINT64_MAX / 10; p *= 10)
+		for (uint64_t v = p - 1; v <= p + 1; v++) {
+			char want[24];
+			size_t n = fmt_u64(buf, v);
+
+			snprintf(want, sizeof(want), "%" PRIu64, v);
+			assert_int_equal(n, strlen(want));
+			assert_memory_equal(buf, want, n);
+		}
 	assert_int_equal(obuf_init(&b, 1, -1), 0);
 	obuf_hex(&b, 0x17a7c5);
 	obuf_putc(&b, ' ');
