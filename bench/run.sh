@@ -56,6 +56,7 @@ scenario() {
 	# The same commands with another build ($SOCKDIAG_BASE), for before/after in one run.
 	base)   CMD=("${SOCKDIAG_BASE:?}" list -tan);    DESC='`sockdiag list -tan` of $SOCKDIAG_BASE' ;;
 	base_ndjson) CMD=("${SOCKDIAG_BASE:?}" list -tan --ndjson); DESC='`sockdiag list -tan --ndjson` of $SOCKDIAG_BASE' ;;
+	base_p) CMD=("${SOCKDIAG_BASE:?}" list -tanp); DESC='`sockdiag list -tanp` of $SOCKDIAG_BASE' ;;
 	base_ie) CMD=("${SOCKDIAG_BASE:?}" list -tanie); DESC='`sockdiag list -tanie` of $SOCKDIAG_BASE' ;;
 	base_ndjson_ie) CMD=("${SOCKDIAG_BASE:?}" list -tanie --ndjson)
 		DESC='`sockdiag list -tanie --ndjson` of $SOCKDIAG_BASE' ;;
