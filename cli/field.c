@@ -21,7 +21,7 @@ struct fclass {
 	size_t njson;
 	struct tent *text;
 	size_t ntext;
-	const struct field *cols;
+	const struct field *cell[C_MAX];	/* FL_CELL rows by column */
 };
 
 struct fplan {
@@ -406,19 +406,21 @@ void fplan_text(const struct fplan *p, struct names *names, struct obuf *b,
 		b->len = sep_at;
 }
 
-bool fplan_cols(const struct fplan *p, struct names *names, struct obuf *b,
-		const struct sdiag_sock *s, uint32_t *cols)
+bool fplan_cell(const struct fplan *p, struct names *names, struct obuf *b,
+		const struct sdiag_sock *s, const struct out_extra *x, enum col col,
+		uint32_t *cols)
 {
 	unsigned k = fam_class(s);
-	const struct field *f = p->cl[k].cols;
+	const struct field *f = p->cl[k].cell[col];
 	struct fctx c = {
-		.b = b, .o = p->o, .names = names, .s = s, .base = (const uint8_t *)s,
+		.b = b, .o = p->o, .names = names, .s = s, .x = x, .base = (const uint8_t *)s,
 		.cols = cols, .fam = (uint16_t)(1u << k), .opt = p->opt,
 	};
 
 	if (!f)
 		return false;
-	f->text(&c, f, 0);
+	if (!f->twhen || f->twhen(&c))
+		f->text(&c, f, 0);
 	return true;
 }
 
@@ -480,8 +482,8 @@ static int plan_class(struct fplan *p, unsigned k)
 
 			if (!in_fam(f, fam))
 				continue;
-			if ((f->flags & FL_COLS) && !cl->cols)
-				cl->cols = f;
+			if ((f->flags & FL_CELL) && !cl->cell[f->col])
+				cl->cell[f->col] = f;
 			if (f->key && in_opt(f->jopt, p->opt))
 				cl->json[cl->njson++] = f;
 			r = plan_text(cl, &cap, f, fam, p->opt, 0, 0, 0);

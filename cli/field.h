@@ -63,6 +63,25 @@ enum {
 	O_CGROUP = 1 << 8,	/* --cgroup */
 };
 
+/* The table's columns (struct field.col; out_table.c has their headers and
+ * alignment). */
+enum col {
+	C_TIME,
+	C_NETNS,
+	C_RESULT,
+	C_NETID,
+	C_STATE,
+	C_RECVQ,
+	C_SENDQ,
+	C_LADDR,
+	C_LPORT,
+	C_PADDR,
+	C_PPORT,
+	C_PROCESS,
+	C_EXT,		/* the detail text (fplan_text) */
+	C_MAX
+};
+
 /* How a value is written. Text / JSON. */
 enum fkind {
 	FK_UINT,	/* decimal / number */
@@ -91,7 +110,8 @@ enum {
 	FL_TSKIP = 1 << 2,	/* text: left out when the value is .skip */
 	FL_TSEP = 1 << 3,	/* text: the detail separator comes first */
 	FL_RAW = 1 << 4,	/* FK_STR text: the bytes as they are (ss's %s) */
-	FL_COLS = 1 << 5,	/* table: .text() writes the endpoint columns */
+	FL_CELL = 1 << 5,	/* table: .text() writes column .col when .twhen holds (the
+				 * endpoint row: the four columns from C_LADDR on) */
 };
 
 /* What a row's formatter sees: one socket being rendered. */
@@ -102,7 +122,7 @@ struct fctx {
 	const struct sdiag_sock *s;
 	const struct out_extra *x;
 	const uint8_t *base;	/* where .off counts from: the socket, or a group's struct */
-	uint32_t *cols;		/* FL_COLS: column boundaries (table) */
+	uint32_t *cols;		/* FL_CELL: column boundaries from .col on (table) */
 	uint16_t fam;		/* the socket's F_* bit */
 	uint16_t opt;		/* O_* options on */
 	bool first;		/* JSON: no member yet in the current object */
@@ -120,6 +140,7 @@ struct field {
 	uint16_t fams;		/* F_*; 0: every family */
 	uint16_t jopt, topt;	/* O_*; 0: always */
 	uint8_t flags;		/* FL_* */
+	uint8_t col;		/* FL_CELL: enum col */
 	uint16_t t;		/* place in the text; 0: not in the text */
 	uint64_t has;		/* SDIAG_HAS_* bits the value needs (JSON and text) */
 	uint64_t skip;		/* FL_TSKIP */
@@ -209,10 +230,11 @@ void fplan_json(const struct fplan *p, struct names *names, struct obuf *b,
 /* ss's detail text of s (after the columns), appended to b. */
 void fplan_text(const struct fplan *p, struct names *names, struct obuf *b,
 		const struct sdiag_sock *s);
-/* The endpoint columns of s (Local Address:, Port, Peer Address:, Port) into
- * b, marking the ends of the first three in cols[1..3]. Returns false when no
- * row describes the family. */
-bool fplan_cols(const struct fplan *p, struct names *names, struct obuf *b,
-		const struct sdiag_sock *s, uint32_t *cols);
+/* Table column col of s (FL_CELL rows), into b; cols[0] is the column's
+ * start: a row writing several columns marks the ends of all but its last in
+ * cols[1..]. Returns false when no row of the family is that column. */
+bool fplan_cell(const struct fplan *p, struct names *names, struct obuf *b,
+		const struct sdiag_sock *s, const struct out_extra *x, enum col col,
+		uint32_t *cols);
 
 #endif

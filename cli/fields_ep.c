@@ -469,8 +469,8 @@ static void tipc_json(struct fctx *c, const struct field *f, uint64_t v)
 	close_obj(c);
 }
 
-#define EP(f, tfn, jfn) { K("local"), .fams = (f), .flags = FL_COLS, .text = (tfn), \
-			  .json = (jfn) }
+#define EP(f, tfn, jfn) { K("local"), .fams = (f), .flags = FL_CELL, .col = C_LADDR, \
+			  .text = (tfn), .json = (jfn) }
 
 const struct field fields_ep[] = {
 	EP(F_INET | F_SMC, inet_cols, inet_json),

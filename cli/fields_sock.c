@@ -2,7 +2,8 @@
 /*
  * Field rows every family shares: the renderer's extras (time, namespace,
  * kill's result), the socket's identity, queues and ids at the head of a JSON
- * object; SMC info, memory and processes at its tail.
+ * object; SMC info, memory and processes at its tail. Time, namespace, result
+ * and processes are also the table's columns of those names (FL_CELL).
  */
 #include <time.h>
 
@@ -47,21 +48,50 @@ static uint64_t netns_inode(const struct fctx *c)
 	return c->x ? c->x->netns_inode : 0;
 }
 
-static void time_json(struct fctx *c, const struct field *f, uint64_t v)
+/* JSON "time": UTC, ISO 8601; the table's Time: local time of day. Both to
+ * the microsecond. */
+static void time_put(struct fctx *c, const struct field *f, bool json)
 {
 	const struct timespec *ts = c->x->time;
 	struct tm tm;
 	char buf[40];
 	size_t n;
 
-	(void)v;
-	if (!gmtime_r(&ts->tv_sec, &tm))
+	if (!(json ? gmtime_r(&ts->tv_sec, &tm) : localtime_r(&ts->tv_sec, &tm)))
 		return;
-	n = strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
-	fld_key(c, f);
-	obuf_putc(c->b, '"');
+	n = strftime(buf, sizeof(buf), json ? "%Y-%m-%dT%H:%M:%S" : "%H:%M:%S", &tm);
+	if (json) {
+		fld_key(c, f);
+		obuf_putc(c->b, '"');
+	}
 	obuf_put(c->b, buf, n);
-	obuf_printf(c->b, ".%06ldZ\"", ts->tv_nsec / 1000);
+	obuf_printf(c->b, json ? ".%06ldZ\"" : ".%06ld", ts->tv_nsec / 1000);
+}
+
+static void time_json(struct fctx *c, const struct field *f, uint64_t v)
+{
+	(void)v;
+	time_put(c, f, true);
+}
+
+static void time_cell(struct fctx *c, const struct field *f, uint64_t v)
+{
+	(void)v;
+	time_put(c, f, false);
+}
+
+static void netns_cell(struct fctx *c, const struct field *f, uint64_t v)
+{
+	(void)f;
+	(void)v;
+	obuf_puts(c->b, c->x->netns);
+}
+
+static void result_cell(struct fctx *c, const struct field *f, uint64_t v)
+{
+	(void)f;
+	(void)v;
+	obuf_puts(c->b, c->x->result);
 }
 
 static void str_json(struct fctx *c, const struct field *f, const char *str)
@@ -132,10 +162,13 @@ static void state_json(struct fctx *c, const struct field *f, uint64_t v)
 }
 
 const struct field fields_head[] = {
-	{ K("time"), .jwhen = has_time, .json = time_json },
-	{ K("netns"), .jwhen = has_netns, .json = netns_json },
+	{ K("time"), .jwhen = has_time, .json = time_json, .flags = FL_CELL, .col = C_TIME,
+	  .twhen = has_time, .text = time_cell },
+	{ K("netns"), .jwhen = has_netns, .json = netns_json, .flags = FL_CELL, .col = C_NETNS,
+	  .twhen = has_netns, .text = netns_cell },
 	{ K("netns_inode"), .get = netns_inode, .flags = FL_JNZ },
-	{ K("result"), .jwhen = has_result, .json = result_json },
+	{ K("result"), .jwhen = has_result, .json = result_json, .flags = FL_CELL,
+	  .col = C_RESULT, .twhen = has_result, .text = result_cell },
 	{ K("result_detail"), .jwhen = has_detail, .json = detail_json },
 	{ K("family"), .json = family_json },
 	{ K("netid"), .json = netid_json },
@@ -215,27 +248,51 @@ static bool no_skmem(const struct fctx *c)
 	return !(c->s->has & SDIAG_HAS_SKMEMINFO);
 }
 
-static void procs_json(struct fctx *c, const struct field *f, uint64_t v)
+/* The processes as a JSON array of {"comm","pid","fd"} or as the table's
+ * Process column, ss's users:(("comm",pid=N,fd=N),...): one walk, two
+ * spellings. */
+static void procs_put(struct fctx *c, bool json)
 {
 	struct obuf *b = c->b;
 
-	(void)v;
-	fld_key(c, f);
-	obuf_putc(b, '[');
+	obuf_puts(b, json ? "[" : "users:(");
 	for (size_t i = 0; i < c->s->n_procs; i++) {
 		const struct sdiag_proc *p = &c->s->procs[i];
+		size_t n = strnlen(p->comm, sizeof(p->comm));
 
 		if (i)
 			obuf_putc(b, ',');
-		obuf_puts(b, "{\"comm\":");
-		obuf_json_str(b, p->comm, strnlen(p->comm, sizeof(p->comm)));
-		obuf_puts(b, ",\"pid\":");
-		obuf_u64(b, (uint32_t)p->pid);
-		obuf_puts(b, ",\"fd\":");
-		obuf_u64(b, (uint32_t)p->fd);
-		obuf_putc(b, '}');
+		obuf_puts(b, json ? "{\"comm\":" : "(\"");
+		if (json)
+			obuf_json_str(b, p->comm, n);
+		else
+			obuf_text_bytes(b, p->comm, n);
+		obuf_puts(b, json ? ",\"pid\":" : "\",pid=");
+		obuf_i64(b, json ? (int64_t)(uint32_t)p->pid : (int64_t)p->pid);
+		obuf_puts(b, json ? ",\"fd\":" : ",fd=");
+		obuf_i64(b, json ? (int64_t)(uint32_t)p->fd : (int64_t)p->fd);
+		obuf_putc(b, json ? '}' : ')');
 	}
-	obuf_putc(b, ']');
+	obuf_putc(b, json ? ']' : ')');
+}
+
+static void procs_json(struct fctx *c, const struct field *f, uint64_t v)
+{
+	(void)v;
+	fld_key(c, f);
+	procs_put(c, true);
+}
+
+static void procs_cell(struct fctx *c, const struct field *f, uint64_t v)
+{
+	(void)f;
+	(void)v;
+	procs_put(c, false);
+}
+
+static bool has_procs(const struct fctx *c)
+{
+	return c->s->n_procs;
 }
 
 const struct field fields_tail[] = {
@@ -249,6 +306,7 @@ const struct field fields_tail[] = {
 	{ K("meminfo"), L(" mem:("), .tail = ")", .kind = FK_GROUP, SUB(meminfo_rows),
 	  .fams = F_INET, .has = SDIAG_HAS_MEMINFO, .jopt = O_MEM, .topt = O_MEM, .t = T_SKMEM,
 	  .twhen = no_skmem },
-	{ K("processes"), .jopt = O_PROC, .json = procs_json },
+	{ K("processes"), .jopt = O_PROC, .json = procs_json, .flags = FL_CELL,
+	  .col = C_PROCESS, .twhen = has_procs, .text = procs_cell },
 };
 const size_t fields_tail_n = sizeof(fields_tail) / sizeof(fields_tail[0]);

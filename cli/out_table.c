@@ -10,7 +10,6 @@
  */
 #include <errno.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
 
@@ -19,23 +18,6 @@
 #define BLOCK_ROWS 4096
 #define BLOCK_BYTES (1u << 20)
 #define WRITE_CHUNK (256u << 10)
-
-enum col {
-	C_TIME,
-	C_NETNS,
-	C_RESULT,
-	C_NETID,
-	C_STATE,
-	C_RECVQ,
-	C_SENDQ,
-	C_LADDR,
-	C_LPORT,
-	C_PADDR,
-	C_PPORT,
-	C_PROCESS,
-	C_EXT,
-	C_MAX
-};
 
 static const struct {
 	const char *header;
@@ -146,12 +128,23 @@ void table_free(struct table *t)
 
 /* ---- fields ------------------------------------------------------------------ */
 
+/* Column c from its row, when the column is shown (an empty cell when the
+ * row has nothing to say). */
+static void put_cell(struct table *t, enum col c, const struct sdiag_sock *s,
+		     const struct out_extra *x, uint32_t *o)
+{
+	o[c] = (uint32_t)t->arena.len;
+	if (t->visible[c])
+		fplan_cell(t->plan, t->names, &t->arena, s, x, c, o + c);
+}
+
 /* The endpoint columns, from the family's row (fields_ep.c). */
 static void put_endpoints(struct table *t, const struct sdiag_sock *s, uint32_t *o)
 {
 	struct obuf *a = &t->arena;
 
-	if (!fplan_cols(t->plan, t->names, a, s, o + C_LADDR)) {
+	o[C_LADDR] = (uint32_t)a->len;
+	if (!fplan_cell(t->plan, t->names, a, s, NULL, C_LADDR, o + C_LADDR)) {
 		obuf_putc(a, '?');
 		o[C_LADDR + 1] = (uint32_t)a->len;
 		o[C_LPORT + 1] = (uint32_t)a->len;
@@ -159,40 +152,6 @@ static void put_endpoints(struct table *t, const struct sdiag_sock *s, uint32_t 
 		o[C_PADDR + 1] = (uint32_t)a->len;
 	}
 	o[C_PPORT + 1] = (uint32_t)a->len;
-}
-
-static void put_time(struct obuf *a, const struct timespec *ts)
-{
-	struct tm tm;
-	char buf[32];
-	size_t n;
-
-	if (!localtime_r(&ts->tv_sec, &tm))
-		return;
-	n = strftime(buf, sizeof(buf), "%H:%M:%S", &tm);
-	obuf_put(a, buf, n);
-	obuf_printf(a, ".%06ld", ts->tv_nsec / 1000);
-}
-
-static void put_procs(struct obuf *a, const struct sdiag_sock *s)
-{
-	if (!s->n_procs)
-		return;
-	obuf_puts(a, "users:(");
-	for (size_t i = 0; i < s->n_procs; i++) {
-		const struct sdiag_proc *p = &s->procs[i];
-
-		if (i)
-			obuf_putc(a, ',');
-		obuf_puts(a, "(\"");
-		obuf_text_bytes(a, p->comm, strnlen(p->comm, sizeof(p->comm)));
-		obuf_puts(a, "\",pid=");
-		obuf_i64(a, p->pid);
-		obuf_puts(a, ",fd=");
-		obuf_i64(a, p->fd);
-		obuf_putc(a, ')');
-	}
-	obuf_putc(a, ')');
 }
 
 int table_sock(struct table *t, const struct sdiag_sock *s, const struct out_extra *x)
@@ -207,15 +166,9 @@ int table_sock(struct table *t, const struct sdiag_sock *s, const struct out_ext
 			return r;
 	}
 	o = t->offs + t->nrows * (C_MAX + 1);
-	o[0] = (uint32_t)a->len;
-	if (t->visible[C_TIME] && x && x->time)
-		put_time(a, x->time);
-	o[C_NETNS] = (uint32_t)a->len;
-	if (t->visible[C_NETNS] && x && x->netns)
-		obuf_puts(a, x->netns);
-	o[C_RESULT] = (uint32_t)a->len;
-	if (t->visible[C_RESULT] && x && x->result)
-		obuf_puts(a, x->result);
+	put_cell(t, C_TIME, s, x, o);
+	put_cell(t, C_NETNS, s, x, o);
+	put_cell(t, C_RESULT, s, x, o);
 	o[C_NETID] = (uint32_t)a->len;
 	if (t->visible[C_NETID] && s->table < SDIAG_T_MAX)
 		obuf_put(a, t->netid[s->table], t->netid_len[s->table]);
@@ -231,10 +184,8 @@ int table_sock(struct table *t, const struct sdiag_sock *s, const struct out_ext
 	o[C_SENDQ] = (uint32_t)a->len;
 	if (t->visible[C_SENDQ])
 		obuf_u64(a, s->wqueue);
-	o[C_LADDR] = (uint32_t)a->len;
 	put_endpoints(t, s, o);
-	if (t->visible[C_PROCESS])
-		put_procs(a, s);
+	put_cell(t, C_PROCESS, s, x, o);
 	o[C_EXT] = (uint32_t)a->len;
 	fplan_text(t->plan, t->names, a, s);
 	if (x && x->result_detail) {
