@@ -58,6 +58,7 @@ scenario() {
 	base_ndjson) CMD=("${SOCKDIAG_BASE:?}" list -tan --ndjson); DESC='`sockdiag list -tan --ndjson` of $SOCKDIAG_BASE' ;;
 	base_p) CMD=("${SOCKDIAG_BASE:?}" list -tanp); DESC='`sockdiag list -tanp` of $SOCKDIAG_BASE' ;;
 	base_ie) CMD=("${SOCKDIAG_BASE:?}" list -tanie); DESC='`sockdiag list -tanie` of $SOCKDIAG_BASE' ;;
+	base_p) CMD=("${SOCKDIAG_BASE:?}" list -tanp);   DESC='`sockdiag list -tanp` of $SOCKDIAG_BASE' ;;
 	base_ndjson_ie) CMD=("${SOCKDIAG_BASE:?}" list -tanie --ndjson)
 		DESC='`sockdiag list -tanie --ndjson` of $SOCKDIAG_BASE' ;;
 	*) echo "run.sh: unknown scenario $1" >&2; exit 2 ;;
@@ -204,6 +205,7 @@ report_n() {
 	t_ratio '(info) list -tan / the same of $SOCKDIAG_BASE' 0 list base
 	t_ratio '(info) list -tan --ndjson / the same of $SOCKDIAG_BASE' 0 ndjson base_ndjson
 	t_ratio '(info) list -tanie / the same of $SOCKDIAG_BASE' 0 list_ie base_ie
+	t_ratio '(info) list -tanp / the same of $SOCKDIAG_BASE' 0 list_p base_p
 	t_ratio '(info) list -tanie --ndjson / the same of $SOCKDIAG_BASE' 0 ndjson_ie base_ndjson_ie
 	t_ratio "list 'idle > 10m or $FILTER' (1%) / list -tani (issue 12)" 1.0 list_idle list_i
 	t_ratio "(info) list 'idle > 10m' (0%) / list -tani" 0 list_idle0 list_i
