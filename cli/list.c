@@ -264,10 +264,12 @@ static void block_stop_signals(sigset_t *mask)
 }
 
 /* Sleep until start + n * interval (CLOCK_MONOTONIC). Returns true when a
- * stop signal came instead. */
+ * stop signal came instead, or is pending: a snapshot that takes longer than
+ * the interval leaves no time to sleep, and the signal must still stop us. */
 static bool wait_next(const sigset_t *mask, const struct timespec *start,
 		      const struct timespec *interval, uint64_t n)
 {
+	static const struct timespec poll = { 0, 0 };
 	struct timespec now, left;
 	double due = (double)start->tv_sec + (double)start->tv_nsec / 1e9 +
 		     (double)n * ((double)interval->tv_sec + (double)interval->tv_nsec / 1e9);
@@ -277,7 +279,7 @@ static bool wait_next(const sigset_t *mask, const struct timespec *start,
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		d = due - ((double)now.tv_sec + (double)now.tv_nsec / 1e9);
 		if (d <= 0)
-			return false;
+			return sigtimedwait(mask, NULL, &poll) >= 0;
 		left.tv_sec = (time_t)d;
 		left.tv_nsec = (long)((d - (double)left.tv_sec) * 1e9);
 		if (sigtimedwait(mask, NULL, &left) >= 0)
