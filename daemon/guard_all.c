@@ -21,7 +21,7 @@
  * Our guards live in the namespaces they guard, so they keep them alive: a
  * namespace with neither a name nor any process but our guard is gone, and
  * its guard is stopped. A guard that dies is started again (1 s later,
- * doubling up to 64 s for one that keeps dying), unless it exited with status
+ * doubling up to 64 s while it dies within a minute of its start), unless it exited with status
  * 2 or 3: a configuration it refuses or a namespace where it cannot destroy
  * would only fail again.
  */
@@ -60,6 +60,7 @@
 #define UNNAMED_MS 200
 #define RESTART_MS 1000
 #define RESTART_MAX_SHIFT 6	/* 64 s */
+#define RESTART_CALM_MS 60000	/* a guard that ran this long restarts after 1 s again */
 
 enum child_state {
 	CH_WAIT,	/* to be started at due_ms */
@@ -74,7 +75,7 @@ struct child {
 	uint8_t state;		/* enum child_state */
 	uint8_t restarts;
 	bool seen;		/* in the last scan */
-	uint64_t due_ms;	/* CH_WAIT: when to start it */
+	uint64_t due_ms;	/* CH_WAIT: when to start it; CH_RUNNING: when it was */
 	char label[64];
 };
 
@@ -139,6 +140,7 @@ static int spawn(struct sup *s, struct child *c, const char *path)
 	close(fd);
 	c->pid = pid;
 	c->state = CH_RUNNING;
+	c->due_ms = now_ms();
 	return 0;
 }
 
@@ -343,6 +345,8 @@ static void reap(struct sup *s)
 				       WEXITSTATUS(status));
 				break;
 			}
+			if (now - c->due_ms > RESTART_CALM_MS)
+				c->restarts = 0; /* it had run well for a while */
 			delay = RESTART_MS << (c->restarts < RESTART_MAX_SHIFT ? c->restarts :
 							     RESTART_MAX_SHIFT);
 			c->restarts++;
