@@ -151,6 +151,27 @@ static int seen_grow(struct seen *s)
 	return 0;
 }
 
+/*
+ * The key a record is deduplicated by: its cookie, except for SCTP, where
+ * sctp_diag sends an endpoint and then each of its associations with the
+ * socket's one cookie (a one-to-many socket has many). An association is
+ * told apart by its peer (address and port, unique per socket); the endpoint
+ * record has none.
+ */
+uint64_t sd_dedup_key(const struct sdiag_sock *s)
+{
+	uint64_t h = 0, w;
+
+	if (s->table != SDIAG_T_SCTP || !s->inet.dport)
+		return s->cookie;
+	for (size_t i = 0; i < sizeof(s->inet.dst); i += sizeof(w)) {
+		memcpy(&w, s->inet.dst + i, sizeof(w));
+		h = mix64(h ^ w);
+	}
+	h = mix64(h ^ s->inet.dport) ^ s->cookie;
+	return h ? h : 1;	/* 0 means "no key" to the seen table */
+}
+
 /* Returns 1 if the cookie was seen already (within the window), 0 if new, <0 on error. */
 static int seen_check(struct seen *s, uint64_t cookie)
 {
@@ -243,7 +264,7 @@ static int msg_cb(const struct nlmsghdr *nlh, void *data)
 	    !(s->state == SDIAG_SS_SYN_RECV && (run->states & SDIAG_STATE_BIT(SDIAG_SS_NEW_SYN_RECV))))
 		return 0;
 	if (s->has & SDIAG_HAS_COOKIE) {
-		r = seen_check(&run->seen, s->cookie);
+		r = seen_check(&run->seen, sd_dedup_key(s));
 		if (r != 0)
 			return r < 0 ? r : 0;
 	}

@@ -40,6 +40,10 @@ void *sd_nl_reqbuf(struct sd_nl *nl, size_t *ret_size);
 int sd_nl_fd(const struct sd_nl *nl);
 /* The handle's diag socket descriptor (dump.c). */
 int sd_handle_fd(const struct sdiag_handle *h);
+
+/* The key dumps drop repeated records by: the cookie, and for an SCTP
+ * association also its peer (it shares its socket's cookie) (dump.c). */
+uint64_t sd_dedup_key(const struct sdiag_sock *s);
 /*
  * Send the request in nl's request buffer (as built by a family's request
  * builder, with nlmsg_len set) as a dump, and call cb for every reply message
