@@ -396,6 +396,8 @@ void fplan_text(const struct fplan *p, struct names *names, struct obuf *b,
 			c.o = p->o;
 			fld_sep(&c);
 			sep_end = b->len;
+			if ((e->f->flags & FL_TKEEP) && e->f->get(&c))
+				sep_end = SIZE_MAX;
 			continue;
 		}
 		c.base = (const uint8_t *)s + e->base;

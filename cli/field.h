@@ -112,6 +112,7 @@ enum {
 	FL_RAW = 1 << 4,	/* FK_STR text: the bytes as they are (ss's %s) */
 	FL_CELL = 1 << 5,	/* table: .text() writes column .col when .twhen holds (the
 				 * endpoint row: the four columns from C_LADDR on) */
+	FL_TKEEP = 1 << 6,	/* FK_SEP: not taken back when .get() says so (ss prints it) */
 };
 
 /* What a row's formatter sees: one socket being rendered. */

@@ -319,11 +319,12 @@ static void packet_cols(struct fctx *c, const struct field *f, uint64_t v)
 
 	(void)f;
 	(void)v;
-	str = s->pkt.ethertype == 3 ? "*" : names_ethertype(s->pkt.ethertype);
+	/* ss: a name unless -n, else the number in brackets, in decimal. */
+	str = s->pkt.ethertype == 3 ? "*" : c->o->numeric ? NULL : names_ethertype(s->pkt.ethertype);
 	if (str)
 		obuf_puts(a, str);
 	else
-		obuf_printf(a, "0x%04x", s->pkt.ethertype);
+		obuf_printf(a, "[%u]", s->pkt.ethertype);
 	obuf_putc(a, ':');
 	MARK(c, 1);
 	if (s->pkt.info.index)

@@ -128,9 +128,21 @@ static void options_text(struct fctx *c, const struct field *f, uint64_t v)
 	};
 
 	(void)f;
+	/* ss reads these only with -o, -e or -b (its show_options). */
+	if (!c->o->timers && !c->o->ext && !c->o->bpf)
+		return;
 	for (unsigned i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
 		if (v & opts[i].bit)
 			obuf_puts(c->b, opts[i].name);
+}
+
+/* ss writes the -m/-i line of every inet socket (its inet_show_sock), even
+ * when there is nothing to put on it, but -i alone not for UDP's. */
+static uint64_t sep_kept(const struct fctx *c)
+{
+	if (c->o->oneline)
+		return 0;
+	return c->o->mem || c->s->protocol != IPPROTO_UDP;
 }
 
 static bool wscale_on(const struct fctx *c)
@@ -380,8 +392,10 @@ const struct field fields_inet[] = {
 	  .has = SDIAG_HAS_TCLASS, .jopt = O_TOS, .topt = O_TOS, .t = T_TCLASS },
 	{ K("class_id"), L(" class_id:"), SK(inet.class_id), .kind = FK_ALTHEX, .fams = F_INET,
 	  .has = SDIAG_HAS_CLASS_ID, .jopt = O_TOS, .topt = O_TOS, .t = T_CLASS_ID },
-	/* Text only: the line of -m and -i (taken back when it stays empty). */
-	{ .kind = FK_SEP, .fams = F_INET, .topt = O_MEM | O_INFO, .t = T_SEP },
+	/* Text only: the line of -m and -i (taken back when it stays empty, but
+	 * where ss prints it anyway: an empty line of spaces in the table). */
+	{ .kind = FK_SEP, .fams = F_INET, .topt = O_MEM | O_INFO, .flags = FL_TKEEP,
+	  .t = T_SEP, .get = sep_kept },
 	{ K("tcp_info"), .kind = FK_GROUP, SUB(tcp_rows), .off = offsetof(struct sdiag_sock,
 	  inet.tcp_info), .fams = F_INET, .has = SDIAG_HAS_TCP_INFO, .jopt = O_INFO,
 	  .topt = O_INFO },

@@ -193,10 +193,19 @@ static void shutdown_text(struct fctx *c, const struct field *f, uint64_t v)
 	obuf_put(c->b, a, 3);
 }
 
+/* A full inet socket without a file (a child not yet accepted, an orphan):
+ * ss prints its inode 0 (not those of TIME-WAIT and request sockets). */
+static bool no_file(const struct fctx *c)
+{
+	return !(c->s->has & SDIAG_HAS_INODE);
+}
+
 const struct field fields_common[] = {
 	{ K("recv_q"), SK(rqueue), .has = SDIAG_HAS_QUEUES },
 	{ K("send_q"), SK(wqueue), .has = SDIAG_HAS_QUEUES },
 	{ K("inode"), L(" ino:"), SK(inode), .has = SDIAG_HAS_INODE, .topt = O_EXT, .t = T_INO },
+	{ L(" ino:"), SK(inode), .fams = F_INET, .has = SDIAG_HAS_UID, .topt = O_EXT, .t = T_INO,
+	  .twhen = no_file },
 	{ K("cookie"), L(" sk:"), SK(cookie), .kind = FK_HEXSTR, .has = SDIAG_HAS_COOKIE,
 	  .topt = O_EXT, .t = T_SK },
 	{ K("uid"), L(" uid:"), SK(uid), .has = SDIAG_HAS_UID, .topt = O_EXT, .flags = FL_TNZ,
@@ -255,7 +264,7 @@ static void procs_put(struct fctx *c, bool json)
 {
 	struct obuf *b = c->b;
 
-	obuf_puts(b, json ? "[" : "users:(");
+	obuf_puts(b, json ? "[" : " users:(");
 	for (size_t i = 0; i < c->s->n_procs; i++) {
 		const struct sdiag_proc *p = &c->s->procs[i];
 		size_t n = strnlen(p->comm, sizeof(p->comm));

@@ -1,12 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The aligned table, with ss's columns and alignment rules.
+ * The aligned table, with ss's columns and alignment rules (iproute2 6.1):
+ * every column is as wide as its widest field, the header included when it
+ * is printed; each field is padded to its column's width, the last one too
+ * (so lines end in the padding ss writes); Recv-Q and Send-Q are at least 6
+ * wide (ss prints them with "%-6d", also under -H); the owners (-p) and the
+ * detail text (-e, -o, -i, ...) make up one column, headed "Process", which
+ * follows the peer's port without a space: C_PROCESS and C_EXT are laid out
+ * as one field. `diff` against ss's output is then quiet where the data agree.
  *
  * Rows are rendered into an arena, field by field, and kept until a block is
  * full (4096 rows or 1 MiB of text). Then the block's column widths are
  * merged into the running widths (which only grow, so a column never shifts
- * left between blocks), the rows are padded into the output buffer and
- * written in large chunks. Memory is bounded by the block size.
+ * left between blocks, as in ss), the rows are padded into the output buffer
+ * and written in large chunks. Memory is bounded by the block size.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -35,9 +42,12 @@ static const struct {
 	[C_LPORT] = { "Port", false, "" },
 	[C_PADDR] = { "Peer Address:", true, " " },
 	[C_PPORT] = { "Port", false, "" },
-	[C_PROCESS] = { "Process", false, " " },
+	[C_PROCESS] = { "Process", false, "" },	/* with C_EXT: one field */
 	[C_EXT] = { "", false, "" },
 };
+
+/* ss prints the queues with "%-6d": never narrower than 6. */
+#define QUEUE_MIN_WIDTH 6
 
 struct table {
 	const struct out_opts *opts;
@@ -52,7 +62,8 @@ struct table {
 	bool spread_done;	/* tty: spare width distributed once */
 	int vis[C_MAX];		/* visible columns but C_EXT, in order */
 	int nvis;
-	size_t line_max;	/* a row without C_EXT is at most this long */
+	bool procs;		/* -p: the owners in the Process column */
+	size_t line_max;	/* a row's padding and delimiters take at most this */
 	/* ss's names and their lengths, looked up once */
 	const char *state[SDIAG_SS_MAX];
 	uint8_t state_len[SDIAG_SS_MAX];
@@ -86,13 +97,15 @@ int table_new(struct table **ret, const struct out_opts *opts, struct names *nam
 	t->visible[C_TIME] = opts->columns & OUT_COL_TIME;
 	t->visible[C_NETNS] = opts->columns & OUT_COL_NETNS;
 	t->visible[C_RESULT] = opts->columns & OUT_COL_RESULT;
-	t->visible[C_PROCESS] = opts->columns & OUT_COL_PROCESS;
+	t->procs = opts->columns & OUT_COL_PROCESS;
 	t->visible[C_NETID] = !one_bit(opts->tables);
 	t->visible[C_STATE] = !one_bit(opts->states);
 	t->visible[C_RECVQ] = t->visible[C_SENDQ] = !opts->no_queues;
 	for (int c = 0; c < C_EXT; c++)
 		if (t->visible[c])
 			t->vis[t->nvis++] = c;
+	if (t->visible[C_RECVQ])
+		t->width[C_RECVQ] = t->width[C_SENDQ] = QUEUE_MIN_WIDTH;
 	for (int i = 0; i < SDIAG_SS_MAX; i++) {
 		t->state[i] = sdiag_state_name((enum sdiag_state)i);
 		t->state_len[i] = (uint8_t)strlen(t->state[i]);
@@ -185,7 +198,9 @@ int table_sock(struct table *t, const struct sdiag_sock *s, const struct out_ext
 	if (t->visible[C_SENDQ])
 		obuf_u64(a, s->wqueue);
 	put_endpoints(t, s, o);
-	put_cell(t, C_PROCESS, s, x, o);
+	o[C_PROCESS] = (uint32_t)a->len;
+	if (t->procs)
+		fplan_cell(t->plan, t->names, a, s, x, C_PROCESS, o + C_PROCESS);
 	o[C_EXT] = (uint32_t)a->len;
 	fplan_text(t->plan, t->names, a, s);
 	if (x && x->result_detail) {
@@ -256,6 +271,12 @@ static inline char *copy8(char *d, const char *src, size_t n)
 	return d + n;
 }
 
+/* Where column c's field ends: the Process column takes the detail text too. */
+static inline uint32_t field_end(const uint32_t *o, int c)
+{
+	return c == C_PROCESS ? o[C_MAX] : o[c + 1];
+}
+
 /* Render the buffered rows. The column plan and widths are copied to locals
  * first: the output is written through char pointers, which may alias
  * anything, so fields of *t would be reloaded after every store. */
@@ -277,36 +298,25 @@ static int render_rows(struct table *t)
 	}
 	for (size_t i = 0; i < t->nrows; i++) {
 		const uint32_t *o = t->offs + i * (C_MAX + 1);
-		size_t ext = o[C_MAX] - o[C_EXT];
-		int last = -1;
 		char *d;
 
 		if (b->len >= WRITE_CHUNK && obuf_flush(b) < 0)
 			return b->err;
-		if (obuf_reserve(b, line_max + ext + 32) < 0)
+		if (obuf_reserve(b, line_max + (o[C_MAX] - o[0]) + 32) < 0)
 			return b->err;
 		d = b->p + b->len;
-		/* The last column with text: no trailing padding after it. */
-		if (ext)
-			last = nvis;
-		else
-			for (int k = nvis - 1; k >= 0; k--)
-				if (o[vis[k] + 1] > o[vis[k]]) {
-					last = k;
-					break;
-				}
-		for (int k = 0; k < nvis && k <= last; k++) {
-			size_t off = o[vis[k]], len = o[vis[k] + 1] - off, pad = width[k] - len;
+		for (int k = 0; k < nvis; k++) {
+			size_t off = o[vis[k]], len = field_end(o, vis[k]) - off;
+			size_t pad = width[k] > len ? width[k] - len : 0;
 
 			if (delim[k])
 				*d++ = ' ';
 			if (right[k])
 				d = fill_spaces(d, pad);
 			d = copy8(d, src + off, len);
-			if (!right[k] && k < last)
+			if (!right[k])
 				d = fill_spaces(d, pad);
 		}
-		d = copy8(d, src + o[C_EXT], ext);
 		*d++ = '\n';
 		b->len = (size_t)(d - b->p);
 	}
@@ -328,8 +338,8 @@ int table_flush(struct table *t)
 		for (int k = 0; k < t->nvis; k++) {
 			int c = t->vis[k];
 
-			if (o[c + 1] - o[c] > t->width[c])
-				t->width[c] = o[c + 1] - o[c];
+			if (field_end(o, c) - o[c] > t->width[c])
+				t->width[c] = field_end(o, c) - o[c];
 		}
 	}
 	if (!t->spread_done)

@@ -215,6 +215,18 @@ struct unit {
  * datagram's look-ahead pass reaches it, its owners AHEAD messages later. */
 #define AHEAD 32
 
+/* A TCP walk of both families holds its IPv6 records back, so that they come
+ * after the IPv4 ones as from ss's two dumps. Bounded: past DEFER_MAX records
+ * they are dropped and a second, IPv6-only, dump follows the walk instead. */
+#define DEFER_MAX 8192
+
+struct defer {
+	bool on;
+	bool overflow;
+	struct sdiag_sock **socks;
+	size_t n;
+};
+
 struct run {
 	const struct sdiag_query *q;
 	const struct unit *unit;
@@ -227,6 +239,7 @@ struct run {
 	struct sdiag_sock rec;
 	uint64_t ahead[AHEAD];	/* inodes of the last messages looked ahead at */
 	size_t nahead;
+	struct defer defer;
 };
 
 /* The owners of each socket are looked up at random places of a map of
@@ -241,6 +254,36 @@ static int ahead_cb(const struct nlmsghdr *nlh, void *data)
 	sd_procmap_prefetch(run->q->procmap, inode, 0);
 	sd_procmap_prefetch(run->q->procmap, *old, 1);
 	*old = inode;
+	return 0;
+}
+
+static void defer_drop(struct defer *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		free(d->socks[i]);
+	free(d->socks);
+	d->socks = NULL;
+	d->n = 0;
+}
+
+static int defer_push(struct defer *d, const struct sdiag_sock *s)
+{
+	if (d->overflow)
+		return 0;
+	if (d->n == DEFER_MAX) {
+		defer_drop(d);
+		d->overflow = true;
+		return 0;
+	}
+	if (!d->socks) {
+		d->socks = malloc(DEFER_MAX * sizeof(*d->socks));
+		if (!d->socks)
+			return -ENOMEM;
+	}
+	d->socks[d->n] = sdiag_sock_dup(s);
+	if (!d->socks[d->n])
+		return -ENOMEM;
+	d->n++;
 	return 0;
 }
 
@@ -272,6 +315,8 @@ static int msg_cb(const struct nlmsghdr *nlh, void *data)
 		s->n_procs = sdiag_procmap_lookup(run->q->procmap, s->inode, &s->procs);
 	if (run->q->filter && !sd_filter_match_vals(run->q->filter, run->vals, s))
 		return 0;
+	if (run->defer.on && s->family == AF_INET6)
+		return defer_push(&run->defer, s);
 	r = run->cb(s, run->userdata);
 	if (r < 0)
 		run->cb_err = r;
@@ -400,6 +445,106 @@ static bool table_excluded(const struct sdiag_query *q, uint32_t tables)
 	return true;
 }
 
+/* Both TCP families in one walk, the IPv6 records after the IPv4 ones. */
+static int dump_tcp_both(struct sdiag_handle *h, struct run *run, sdiag_error_cb err_cb)
+{
+	struct unit u = {
+		.table = SDIAG_T_TCP,
+		.family = AF_UNSPEC,
+		.protocol = IPPROTO_TCP,
+		.tables = SDIAG_TABLE_BIT(SDIAG_T_TCP),
+		.request = sd_inet_request,
+		.decode = sd_inet_decode,
+		.peek_inode = sd_inet_peek_inode,
+	};
+	struct defer *d = &run->defer;
+	int r;
+
+	d->on = true;
+	d->overflow = false;
+	r = run_unit(h, run, &u);
+	d->on = false;
+	if (r < 0) {
+		defer_drop(d);
+		return report(run, &u, err_cb, r);
+	}
+	if (d->overflow) {
+		u.family = AF_INET6;
+		r = run_unit(h, run, &u);
+		return r < 0 ? report(run, &u, err_cb, r) : 0;
+	}
+	for (size_t i = 0; i < d->n && r == 0; i++) {
+		r = run->cb(d->socks[i], run->userdata);
+		if (r < 0)
+			run->cb_err = r;
+	}
+	defer_drop(d);
+	return r;
+}
+
+static int dump_inet(struct sdiag_handle *h, struct run *run, size_t i, uint32_t afs,
+		     sdiag_error_cb err_cb)
+{
+	static const uint8_t fams[] = { AF_INET, AF_INET6 };
+	const struct sdiag_query *q = run->q;
+	uint32_t bit = SDIAG_TABLE_BIT(inet_tables[i].table);
+	int r;
+
+	if (!(q->tables & bit) || table_excluded(q, bit))
+		return 0;
+	if (inet_tables[i].table == SDIAG_T_TCP && tcp_both_in_one(q, afs))
+		return dump_tcp_both(h, run, err_cb);
+	for (size_t f = 0; f < 2; f++) {
+		struct unit u = {
+			.table = inet_tables[i].table,
+			.family = fams[f],
+			.protocol = inet_tables[i].protocol,
+			.tables = bit,
+			.request = sd_inet_request,
+			.decode = sd_inet_decode,
+			.peek_inode = sd_inet_peek_inode,
+		};
+
+		if (!(afs & (f == 0 ? SDIAG_AF_INET : SDIAG_AF_INET6)))
+			continue;
+		r = run_unit(h, run, &u);
+		if (r < 0 && (r = report(run, &u, err_cb, r)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* ss's order of the tables (iproute2 6.1's main()): netlink, packet, unix,
+ * raw, udp, tcp, sctp, vsock, tipc, xdp, mptcp; udplite, which ss does not
+ * show, after udp, and smc last. Within an inet table IPv4 comes first. */
+static const enum sdiag_table ss_order[] = {
+	SDIAG_T_NETLINK, SDIAG_T_PACKET_RAW, SDIAG_T_UNIX_STREAM, SDIAG_T_RAW,
+	SDIAG_T_UDP,	 SDIAG_T_UDPLITE,    SDIAG_T_TCP,	  SDIAG_T_SCTP,
+	SDIAG_T_VSOCK_STREAM, SDIAG_T_TIPC,  SDIAG_T_XDP,	  SDIAG_T_MPTCP,
+	SDIAG_T_SMC,
+};
+
+static int dump_table(struct sdiag_handle *h, struct run *run, enum sdiag_table t, uint32_t afs,
+		      sdiag_error_cb err_cb)
+{
+	const struct sdiag_query *q = run->q;
+	int r;
+
+	for (size_t i = 0; i < sizeof(inet_tables) / sizeof(inet_tables[0]); i++)
+		if (inet_tables[i].table == t)
+			return dump_inet(h, run, i, afs, err_cb);
+	for (size_t i = 0; i < sizeof(other_units) / sizeof(other_units[0]); i++) {
+		const struct unit *u = &other_units[i];
+
+		if (u->table != t || !(q->tables & u->tables) || table_excluded(q, u->tables))
+			continue;
+		r = run_unit(h, run, u);
+		if (r < 0 && (r = report(run, u, err_cb, r)) < 0)
+			return r;
+	}
+	return 0;
+}
+
 SD_EXPORT int sdiag_dump(struct sdiag_handle *h, const struct sdiag_query *q, sdiag_sock_cb cb,
 			 sdiag_error_cb err_cb, void *userdata)
 {
@@ -428,53 +573,9 @@ SD_EXPORT int sdiag_dump(struct sdiag_handle *h, const struct sdiag_query *q, sd
 			goto out;
 	}
 
-	for (size_t i = 0; i < sizeof(inet_tables) / sizeof(inet_tables[0]); i++) {
-		static const uint8_t fams[] = { AF_INET, AF_INET6 };
-		uint32_t bit = SDIAG_TABLE_BIT(inet_tables[i].table);
-
-		if (!(q->tables & bit) || table_excluded(q, bit))
-			continue;
-		if (inet_tables[i].table == SDIAG_T_TCP && tcp_both_in_one(q, afs)) {
-			struct unit u = {
-				.table = SDIAG_T_TCP,
-				.family = AF_UNSPEC,
-				.protocol = IPPROTO_TCP,
-				.tables = bit,
-				.request = sd_inet_request,
-				.decode = sd_inet_decode,
-				.peek_inode = sd_inet_peek_inode,
-			};
-
-			r = run_unit(h, run, &u);
-			if (r < 0 && (r = report(run, &u, err_cb, r)) < 0)
-				goto out;
-			continue;
-		}
-		for (size_t f = 0; f < 2; f++) {
-			struct unit u = {
-				.table = inet_tables[i].table,
-				.family = fams[f],
-				.protocol = inet_tables[i].protocol,
-				.tables = bit,
-				.request = sd_inet_request,
-				.decode = sd_inet_decode,
-				.peek_inode = sd_inet_peek_inode,
-			};
-
-			if (!(afs & (f == 0 ? SDIAG_AF_INET : SDIAG_AF_INET6)))
-				continue;
-			r = run_unit(h, run, &u);
-			if (r < 0 && (r = report(run, &u, err_cb, r)) < 0)
-				goto out;
-		}
-	}
-	for (size_t i = 0; i < sizeof(other_units) / sizeof(other_units[0]); i++) {
-		const struct unit *u = &other_units[i];
-
-		if (!(q->tables & u->tables) || table_excluded(q, u->tables))
-			continue;
-		r = run_unit(h, run, u);
-		if (r < 0 && (r = report(run, u, err_cb, r)) < 0)
+	for (size_t i = 0; i < sizeof(ss_order) / sizeof(ss_order[0]); i++) {
+		r = dump_table(h, run, ss_order[i], afs, err_cb);
+		if (r < 0)
 			goto out;
 	}
 	r = 0;

@@ -87,7 +87,7 @@ while read -r time state _ _ local peer; do
 done <<<"$rows"
 # The listener (peer *) and the accepted socket (peer the client's port).
 grep -q '0\.0\.0\.0:\*' <<<"$rows" || fail "table: no event for the listener"
-grep -Eq '127\.0\.0\.1:[0-9]+$' <<<"$rows" || fail "table: no event for the accepted socket"
+grep -Eq '127\.0\.0\.1:[0-9]+ *$' <<<"$rows" || fail "table: no event for the accepted socket"
 grep -qx 'sockdiag watch: 2 events, 0 lost' "$T/err_table" ||
 	fail "table: summary: $(cat "$T/err_table")"
 pass "table: 2 events of sport 7000 (listener, accepted), Time column, summary on stderr"

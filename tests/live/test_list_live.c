@@ -166,7 +166,8 @@ static void test_unsupported_families(void **state)
 		memset(&log, 0, sizeof(log));
 		log.want_cookie = fd_cookie(sv[0]);
 		assert_int_equal(sdiag_dump(h, &raw, log_sock, NULL, &log), -EPROTONOSUPPORT);
-		assert_false(log.seen);
+		/* In ss's order unix comes before raw: dumped before the stop. */
+		assert_true(log.seen);
 		/* An error callback that says stop stops it, with its own error. */
 		memset(&log, 0, sizeof(log));
 		log.stop_with = -ECANCELED;
