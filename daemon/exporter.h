@@ -18,7 +18,12 @@
 #include "sockdiag.h"
 
 #define EXP_DEFAULT_LISTEN "127.0.0.1:10113"
-#define EXP_DEFAULT_CONFIG "/etc/sockdiag/exporter.conf"
+/* SYSCONFDIR/sockdiag/exporter.conf, as the guard's (meson's sysconfdir:
+ * /etc for a /usr install). */
+#ifndef SOCKDIAG_SYSCONFDIR
+#define SOCKDIAG_SYSCONFDIR "/etc"
+#endif
+#define EXP_DEFAULT_CONFIG SOCKDIAG_SYSCONFDIR "/sockdiag/exporter.conf"
 #define EXP_MAX_PORTS 64
 #define EXP_RTT_BUCKETS 14	/* the last is +Inf */
 

@@ -9,8 +9,8 @@
 #     section is about: `sockdiag COMMAND OPTION [VALUE] --help` exits 0 with
 #     the usage and no complaint (or, for an option refused in this setting,
 #     exit 2 with one line naming it: never "unknown option"); but a shared option that `watch --help`
-#     does not list must be refused by watch (exit 2, one line naming it); one
-#     that is neither a table option nor named in the WATCH section is noted.
+#     does not list must be refused by watch (exit 2, one line naming it) and,
+#     unless it selects a table, be named in the WATCH section.
 #     Run in a private network namespace (kill's --all is among them, and
 #     --help must stop it; nothing may act here).
 # Exit 0 pass, 1 fail, 77 when (2) cannot run (no private namespace).
@@ -163,9 +163,7 @@ for cmd, opt, value in refused:
                                            watch_text, re.M) for n in names)
     said = any(re.search(r"'%s'|\(%s\)" % (re.escape(n), re.escape(n)), r.stderr) for n in names)
     if not named:
-        # Reported, not failed: the WATCH section's list of refusals lags
-        # behind the newer list-only options (-b, -T, -Z, -s, ...).
-        print("note: watch refuses %s, which its section does not name" % opt)
+        bad.append("watch refuses %s, which its section does not name" % opt)
     if not (r.returncode == 2 and len(r.stderr.splitlines()) == 1 and said):
         bad.append("%s: refused by watch without saying so (exit %d: %r; in WATCH: %s)" % (
             opt, r.returncode, r.stderr, bool(named)))

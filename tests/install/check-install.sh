@@ -93,6 +93,9 @@ conf=$dest$sysconfdir/sockdiag/guard.conf
 [ -f "$conf" ] || fail "not installed: $sysconfdir/sockdiag/guard.conf"
 sd guard --help | grep -qF -- "-c|--config FILE (default $sysconfdir/sockdiag/guard.conf;" ||
 	fail "guard --help does not name $sysconfdir/sockdiag/guard.conf"
+# The exporter's default follows the same sysconfdir.
+sd exporter --help | grep -qF -- "(default $sysconfdir/sockdiag/exporter.conf," ||
+	fail "exporter --help does not name $sysconfdir/sockdiag/exporter.conf"
 out=$(sd guard -c "$conf" --check-config) || fail "the installed guard.conf is invalid: $out"
 [ "$out" = "$conf: ok" ] || fail "--check-config on the installed file: '$out'"
 if [ ! -e "$sysconfdir/sockdiag/guard.conf" ]; then
