@@ -105,6 +105,18 @@ python3 -c 'import json, sys
 t = open(sys.argv[1]).read().strip()
 assert t.startswith("[") and t.endswith("]"), t[-50:]' "$T/int" || fail "SIGTERM: incomplete JSON"
 pass "SIGTERM between snapshots: exit 0, output complete"
+# Snapshots longer than the interval (1 ms): SIGTERM still stops it.
+"$SD" list -tn --interval 1ms --json >"$T/late" &
+L=$!
+for _ in $(seq 200); do grep -q '^\]' "$T/late" 2>/dev/null && break; sleep 0.1; done
+kill -TERM $L
+for _ in $(seq 100); do kill -0 $L 2>/dev/null || break; sleep 0.1; done
+if kill -0 $L 2>/dev/null; then
+	kill -KILL $L
+	fail "SIGTERM with snapshots late: still running after 10 s"
+fi
+wait $L || fail "SIGTERM with snapshots late: exit $?"
+pass "SIGTERM while snapshots run late: exit 0"
 
 # ---- errors ------------------------------------------------------------------------------------
 for args in "--count 2" "--interval 0" "--interval 5x" "--interval 1s --count 0" "--interval -1"; do
