@@ -258,8 +258,8 @@ static bool no_skmem(const struct fctx *c)
 }
 
 /* The processes as a JSON array of {"comm","pid","fd"} or as the table's
- * Process column, ss's users:(("comm",pid=N,fd=N),...): one walk, two
- * spellings. */
+ * Process column, ss's users:(("comm",pid=N,fd=N),...) (-T: a tid too): one
+ * walk, two spellings. */
 static void procs_put(struct fctx *c, bool json)
 {
 	struct obuf *b = c->b;
@@ -278,6 +278,10 @@ static void procs_put(struct fctx *c, bool json)
 			obuf_text_bytes(b, p->comm, n);
 		obuf_puts(b, json ? ",\"pid\":" : "\",pid=");
 		obuf_i64(b, json ? (int64_t)(uint32_t)p->pid : (int64_t)p->pid);
+		if (p->tid) { /* -T */
+			obuf_puts(b, json ? ",\"tid\":" : ",tid=");
+			obuf_i64(b, json ? (int64_t)(uint32_t)p->tid : (int64_t)p->tid);
+		}
 		obuf_puts(b, json ? ",\"fd\":" : ",fd=");
 		obuf_i64(b, json ? (int64_t)(uint32_t)p->fd : (int64_t)p->fd);
 		obuf_putc(b, json ? '}' : ')');

@@ -390,7 +390,7 @@ static int common_opt(struct cli_opts *o, struct sel *s, const char *cmd, int c,
 	case 'F': o->filter_file = arg; break;
 	case 's': o->summary = true; break;
 	case 'b': o->out.bpf = true; break;
-	case 'T': o->threads = true; break;
+	case 'T': o->threads = o->processes = true; o->out.columns |= OUT_COL_PROCESS; break;
 	case 'Z':
 	case 'z': return selinux_refuse(cmd, c);
 	case 'h':
@@ -613,12 +613,6 @@ static int finish_selection(struct cli_opts *o, struct sel *s, const char *cmd)
 	o->explicit_tables = s->explicit_tables & o->q.tables;
 	o->out.tables = o->q.tables;
 	o->out.states = o->q.states;
-	if (o->threads) {
-		fprintf(stderr, "sockdiag %s: -T %s\n", cmd, o->processes ?
-			"(threads): not shown: the threads of a process share its descriptors, "
-			"and -p names the process" : "goes with -p");
-		return -EINVAL;
-	}
 	if (!o->q.tables) {
 		fprintf(stderr, "sockdiag %s: no socket tables to show with such filter\n", cmd);
 		return OPTS_EXIT;
@@ -928,11 +922,16 @@ int opts_scan_owners(const struct cli_opts *o, const char *cmd, struct sdiag_pro
 	enum sdiag_owners src;
 	int r, err;
 
-	r = sdiag_procmap_scan_using(ret, NULL, o->owners);
+	r = sdiag_procmap_scan_using(ret, NULL, o->threads ? o->owners | SDIAG_OWNERS_THREADS
+								: o->owners);
 	if (r < 0 || !o->verbose)
 		return r;
 	src = sdiag_procmap_source(*ret, &err);
-	if (src == SDIAG_OWNERS_BPF)
+	if (o->threads)
+		fprintf(stderr, "sockdiag %s: owners: /proc walk, per thread (-T%s)\n", cmd,
+			o->owners == SDIAG_OWNERS_BPF ? ": not the BPF iterator, which reads a "
+			"process's descriptors once" : "");
+	else if (src == SDIAG_OWNERS_BPF)
 		fprintf(stderr, "sockdiag %s: owners: BPF iterator\n", cmd);
 	else if (o->owners == SDIAG_OWNERS_PROC)
 		fprintf(stderr, "sockdiag %s: owners: /proc walk (--owners=proc)\n", cmd);

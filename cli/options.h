@@ -44,7 +44,7 @@ struct cli_opts {
 	size_t n_netns;
 	bool all_netns;		/* --all-netns */
 	bool summary;		/* -s: ss -s's counts instead of sockets (list) */
-	bool threads;		/* -T (refused with a reason) */
+	bool threads;		/* -T: owners per thread (implies processes) */
 	enum sdiag_owners owners;	/* --owners: how -p and process filters find owners */
 	bool verbose;		/* -v: say on stderr how things were done */
 };

@@ -597,7 +597,8 @@ struct sdiag_proc {
 	int32_t pid;
 	int32_t fd;
 	uint32_t uid;		/* the process's effective uid (owner of /proc/PID) */
-	char comm[16];
+	char comm[16];		/* with SDIAG_OWNERS_THREADS: the thread's */
+	int32_t tid;		/* with SDIAG_OWNERS_THREADS: the thread; else 0 */
 };
 
 struct sdiag_procmap;
@@ -607,6 +608,11 @@ enum sdiag_owners {
 	SDIAG_OWNERS_AUTO = 0,	/* the BPF iterator when it loads, else the /proc walk */
 	SDIAG_OWNERS_PROC = 1,	/* walk /proc/PID/fd */
 	SDIAG_OWNERS_BPF = 2,	/* the BPF iterator (CAP_BPF + CAP_PERFMON), or fail */
+	/* Or'ed in: one entry per thread (ss -T): each thread's descriptor table
+	 * (/proc/PID/task/TID/fd) and name, with sdiag_proc.tid. Always the /proc
+	 * walk; sdiag_procmap_source() then says why not the iterator
+	 * (-EOPNOTSUPP when it was asked for). */
+	SDIAG_OWNERS_THREADS = 1 << 8,
 };
 
 /* Scan every process's socket descriptors once, indexed by socket inode,
@@ -627,7 +633,7 @@ int sdiag_procmap_scan_using(struct sdiag_procmap **ret, const char *proc_root,
  * for NULL). *ret_bpf_err (may be NULL) gets why the BPF iterator was not
  * used (a negative errno), or 0 when it was or was not tried. */
 enum sdiag_owners sdiag_procmap_source(const struct sdiag_procmap *m, int *ret_bpf_err);
-/* The owners of a socket inode, sorted by pid then fd; *ret points into the
+/* The owners of a socket inode, sorted by pid then fd (by pid, tid, fd); *ret points into the
  * map (valid until it is freed). Returns their number (0: none known). */
 size_t sdiag_procmap_lookup(const struct sdiag_procmap *m, uint64_t inode,
 			    const struct sdiag_proc **ret);

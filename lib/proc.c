@@ -32,6 +32,7 @@
  * task; 16 bytes a descriptor instead of a whole struct sdiag_proc. */
 struct task {
 	int32_t pid;
+	int32_t tid;		/* 0 unless the scan is per thread */
 	uint32_t uid;
 	char comm[16];
 };
@@ -85,7 +86,8 @@ int sd_proc_push(struct sdiag_procmap *m, uint64_t inode, const struct sdiag_pro
 
 	if (!inode)
 		return 0; /* no socket has inode 0; 0 marks nothing */
-	if (!t || t->pid != p->pid || t->uid != p->uid || memcmp(t->comm, p->comm, 16)) {
+	if (!t || t->pid != p->pid || t->tid != p->tid || t->uid != p->uid ||
+	    memcmp(t->comm, p->comm, 16)) {
 		if (m->ntasks == m->tcap) {
 			t = grow(m->tasks, &m->tcap, sizeof(*t));
 			if (!t)
@@ -94,6 +96,7 @@ int sd_proc_push(struct sdiag_procmap *m, uint64_t inode, const struct sdiag_pro
 		}
 		t = &m->tasks[m->ntasks++];
 		t->pid = p->pid;
+		t->tid = p->tid;
 		t->uid = p->uid;
 		memcpy(t->comm, p->comm, sizeof(t->comm));
 	}
@@ -139,30 +142,23 @@ static void read_comm(int piddir, char comm[16])
 		comm[n - 1] = '\0';
 }
 
-static int scan_pid(struct sdiag_procmap *m, int procfd, const char *name, int32_t pid)
+/* The socket descriptors of one task directory (/proc/PID or
+ * /proc/PID/task/TID), as p's (pid, tid, uid); comm read from it. */
+static int scan_fds(struct sdiag_procmap *m, int taskdir, struct sdiag_proc *p)
 {
-	struct sdiag_proc p = { .pid = pid };
-	struct stat st;
 	struct dirent *de;
 	DIR *fds = NULL;
-	int piddir, fdfd, r = 0;
+	int fdfd, r = 0;
 	char link[64];
 	bool have_comm = false;
 
-	piddir = openat(procfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (piddir < 0)
-		return 0; /* exited */
-	/* /proc/PID itself belongs to the effective uid, also when the process
-	 * is not dumpable (its other files then belong to root): task_dump_owner(). */
-	if (fstat(piddir, &st) == 0)
-		p.uid = st.st_uid;
-	fdfd = openat(piddir, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fdfd = openat(taskdir, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fdfd < 0)
-		goto out; /* exited, or not ours to read */
+		return 0; /* exited, or not ours to read */
 	fds = fdopendir(fdfd);
 	if (!fds) {
 		close(fdfd);
-		goto out;
+		return 0;
 	}
 	while ((de = readdir(fds))) {
 		ssize_t len;
@@ -177,16 +173,69 @@ static int scan_pid(struct sdiag_procmap *m, int procfd, const char *name, int32
 		if (!ino)
 			continue;
 		if (!have_comm) {
-			read_comm(piddir, p.comm);
+			read_comm(taskdir, p->comm);
 			have_comm = true;
 		}
-		p.fd = atoi(de->d_name);
-		r = sd_proc_push(m, ino, &p);
+		p->fd = atoi(de->d_name);
+		r = sd_proc_push(m, ino, p);
 		if (r < 0)
 			break;
 	}
 	closedir(fds);
-out:
+	return r;
+}
+
+/* ss -T: every thread's descriptor table, the main thread's first (threads
+ * share one table unless one was unshared, so most sockets show up once per
+ * thread, as in ss). */
+static int scan_threads(struct sdiag_procmap *m, int piddir, struct sdiag_proc *p)
+{
+	struct dirent *de;
+	DIR *tasks;
+	int taskfd, r = 0;
+
+	p->tid = p->pid;
+	r = scan_fds(m, piddir, p);
+	taskfd = openat(piddir, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (r < 0 || taskfd < 0)
+		return r;
+	tasks = fdopendir(taskfd);
+	if (!tasks) {
+		close(taskfd);
+		return 0;
+	}
+	while (r == 0 && (de = readdir(tasks))) {
+		long tid = strtol(de->d_name, NULL, 10);
+		int tdir;
+
+		if (tid <= 0 || tid == p->pid)
+			continue;
+		tdir = openat(taskfd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (tdir < 0)
+			continue; /* exited */
+		p->tid = (int32_t)tid;
+		r = scan_fds(m, tdir, p);
+		close(tdir);
+	}
+	closedir(tasks);
+	return r;
+}
+
+static int scan_pid(struct sdiag_procmap *m, int procfd, const char *name, int32_t pid,
+		    bool threads)
+{
+	struct sdiag_proc p = { .pid = pid };
+	struct stat st;
+	int piddir, r;
+
+	piddir = openat(procfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (piddir < 0)
+		return 0; /* exited */
+	/* /proc/PID itself belongs to the effective uid, also when the process
+	 * is not dumpable (its other files then belong to root): task_dump_owner(). */
+	if (fstat(piddir, &st) == 0)
+		p.uid = st.st_uid;
+	r = threads ? scan_threads(m, piddir, &p) : scan_fds(m, piddir, &p);
 	close(piddir);
 	return r;
 }
@@ -197,6 +246,8 @@ static int cmp_proc(const void *a, const void *b)
 
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
 	return x->fd < y->fd ? -1 : x->fd > y->fd;
 }
 
@@ -272,6 +323,7 @@ static int build_index(struct sdiag_procmap *m)
 		struct sdiag_proc *p = &m->procs[sl->first + sl->count++];
 
 		p->pid = t->pid;
+		p->tid = t->tid;
 		p->fd = m->owners[i].fd;
 		p->uid = t->uid;
 		memcpy(p->comm, t->comm, sizeof(p->comm));
@@ -293,7 +345,7 @@ static int build_index(struct sdiag_procmap *m)
 	return 0;
 }
 
-static int walk_proc(struct sdiag_procmap *m, const char *proc_root)
+static int walk_proc(struct sdiag_procmap *m, const char *proc_root, bool threads)
 {
 	struct dirent *de;
 	DIR *proc;
@@ -311,7 +363,7 @@ static int walk_proc(struct sdiag_procmap *m, const char *proc_root)
 		pid = strtol(de->d_name, &end, 10);
 		if (*end || pid <= 0)
 			continue;
-		r = scan_pid(m, dirfd(proc), de->d_name, (int32_t)pid);
+		r = scan_pid(m, dirfd(proc), de->d_name, (int32_t)pid, threads);
 		if (r < 0)
 			break;
 	}
@@ -322,9 +374,11 @@ static int walk_proc(struct sdiag_procmap *m, const char *proc_root)
 SD_EXPORT int sdiag_procmap_scan_using(struct sdiag_procmap **ret, const char *proc_root,
 				       enum sdiag_owners how)
 {
+	bool threads = how & SDIAG_OWNERS_THREADS;
 	struct sdiag_procmap *m;
 	int r;
 
+	how = (enum sdiag_owners)(how & ~SDIAG_OWNERS_THREADS);
 	if (how != SDIAG_OWNERS_AUTO && how != SDIAG_OWNERS_PROC && how != SDIAG_OWNERS_BPF)
 		return -EINVAL;
 	if (how == SDIAG_OWNERS_BPF && proc_root)
@@ -333,6 +387,11 @@ SD_EXPORT int sdiag_procmap_scan_using(struct sdiag_procmap **ret, const char *p
 	if (!m)
 		return -ENOMEM;
 	m->source = SDIAG_OWNERS_PROC;
+	if (threads) {
+		/* The iterator reads a process's table once: the walk, per thread. */
+		m->bpf_err = how == SDIAG_OWNERS_BPF ? -EOPNOTSUPP : 0;
+		how = SDIAG_OWNERS_PROC;
+	}
 	if (how == SDIAG_OWNERS_BPF || (how == SDIAG_OWNERS_AUTO && !proc_root)) {
 		r = sd_owners_bpf(m);
 		if (r == 0)
@@ -345,7 +404,7 @@ SD_EXPORT int sdiag_procmap_scan_using(struct sdiag_procmap **ret, const char *p
 		r = m->bpf_err;
 	else {
 		m->n = m->ntasks = 0; /* what the iterator read before it failed */
-		r = walk_proc(m, proc_root);
+		r = walk_proc(m, proc_root, threads);
 	}
 	if (r == 0)
 		r = build_index(m);

@@ -177,7 +177,7 @@ def test_help():
 
 
 def test_ss_extras():
-    """-b against ss; -T and -Z/-z refused with their reasons."""
+    """-b against ss; -Z/-z refused with their reasons."""
     import ctypes
     import struct
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0800))
@@ -199,9 +199,7 @@ def test_ss_extras():
     check("-b --json: bpf_filter [[code,jt,jf,k],...]", rc == 0 and '"bpf_filter":[[40,0,0,12],'
           '[21,0,1,2048],[6,0,0,65535],[6,0,0,0]]' in out, out)
     s.close()
-    usage_error(["-T"], "sockdiag list: -T goes with -p")
-    usage_error(["-Tp"], "sockdiag list: -T (threads): not shown: the threads of a process "
-                "share its descriptors, and -p names the process")
+    # -T itself: tests/netns/threads_ss.py, against ss.
     if not os.path.exists("/sys/fs/selinux/enforce"):
         for o in ("-Z", "-z", "--context"):
             c = "Z" if o == "--context" else o[1]
