@@ -100,9 +100,10 @@ def nl_block(rows):
     return out
 
 
-def order_case():
-    rs, ss_out, _ = run(["ss", "-an"])
-    rd, sd_out, _ = run([SD, "list", "-an"])
+def order_case(t0):
+    filt = ["exclude", "time-wait"] if time.monotonic() - t0 > TW_SAFE else []
+    rs, ss_out, _ = run(["ss", "-an"] + filt)
+    rd, sd_out, _ = run([SD, "list", "-an"] + filt)
     ss_rows = [l.split() for l in ss_out.splitlines()[1:] if l[:1] not in ("", " ", "\t")]
     sd_rows = [l.split() for l in sd_out.splitlines()[1:] if l[:1] not in ("", " ", "\t")]
     # Netlink: ss calls a connect()ed socket UNCONN, prints portids signed and
@@ -142,8 +143,9 @@ def main():
         pop.packet()
         pop.other_user()
         time.sleep(0.05)
-        byte_cases(time.monotonic())
-        order_case()
+        t0 = time.monotonic()
+        order_case(t0)
+        byte_cases(t0)
         pop.child.stdin.close()
         pop.child.wait()
     print("# checks: %d failed" % len(FAILED))
