@@ -259,14 +259,16 @@ static bool no_skmem(const struct fctx *c)
 
 /* The processes as a JSON array of {"comm","pid","fd"} or as the table's
  * Process column, ss's users:(("comm",pid=N,fd=N),...) (-T: a tid too): one
- * walk, two spellings. */
+ * walk, two spellings. JSON keeps the map's order (pid, tid, fd); the table
+ * takes ss's, the reverse (ss chains each owner it finds in front of the
+ * ones found before, and finds them in /proc's order). */
 static void procs_put(struct fctx *c, bool json)
 {
 	struct obuf *b = c->b;
 
 	obuf_puts(b, json ? "[" : " users:(");
 	for (size_t i = 0; i < c->s->n_procs; i++) {
-		const struct sdiag_proc *p = &c->s->procs[i];
+		const struct sdiag_proc *p = &c->s->procs[json ? i : c->s->n_procs - 1 - i];
 		size_t n = strnlen(p->comm, sizeof(p->comm));
 
 		if (i)

@@ -31,11 +31,12 @@ def run(argv):
     return r.returncode, r.stdout, r.stderr
 
 
-def owners(text):
-    """The owner tuples of the line of our listener."""
+def owners(text, ordered=False):
+    """The owner tuples of the line of our listener (sorted unless ordered)."""
     for line in text.splitlines():
         if ":%d " % PORT in line:
-            return sorted(OWNER.findall(line))
+            found = OWNER.findall(line)
+            return found if ordered else sorted(found)
     return None
 
 
@@ -78,6 +79,9 @@ def main():
             got = owners(out)
             check("list %s: ss -tlnT's owners" % " ".join(args), rc == 0 and got == want,
                   "ss %r, sockdiag %r (rc %d, %r)" % (want, got, rc, err))
+        rc, out, err = run([SD, "list", "-tlnT"])
+        check("-T: the owners in ss's order", owners(out, True) == owners(ss_out, True),
+              "ss %r, sockdiag %r" % (owners(ss_out, True), owners(out, True)))
         rc, out, err = run([SD, "list", "-tlnT", "--json"])
         recs = json.loads(out) if rc == 0 else []
         procs = [p for r in recs if r["local"]["port"] == PORT for p in r.get("processes", [])]

@@ -100,14 +100,13 @@ PIDS+=("$CPY")
 "$SD" list -tlnp 'sport = :5100' >"$T/p.txt"
 users=$(grep -o 'users:(.*' "$T/p.txt") || fail "-p: no users column: $(cat "$T/p.txt")"
 ss_users=$(ss -tlnpH 'sport = :5100' | grep -o 'users:(.*' | sed 's/ *$//')
-# The same owners as ss (ss lists them in its hash order, we sort by pid, fd).
-norm() { sed 's/^users:(//; s/)$//; s/),(/)\n(/g' | sort; }
-[[ $(norm <<<"$users") == "$(norm <<<"$ss_users")" ]] ||
+# The same owners as ss, in ss's order (by pid, then fd, the highest first).
+[[ $users == "$(sed 's/ *$//' <<<"$ss_users")" ]] ||
 	fail "-p: '$users' differs from ss's '$ss_users'"
 comm=$(cat "/proc/$PPY/comm")
-want="users:((\"$comm\",pid=$PPY,fd=$FD1),(\"$comm\",pid=$PPY,fd=$FD2),(\"$comm\",pid=$CPY,fd=$FD1),(\"$comm\",pid=$CPY,fd=$FD2))"
+want="users:((\"$comm\",pid=$CPY,fd=$FD2),(\"$comm\",pid=$CPY,fd=$FD1),(\"$comm\",pid=$PPY,fd=$FD2),(\"$comm\",pid=$PPY,fd=$FD1))"
 [[ $PPY -gt $CPY ]] &&
-	want="users:((\"$comm\",pid=$CPY,fd=$FD1),(\"$comm\",pid=$CPY,fd=$FD2),(\"$comm\",pid=$PPY,fd=$FD1),(\"$comm\",pid=$PPY,fd=$FD2))"
+	want="users:((\"$comm\",pid=$PPY,fd=$FD2),(\"$comm\",pid=$PPY,fd=$FD1),(\"$comm\",pid=$CPY,fd=$FD2),(\"$comm\",pid=$CPY,fd=$FD1))"
 [[ $users == "$want" ]] || fail "-p: '$users', expected '$want'"
 pass "-p: 2 processes x 2 descriptors, as ss: $users"
 
