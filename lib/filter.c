@@ -79,20 +79,14 @@ static void put_quoted(char *out, size_t cap, size_t *o, const char *s)
  * expression (a token, a host name): escaped and cut short, so that the
  * message stays one line and always fits err->msg whole.
  */
-int sd_ferr(struct sd_fparser *p, size_t off, size_t len, const char *fmt, ...)
+static void ferr_vset(struct sdiag_filter_error *err, size_t off, size_t len, const char *fmt,
+		      va_list ap)
 {
-	char *out;
-	size_t o = 0, cap;
-	va_list ap;
+	char *out = err->msg;
+	size_t o = 0, cap = sizeof(err->msg);
 
-	if (p->err_set || !p->err)
-		return -EINVAL;
-	p->err_set = true;
-	p->err->offset = off;
-	p->err->len = len;
-	out = p->err->msg;
-	cap = sizeof(p->err->msg);
-	va_start(ap, fmt);
+	err->offset = off;
+	err->len = len;
 	for (const char *f = fmt; *f && o + 1 < cap; f++) {
 		char num[32];
 		int n = 0;
@@ -119,9 +113,29 @@ int sd_ferr(struct sd_fparser *p, size_t off, size_t len, const char *fmt, ...)
 			o += (size_t)n;
 		}
 	}
-	va_end(ap);
 	out[o] = '\0';
+}
+
+int sd_ferr(struct sd_fparser *p, size_t off, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (p->err_set || !p->err)
+		return -EINVAL;
+	p->err_set = true;
+	va_start(ap, fmt);
+	ferr_vset(p->err, off, len, fmt, ap);
+	va_end(ap);
 	return -EINVAL;
+}
+
+void sd_ferr_set(struct sdiag_filter_error *err, size_t off, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	ferr_vset(err, off, len, fmt, ap);
+	va_end(ap);
 }
 
 struct sd_fnode *sd_fnode_new(enum sd_fkind kind)

@@ -54,20 +54,15 @@ static int resolve_node(struct sd_fnode *n, bool missing_ok, struct sdiag_filter
 	if (r == -ENOENT && missing_ok)
 		r = 0;
 	if (r < 0) {
-		if (err) {
-			err->offset = n->u.cg.off;
-			err->len = n->u.cg.len;
-			if (r == -ENOENT && n->field == 1)
-				snprintf(err->msg, sizeof(err->msg),
-					 "no cgroup named '%s' (unit) under the cgroup2 mount",
-					 n->u.cg.spec);
-			else if (r == -ENOENT)
-				snprintf(err->msg, sizeof(err->msg),
-					 "no cgroup '%s' under the cgroup2 mount", n->u.cg.spec);
-			else
-				snprintf(err->msg, sizeof(err->msg), "cgroup '%s': %s",
-					 n->u.cg.spec, strerror(-r));
-		}
+		if (err && r == -ENOENT && n->field == 1)
+			sd_ferr_set(err, n->u.cg.off, n->u.cg.len,
+				    "no cgroup named '%s' (unit) under the cgroup2 mount", n->u.cg.spec);
+		else if (err && r == -ENOENT)
+			sd_ferr_set(err, n->u.cg.off, n->u.cg.len,
+				    "no cgroup '%s' under the cgroup2 mount", n->u.cg.spec);
+		else if (err)
+			sd_ferr_set(err, n->u.cg.off, n->u.cg.len, "cgroup '%s': %s", n->u.cg.spec,
+				    strerror(-r));
 		return r;
 	}
 	free(n->u.cg.ids);

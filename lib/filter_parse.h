@@ -23,6 +23,10 @@ struct sd_fparser {
 int sd_ferr(struct sd_fparser *p, size_t off, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* The same message into err, outside a parse (cgroups resolved later). */
+void sd_ferr_set(struct sdiag_filter_error *err, size_t off, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 /* Each parser reads one value word and returns 0 or a negative errno (the
  * error recorded in p). */
 int sd_fparse_state(struct sd_fparser *p, const struct sd_ftok *t, uint32_t *ret);

@@ -45,7 +45,8 @@ def expect(name, args, rc, err_has, lines=1, **kw):
     check(name + ": exit %d" % rc, got == rc, detail)
     check(name + ": nothing on stdout", out == b"", detail)
     check(name + ": message", err_has.encode() in err and err.count(b"\n") == lines, detail)
-    check(name + ": no control characters", not any(c < 0x20 and c != 10 for c in err),
+    check(name + ": no control characters",
+          not any((c < 0x20 and c != 10) or c == 0x7f for c in err),
           detail)
     return err
 
@@ -157,6 +158,17 @@ with open(conf, "w") as f:
 err = expect("guard -c with an escape sequence", ["guard", "-c", conf, "--check-config"], 2,
              "line 1: exempt-uid")
 check("guard -c: a short excerpt", len(err) < 300, "%d bytes" % len(err))
+# A cgroup or unit name is resolved after parsing: its message escapes it too (the
+# guard_config fuzzer found a raw DEL in `reap = unit ...`).
+expect("unit with control characters", ["list", "unit", "e\x7fx\x1b[2J.service"], 2,
+       "no cgroup named 'e\\x7fx\\x1b[2J.service'", lines=3)
+expect("cgroup with control characters", ["list", "cgroup", "/e\x7fx\x1b[2J"], 2,
+       "no cgroup '/e\\x7fx\\x1b[2J'", lines=3)
+conf = os.path.join(tmp, "reap.conf")
+with open(conf, "w") as f:
+    f.write("reap = unit e\x7fx\x1b[2J.service\n")
+expect("guard -c: reap with control characters", ["guard", "-c", conf, "--check-config"], 2,
+       "line 1: reap: no cgroup named 'e\\x7fx\\x1b[2J.service'")
 err = expect("the longest filter message", ["list", "state", "nosuch" * 40], 2,
              "bucket, big)", lines=3)
 
