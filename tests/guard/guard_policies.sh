@@ -92,11 +92,6 @@ client() { # name dst port src [uid]
 
 aborted() { grep -q "errno=ECONNABORTED" "$T/$1"; }
 alive() { ! grep -q "^recv" "$T/$1"; }
-ms_after() { # FILE T0: ms between T0 and the client's recv return
-	local at
-	at=$(sed -n 's/.* at=//p' "$T/$1")
-	awk -v a="$at" -v b="$2" 'BEGIN { printf "%d", (a - b) * 1000 }'
-}
 
 # ---- grace ------------------------------------------------------------------------------------
 start_guard 'grace = 1s\n'
@@ -122,7 +117,7 @@ for attempt in 1 2 3; do
 	t0=$(date +%s.%N) # the removal is done when ip returns (it waits for the ack)
 	wait_for "$T/gone" "^recv" 30 || fail "address gone: socket not destroyed"
 	aborted gone || fail "address gone: $(cat "$T/gone")"
-	ms=$(ms_after gone "$t0")
+	ms=$(ms_after "$T/gone" "$t0")
 	echo "attempt $attempt: ECONNABORTED $ms ms after the removal (grace 1000 ms)"
 	[ "$ms" -ge 500 ] || fail "destroyed after $ms ms, before the grace period ended"
 	[ "$ms" -le "${GUARD_GRACE_MAX_MS:-1100}" ] && break
@@ -147,7 +142,7 @@ for attempt in 1 2 3; do
 	t0=$(date +%s.%N)
 	wait_for "$T/linkflap" "^recv" 30 || fail "link down for good: socket not destroyed"
 	aborted linkflap || fail "link down: $(cat "$T/linkflap")"
-	ms=$(ms_after linkflap "$t0")
+	ms=$(ms_after "$T/linkflap" "$t0")
 	echo "attempt $attempt: ECONNABORTED $ms ms after the link went down (grace 1000 ms)"
 	[ "$ms" -ge 500 ] || fail "link down: destroyed after $ms ms, before the grace period ended"
 	[ "$ms" -le "${GUARD_GRACE_MAX_MS:-1100}" ] && break
@@ -170,7 +165,7 @@ t0=$(date +%s.%N)
 ip -n "$B" route replace default via 10.2.0.1 dev vb2
 wait_for "$T/stranded" "^recv" 30 || fail "route change: stranded socket not destroyed"
 aborted stranded || fail "route change: $(cat "$T/stranded")"
-echo "route change: ECONNABORTED $(ms_after stranded "$t0") ms after the default route moved"
+echo "route change: ECONNABORTED $(ms_after "$T/stranded" "$t0") ms after the default route moved"
 sleep 0.3
 alive exempt || fail "route change: exempt uid destroyed"
 alive direct1 || fail "route change: socket to uplink 1's own router destroyed"
