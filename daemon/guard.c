@@ -13,9 +13,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -37,13 +35,8 @@
 #include "guard_rtnl.h"
 #include "http.h"
 #include "log.h"
-#include "options.h"
 #include "textfile.h"
 
-#ifndef SOCKDIAG_SYSCONFDIR
-#define SOCKDIAG_SYSCONFDIR "/etc"
-#endif
-#define DEFAULT_CONFIG SOCKDIAG_SYSCONFDIR "/sockdiag/guard.conf"
 /* Route events come in bursts (a VPN adds a dozen routes): the pass runs
  * this long after the first, or when the grace period ends if that is later. */
 #define ROUTE_SETTLE_MS 100
@@ -51,21 +44,16 @@
 
 struct guard {
 	struct guard_config cfg;
-	const char *config_path;
-	bool config_explicit;
-	bool dry_run;		/* from the command line; the file can also ask */
-	int rtnl_rcvbuf;	/* --rtnl-rcvbuf, 0 = default */
+	struct guard_cmdline opt;	/* dry_run there: the file can also ask */
 	struct guard_table table;
 	struct grtnl rtnl;
 	struct sdiag_handle *h;
 	int sigfd;
-	const char *metrics_listen;	/* --metrics ADDR:PORT */
 	struct guard_metrics *metrics;	/* NULL without --metrics */
 	int timerfd;
 	struct guard_grace grace;	/* removals held for the grace period */
 	struct guard_routes *routes;	/* open while on-route-change = yes */
 	uint64_t route_due, reap_due;	/* CLOCK_MONOTONIC ms, NEVER */
-	bool all_netns;			/* --all-netns: one child guard per namespace */
 	char log_name[96];		/* "sockdiag-guard", "sockdiag-guard[netns X]" */
 };
 
@@ -181,7 +169,7 @@ static void log_action(const struct guard *g, const struct action *a, const size
 	}
 	if (!a->n && !nkept)
 		logline("%s: no sockets affected (%.2f ms)", what, ms);
-	else if (g->dry_run || g->cfg.dry_run)
+	else if (g->opt.dry_run || g->cfg.dry_run)
 		logline("%s: would destroy %zu socket%s (kept %zu%s%s) in %.2f ms", what, a->n,
 			a->n == 1 ? "" : "s", nkept, off ? ": " : "", kept, ms);
 	else
@@ -238,7 +226,7 @@ static int act(struct guard *g, struct guard_pending *p, const struct timespec *
 	if (a.lookup_errors)
 		logline("%s: %zu route lookups failed; their sockets are kept", what,
 			a.lookup_errors);
-	if (a.n && !g->dry_run && !g->cfg.dry_run) {
+	if (a.n && !g->opt.dry_run && !g->cfg.dry_run) {
 		results = calloc(a.n, sizeof(*results));
 		if (!results) {
 			r = -ENOMEM;
@@ -258,7 +246,7 @@ static int act(struct guard *g, struct guard_pending *p, const struct timespec *
 	}
 	ms = ms_since(t0);
 	log_action(g, &a, res, ms);
-	guard_metrics_action(g->metrics, a.kept, res, a.n, ms / 1e3, g->dry_run || g->cfg.dry_run);
+	guard_metrics_action(g->metrics, a.kept, res, a.n, ms / 1e3, g->opt.dry_run || g->cfg.dry_run);
 out:
 	for (size_t i = 0; i < a.n; i++)
 		free(a.victims[i]);
@@ -313,7 +301,7 @@ static int end_grace(struct guard *g, uint64_t now)
 
 static void reap(struct guard *g)
 {
-	bool dry = g->dry_run || g->cfg.dry_run;
+	bool dry = g->opt.dry_run || g->cfg.dry_run;
 
 	for (size_t i = 0; i < g->cfg.n_reaps; i++) {
 		const struct guard_reap *rule = &g->cfg.reaps[i];
@@ -519,7 +507,7 @@ static int can_destroy(struct guard *g)
 {
 	int r;
 
-	if (g->dry_run || g->cfg.dry_run)
+	if (g->opt.dry_run || g->cfg.dry_run)
 		return 0;
 	r = sdiag_destroy_check(g->h);
 	if (r < 0)
@@ -532,7 +520,7 @@ static int can_destroy(struct guard *g)
 /* No file at the default path (and no -c): the built-in defaults apply. */
 static bool config_absent(const struct guard *g)
 {
-	return !g->config_explicit && access(g->config_path, F_OK) < 0;
+	return !g->opt.config_explicit && access(g->opt.config_path, F_OK) < 0;
 }
 
 static int load_config(struct guard *g, bool reload)
@@ -544,16 +532,16 @@ static int load_config(struct guard *g, bool reload)
 	if (config_absent(g)) {
 		if (reload) {
 			guard_config_fini(&g->cfg);
-			logline("reload: no %s; using the defaults", g->config_path);
+			logline("reload: no %s; using the defaults", g->opt.config_path);
 		}
 		guard_config_init(&g->cfg);
 		return 0;
 	}
-	r = guard_config_load(&c, g->config_path, err, sizeof(err));
+	r = guard_config_load(&c, g->opt.config_path, err, sizeof(err));
 	if (r < 0) {
 		char q[256];
 
-		text_excerpt(q, sizeof(q), g->config_path, strlen(g->config_path), 48);
+		text_excerpt(q, sizeof(q), g->opt.config_path, strlen(g->opt.config_path), 48);
 		if (reload)
 			logline("reload: %s: %s; keeping the previous configuration", q, err);
 		else
@@ -561,17 +549,17 @@ static int load_config(struct guard *g, bool reload)
 		return r;
 	}
 	/* (The --all-netns supervisor has no handle: each guard checks.) */
-	if (reload && g->h && g->cfg.dry_run && !c.dry_run && !g->dry_run &&
+	if (reload && g->h && g->cfg.dry_run && !c.dry_run && !g->opt.dry_run &&
 	    (r = sdiag_destroy_check(g->h)) < 0) {
 		/* Started as a dry run, so never checked: stay one. */
 		logline("reload: %s: dry-run = no, but %s; keeping the previous configuration",
-			g->config_path, destroy_problem(r));
+			g->opt.config_path, destroy_problem(r));
 		guard_config_fini(&c);
 		return r;
 	}
 	if (reload) {
 		guard_config_fini(&g->cfg);
-		logline("reloaded %s", g->config_path);
+		logline("reloaded %s", g->opt.config_path);
 	}
 	g->cfg = c;
 	return 0;
@@ -594,26 +582,6 @@ static int drop_capabilities(void)
 		return -EPERM;
 #endif
 	return 0;
-}
-
-static int enter_netns(const char *spec)
-{
-	char q[256];
-	int fd, r;
-
-	r = sdiag_netns_open(spec, &fd);
-	if (r < 0) {
-		fprintf(stderr, "sockdiag guard: network namespace %s: %s\n",
-			text_excerpt(q, sizeof(q), spec, strlen(spec), 48), netns_reason(r));
-		return r;
-	}
-	r = setns(fd, CLONE_NEWNET) < 0 ? -errno : 0;
-	close(fd);
-	if (r < 0)
-		fprintf(stderr, "sockdiag guard: cannot enter network namespace %s: %s\n",
-			text_excerpt(q, sizeof(q), spec, strlen(spec), 48),
-			strerror(-r));
-	return r;
 }
 
 static int open_signals(void)
@@ -685,112 +653,6 @@ static int loop(struct guard *g)
 	}
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f, "Usage: sockdiag guard [OPTIONS]\n"
-		   "Daemon: destroy the sockets a removed address or a downed link stranded.\n"
-		   "Options:  -c|--config FILE (default " DEFAULT_CONFIG "; the built-in\n"
-		   "          defaults when it does not exist)\n"
-		   "          -N|--netns NAME|PATH|pid:PID (guard another network namespace)\n"
-		   "          --all-netns (every network namespace, also those made later)\n"
-		   "          --dry-run (log what would be destroyed, destroy nothing)\n"
-		   "          --check-config (validate the configuration, then exit)\n"
-		   "          --rtnl-rcvbuf BYTES (rtnetlink receive buffer, 4096 to 1 GiB)\n"
-		   "          --metrics ADDR:PORT (serve the guard's counters over HTTP)\n"
-		   "          -h|--help\n"
-		   "See sockdiag-guard.conf(5).\n");
-}
-
-static int parse_args(struct guard *g, int argc, char **argv, const char **netns, bool *check)
-{
-	static const struct option opts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "netns", required_argument, NULL, 'N' },
-		{ "all-netns", no_argument, NULL, 'a' },
-		{ "dry-run", no_argument, NULL, 'd' },
-		{ "check-config", no_argument, NULL, 'k' },
-		{ "rtnl-rcvbuf", required_argument, NULL, 'b' },
-		{ "metrics", required_argument, NULL, 'm' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	int c;
-
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":c:N:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			g->config_path = optarg;
-			g->config_explicit = true;
-			break;
-		case 'N':
-			*netns = optarg;
-			break;
-		case 'a':
-			g->all_netns = true;
-			break;
-		case 'd':
-			g->dry_run = true;
-			break;
-		case 'k':
-			*check = true;
-			break;
-		case 'b': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-
-			if (*end || v < 4096 || v > (1L << 30)) {
-				char q[TEXT_QUOTE_LEN];
-
-				fprintf(stderr, "sockdiag guard: --rtnl-rcvbuf: '%s' is not a size "
-						"in bytes (4096 to 1 GiB)\n", TQ(q, optarg));
-				return -EINVAL;
-			}
-			g->rtnl_rcvbuf = (int)v;
-			break;
-		}
-		case 'm': {
-			struct sockaddr_storage ss;
-			socklen_t sl;
-
-			if (http_parse_listen(optarg, &ss, &sl) < 0) {
-				fprintf(stderr, "sockdiag guard: --metrics '%s': expected ADDR:PORT "
-						"or [ADDR6]:PORT\n", optarg);
-				return -EINVAL;
-			}
-			g->metrics_listen = optarg;
-			break;
-		}
-		case 'h':
-			usage(stdout);
-			return 1;
-		case ':':
-			fprintf(stderr, "sockdiag guard: option %s needs an argument\n",
-				argv[optind - 1]);
-			return -EINVAL;
-		default: {
-			char q[TEXT_QUOTE_LEN], opt[2] = { (char)optopt, 0 };
-
-			fprintf(stderr, "sockdiag guard: unknown option '%s%s'\n", optopt ? "-" : "",
-				TQ(q, optopt ? opt : argv[optind - 1]));
-			return -EINVAL;
-		}
-		}
-	}
-	if (optind < argc) {
-		char q[TEXT_QUOTE_LEN];
-
-		fprintf(stderr, "sockdiag guard: unexpected argument '%s'\n", TQ(q, argv[optind]));
-		return -EINVAL;
-	}
-	if (g->all_netns && (*netns || g->metrics_listen)) {
-		fprintf(stderr, "sockdiag guard: --all-netns goes with neither -N nor --metrics\n");
-		return -EINVAL;
-	}
-	return 0;
-}
-
 /* Guard the namespace the process is in now (label: how to name it, or NULL).
  * metrics_fd: the bound --metrics socket, or -1 (closed here). Returns the
  * exit status. */
@@ -805,7 +667,7 @@ static int serve(struct guard *g, const char *label, int metrics_fd)
 		fprintf(stderr, "sockdiag guard: cannot create a timer: %s\n", strerror(errno));
 		goto out;
 	}
-	if (g->sigfd < 0 || (r = grtnl_open(&g->rtnl, g->rtnl_rcvbuf)) < 0 ||
+	if (g->sigfd < 0 || (r = grtnl_open(&g->rtnl, g->opt.rtnl_rcvbuf)) < 0 ||
 	    (r = sdiag_open(&g->h)) < 0) {
 		fprintf(stderr, "sockdiag guard: cannot open netlink sockets: %s\n",
 			strerror(g->sigfd < 0 ? -g->sigfd : -r));
@@ -822,7 +684,7 @@ static int serve(struct guard *g, const char *label, int metrics_fd)
 	status = 1;
 	/* Its threads start without capabilities and with signals blocked. */
 	if (metrics_fd >= 0) {
-		r = guard_metrics_start(&g->metrics, metrics_fd, g->metrics_listen, err,
+		r = guard_metrics_start(&g->metrics, metrics_fd, g->opt.metrics_listen, err,
 					sizeof(err));
 		metrics_fd = -1;
 		if (r < 0) {
@@ -834,7 +696,7 @@ static int serve(struct guard *g, const char *label, int metrics_fd)
 		goto out;
 	policies_configured(g);
 	logline("started%s%s%s", label ? " in network namespace " : "", label ? label : "",
-		g->dry_run || g->cfg.dry_run ? " (dry run: nothing is destroyed)" : "");
+		g->opt.dry_run || g->cfg.dry_run ? " (dry run: nothing is destroyed)" : "");
 	status = loop(g) < 0 ? 1 : 0;
 out:
 	guard_metrics_stop(g->metrics);
@@ -871,46 +733,42 @@ static void reload_supervisor(void *arg)
 	(void)load_config(arg, true);
 }
 
-int cmd_guard(int argc, char **argv)
+int guard_main(const struct guard_cmdline *opt)
 {
-	struct guard g = { .config_path = DEFAULT_CONFIG, .sigfd = -1, .timerfd = -1,
+	struct guard g = { .opt = *opt, .sigfd = -1, .timerfd = -1,
 			   .route_due = NEVER, .reap_due = NEVER, .log_name = "sockdiag-guard" };
 	const struct guard_all_ops ops = { .run = serve_child, .reload = reload_supervisor };
-	const char *netns = NULL;
-	bool check = false;
-	int r, status = 1, metrics_fd = -1;
+	int status = 1, metrics_fd = -1;
 	char err[256];
 
-	r = parse_args(&g, argc, argv, &netns, &check);
-	if (r)
-		return r > 0 ? 0 : 2;
 	if (load_config(&g, false) < 0)
 		return 2;
-	if (check) {
+	if (g.opt.check) {
 		if (config_absent(&g))
-			printf("%s: no file; using the defaults\n", g.config_path);
+			printf("%s: no file; using the defaults\n", g.opt.config_path);
 		else
-			printf("%s: ok\n", g.config_path);
+			printf("%s: ok\n", g.opt.config_path);
 		guard_config_fini(&g.cfg);
 		return 0;
 	}
-	if (g.all_netns) {
+	if (g.opt.all_netns) {
 		/* Keeps CAP_SYS_ADMIN to enter the namespaces made later; each
 		 * guard drops all but CAP_NET_ADMIN once inside. */
 		status = guard_all_netns(&ops, &g);
 		goto out;
 	}
 	/* Metrics are served from the namespace the guard was started in. */
-	if (g.metrics_listen && http_bind(g.metrics_listen, &metrics_fd, err, sizeof(err)) < 0) {
+	if (g.opt.metrics_listen &&
+	    http_bind(g.opt.metrics_listen, &metrics_fd, err, sizeof(err)) < 0) {
 		fprintf(stderr, "sockdiag guard: --metrics: %s\n", err);
 		goto out;
 	}
-	if (netns && enter_netns(netns) < 0) {
+	if (g.opt.netns && guard_enter_netns(g.opt.netns) < 0) {
 		if (metrics_fd >= 0)
 			close(metrics_fd);
 		goto out;
 	}
-	status = serve(&g, netns, metrics_fd);
+	status = serve(&g, g.opt.netns, metrics_fd);
 out:
 	guard_config_fini(&g.cfg);
 	return status;

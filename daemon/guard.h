@@ -322,6 +322,22 @@ int guard_reap_rule(struct sdiag_handle *h, const struct guard_config *c,
 
 /* ---- the daemon ------------------------------------------------------------------------ */
 
+/* The command line, as guard_cmd.c parsed it. */
+struct guard_cmdline {
+	const char *config_path;	/* -c, else SYSCONFDIR/sockdiag/guard.conf */
+	bool config_explicit;		/* -c given: a missing file is an error */
+	bool dry_run;			/* --dry-run */
+	bool check;			/* --check-config */
+	bool all_netns;			/* --all-netns: one child guard per namespace */
+	int rtnl_rcvbuf;		/* --rtnl-rcvbuf, 0 = default */
+	const char *netns;		/* -N, or NULL: the namespace it runs in */
+	const char *metrics_listen;	/* --metrics ADDR:PORT, or NULL */
+};
+
 int cmd_guard(int argc, char **argv);
+/* The daemon (guard.c), from a parsed command line. Returns the exit status. */
+int guard_main(const struct guard_cmdline *opt);
+/* setns() into -N's namespace; a one-line error on stderr. */
+int guard_enter_netns(const char *spec);
 
 #endif
