@@ -71,6 +71,16 @@ class Population:
         self.tmp = tmpdir
         self.expect = {"tcp": 0, "udp": 0, "unix": 0, "netlink": 0, "packet": 0}
 
+    def build(self):
+        """Every kind, as diff_ss and table_ss compare them."""
+        self.tcp()
+        self.udp()
+        self.unix()
+        self.netlink()
+        self.packet()
+        self.other_user()
+        time.sleep(0.05)  # let the SYN-SENT socket send its first SYN
+
     def add(self, kind, *socks):
         self.keep.extend(socks)
         self.expect[kind] += len(socks)
@@ -461,13 +471,7 @@ def main():
     sockdiag = sys.argv[1]
     with tempfile.TemporaryDirectory(prefix="sdiag-diff-") as tmp:
         pop = Population(tmp)
-        pop.tcp()
-        pop.udp()
-        pop.unix()
-        pop.netlink()
-        pop.packet()
-        pop.other_user()
-        time.sleep(0.05)  # let the SYN-SENT socket send its first SYN
+        pop.build()
         ok, n, bad = True, 0, 0
         for name, ss_args, sd_args, ss_fn, sd_fn, minimum in cases(pop):
             one = compare(name, ss_fn(ss_rows(ss_args)), sd_fn(sd_records(sockdiag, sd_args)),
