@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 
 #include "count.h"
+#include "textfile.h"
 #include "out_internal.h"
 
 static const struct {
@@ -47,10 +48,13 @@ int count_keys_parse(struct count_keys *ret, const char *arg)
 			if (strlen(keys[i].name) == len && !strncmp(keys[i].name, p, len))
 				break;
 		if (i == CK_MAX || k.n == COUNT_MAX_KEYS) {
+			char q[TEXT_QUOTE_LEN];
+
 			fprintf(stderr,
-				"sockdiag list: --count-by: %s '%.*s' (keys: state, proto, family, "
+				"sockdiag list: --count-by: %s '%s' (keys: state, proto, family, "
 				"netns, cgroup, unit, process, user, lport, rport, laddr, raddr)\n",
-				i == CK_MAX ? "unknown key" : "too many keys at", (int)len, p);
+				i == CK_MAX ? "unknown key" : "too many keys at",
+				text_excerpt(q, sizeof(q), p, len, 32));
 			return -EINVAL;
 		}
 		k.k[k.n++] = (enum count_key)i;

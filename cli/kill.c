@@ -335,7 +335,7 @@ static int open_target(const struct cli_opts *o, struct sdiag_handle **ret)
 	if (fd >= 0)
 		close(fd);
 	if (r < 0 && o->netns && fd < 0)
-		opts_netns_error("kill", o->netns, r);
+		argerr_netns("kill", o->netns, r);
 	else if (r < 0)
 		fprintf(stderr, "sockdiag kill: %s%s: %s\n",
 			o->netns ? "netns " : "cannot open a diag socket", o->netns ? o->netns : "",

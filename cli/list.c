@@ -219,7 +219,7 @@ static int open_netns(const char *spec, struct sdiag_handle **ret)
 	if (fd >= 0)
 		close(fd);
 	if (r < 0)
-		opts_netns_error("list", spec, r);
+		argerr_netns("list", spec, r);
 	return r;
 }
 

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "argerr.h"
 #include "options.h"
 #include "textfile.h"
 
@@ -188,45 +189,6 @@ static int family_set(struct sel *s, const char *cmd, const char *name)
 	return -EINVAL;
 }
 
-/* -N NAME|PATH|pid:PID: a malformed one is a usage error, before anything is opened. */
-static int netns_spec_check(const char *cmd, const char *spec)
-{
-	const char *why = NULL;
-
-	if (!strncmp(spec, "pid:", 4)) {
-		const char *d = spec + 4;
-
-		if (!*d || strspn(d, "0123456789") != strlen(d) || strspn(d, "0") == strlen(d) ||
-		    strlen(d) > 9)
-			why = "PID must be a process id (a positive number)";
-	} else if (!*spec) {
-		why = "empty name";
-	} else if (!strchr(spec, '/') &&
-		   (strlen(spec) > 255 || !strcmp(spec, ".") || !strcmp(spec, ".."))) {
-		why = "not a namespace name";
-	}
-	if (!why)
-		return 0;
-	fprintf(stderr, "sockdiag %s: -N '%s': %s (-N NAME|PATH|pid:PID|cgroup:PATH|unit:NAME)\n",
-		cmd, spec, why);
-	return -EINVAL;
-}
-
-void opts_netns_error(const char *cmd, const char *spec, int err)
-{
-	char q[256];
-
-	text_excerpt(q, sizeof(q), spec, strlen(spec), 48);
-	if (err == -ENOENT && !strncmp(spec, "pid:", 4))
-		fprintf(stderr, "sockdiag %s: netns %s: no such process (/proc/%s/ns/net)\n", cmd,
-			q, q + 4);
-	else if (err == -ENOENT && !strchr(spec, '/'))
-		fprintf(stderr, "sockdiag %s: netns %s: no such network namespace (looked for "
-			"/run/netns/%s)\n", cmd, q, q);
-	else
-		fprintf(stderr, "sockdiag %s: netns %s: %s\n", cmd, q, netns_reason(err));
-}
-
 /* -Z/-z: the SELinux contexts of owners (and sockets). Said plainly when there are none. */
 static int selinux_refuse(const char *cmd, int c)
 {
@@ -373,7 +335,7 @@ static int common_opt(struct cli_opts *o, struct sel *s, const char *cmd, int c,
 	case O_NDJSON: o->out.format = OUT_NDJSON; break;
 	case O_NO_KFILTER: o->q.no_kernel_filter = true; break;
 	case 'N':
-		if (netns_spec_check(cmd, arg) < 0)
+		if (argerr_netns_spec(cmd, arg, "NAME|PATH|pid:PID|cgroup:PATH|unit:NAME") < 0)
 			return -EINVAL;
 		if (o->n_netns == OPTS_MAX_NETNS) {
 			fprintf(stderr, "sockdiag %s: more than %d -N options\n", cmd,
@@ -512,39 +474,6 @@ static bool refuse_common(const struct opt_extra *extra, const char *cmd, int c)
 	return false;
 }
 
-/* A long option getopt refused: "--tcp=1" (a value for an option that takes none), or an
- * unknown or ambiguous "--name". Prints the message and returns true; false when arg is
- * not a long option. */
-static bool long_misuse(const char *cmd, const struct option *lo, const char *arg)
-{
-	char q[TEXT_QUOTE_LEN];
-	const struct option *match = NULL;
-	size_t n, nmatch = 0;
-
-	if (!arg || strncmp(arg, "--", 2) || !arg[2])
-		return false;
-	n = strcspn(arg + 2, "=");
-	for (size_t i = 0; lo[i].name; i++) {
-		if (strncmp(lo[i].name, arg + 2, n))
-			continue;
-		if (strlen(lo[i].name) == n) {	/* exact: abbreviations do not count */
-			match = &lo[i];
-			nmatch = 1;
-			break;
-		}
-		if (!match || strcmp(match->name, lo[i].name))
-			nmatch++;
-		match = &lo[i];
-	}
-	if (nmatch == 1 && arg[2 + n] == '=' && match->has_arg == no_argument)
-		fprintf(stderr, "sockdiag %s: option '--%s' takes no value\n", cmd, match->name);
-	else
-		fprintf(stderr, "sockdiag %s: %s option '--%s'\n", cmd,
-			nmatch > 1 ? "ambiguous" : "unknown",
-			text_excerpt(q, sizeof(q), arg + 2, n, 32));
-	return true;
-}
-
 static int join_args(struct cli_opts *o, int argc, char **argv)
 {
 	size_t len = 0;
@@ -642,17 +571,7 @@ int opts_parse(struct cli_opts *o, int argc, char **argv, const struct opt_extra
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, so, lo, NULL)) != -1) {
 		if (c == '?' || c == ':') {
-			const char *what = optopt ? NULL : argv[optind - 1];
-			char q[TEXT_QUOTE_LEN], opt[2] = { (char)optopt, 0 };
-
-			if (c == '?' && long_misuse(cmd, lo, argv[optind - 1])) {
-				r = -EINVAL;
-				goto out;
-			}
-			fprintf(stderr, "sockdiag %s: %s option '%s%s'\n", cmd,
-				c == ':' ? "missing argument for" : "unknown", what ? "" : "-",
-				TQ(q, what ? what : opt));
-			r = -EINVAL;
+			r = argerr_getopt(cmd, lo, c, argv);
 			goto out;
 		}
 		if (is_extra(extra, c))
@@ -942,14 +861,4 @@ int opts_scan_owners(const struct cli_opts *o, const char *cmd, struct sdiag_pro
 		fprintf(stderr, "sockdiag %s: owners: /proc walk (BPF iterator: %s)\n", cmd,
 			strerror(-err));
 	return 0;
-}
-
-const char *netns_reason(int r)
-{
-	if (r == -ENOTNAM)
-		return "not a network namespace (give a name in /run/netns, an nsfs path such as "
-		       "/proc/PID/ns/net, or pid:PID)";
-	if (r == -EINVAL)
-		return "not a namespace name, path or pid:PID";
-	return strerror(-r);
 }

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "argerr.h"
 #include "output.h"
 #include "sockdiag.h"
 
@@ -91,10 +92,6 @@ int opts_filter(struct cli_opts *o, struct sdiag_filter **ret);
 
 void opts_usage(FILE *f, const char *cmd, const struct opt_extra *extra);
 
-/* Why -N SPEC could not be opened (err from sdiag_netns_open), on one line: a missing NAME
- * names the place it was looked for (/run/netns/NAME). */
-void opts_netns_error(const char *cmd, const char *spec, int err);
-
 /*
  * Scan the socket owners the way --owners says (sdiag_procmap_scan_using)
  * and, with -v, say on stderr which way ran ("sockdiag CMD: owners: BPF
@@ -126,9 +123,6 @@ int opts_netns_list(const struct cli_opts *o, const char *cmd, struct sdiag_netn
  */
 bool opts_report_table_error(const struct cli_opts *o, uint32_t *reported, enum sdiag_table t,
 			     int err);
-
-/* Why sdiag_netns_open() failed, for a message ("netns X: ..."). */
-const char *netns_reason(int r);
 
 /* A filter error as three lines: the message (after "FILE:LINE: " when file,
  * a -F file, is given), the line of the expression around the error (escaped,

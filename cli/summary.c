@@ -177,7 +177,7 @@ int summary_run(const struct cli_opts *o)
 	int nsfd = -1, r = 0;
 
 	if (o->netns && (r = sdiag_netns_open(o->netns, &nsfd)) < 0) {
-		opts_netns_error("list", o->netns, r);
+		argerr_netns("list", o->netns, r);
 		return EXIT_RUNTIME;
 	}
 	r = open_files(nsfd, f);

@@ -222,7 +222,7 @@ int cmd_watch(int argc, char **argv)
 		goto out;
 	}
 	if (o.netns && (r = sdiag_netns_open(o.netns, &nsfd)) < 0) {
-		opts_netns_error("watch", o.netns, r);
+		argerr_netns("watch", o.netns, r);
 		goto out;
 	}
 	r = sdiag_watch_open(&sw, groups, nsfd);

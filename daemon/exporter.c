@@ -23,9 +23,11 @@
 #include <cap-ng.h>
 #endif
 
+#include "argerr.h"
 #include "exporter.h"
 #include "http.h"
 #include "log.h"
+#include "textfile.h"
 
 /* A configuration shared by the passes that started with it. */
 struct cfg_ref {
@@ -51,6 +53,7 @@ struct exporter {
 	struct exp_counters k;
 	struct exp_target target;
 	const char *config_path;
+	char config_q[256];		/* config_path escaped, for messages */
 	bool config_explicit;
 };
 
@@ -175,16 +178,16 @@ static int load_config(struct exporter *e, bool reload)
 	if (access(e->config_path, F_OK) < 0 && !e->config_explicit) {
 		exp_config_init(&n->c);	/* no file at the default path: the defaults */
 		if (reload)
-			logline("reload: no %s; using the defaults", e->config_path);
+			logline("reload: no %s; using the defaults", e->config_q);
 	} else {
 		r = exp_config_load(&n->c, e->config_path, err, sizeof(err));
 	}
 	if (r < 0) {
 		if (reload)
 			logline("reload: %s: %s; keeping the previous configuration",
-				e->config_path, err);
+				e->config_q, err);
 		else
-			fprintf(stderr, "sockdiag exporter: %s: %s\n", e->config_path, err);
+			fprintf(stderr, "sockdiag exporter: %s: %s\n", e->config_q, err);
 		exp_config_fini(&n->c);
 		free(n);
 		pthread_mutex_lock(&e->mu);
@@ -204,7 +207,7 @@ static int load_config(struct exporter *e, bool reload)
 	e->cfg = n;
 	pthread_mutex_unlock(&e->mu);
 	if (reload && (e->config_explicit || access(e->config_path, F_OK) == 0))
-		logline("reloaded %s", e->config_path);
+		logline("reloaded %s", e->config_q);
 	return 0;
 }
 
@@ -326,8 +329,10 @@ static int parse_args(struct exporter *e, struct args *a, int argc, char **argv)
 			socklen_t sl;
 
 			if (http_parse_listen(optarg, &ss, &sl) < 0) {
+				char q[TEXT_QUOTE_LEN];
+
 				fprintf(stderr, "sockdiag exporter: --listen '%s': expected "
-						"ADDR:PORT or [ADDR6]:PORT\n", optarg);
+						"ADDR:PORT or [ADDR6]:PORT\n", TQ(q, optarg));
 				return -EINVAL;
 			}
 			a->listen = optarg;
@@ -338,6 +343,8 @@ static int parse_args(struct exporter *e, struct args *a, int argc, char **argv)
 			e->config_explicit = true;
 			break;
 		case 'N':
+			if (argerr_netns_spec("exporter", optarg, "NAME|PATH|pid:PID") < 0)
+				return -EINVAL;
 			a->netns = optarg;
 			break;
 		case O_ALL_NETNS:
@@ -355,20 +362,12 @@ static int parse_args(struct exporter *e, struct args *a, int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 1;
-		case ':':
-			fprintf(stderr, "sockdiag exporter: option %s needs an argument\n",
-				argv[optind - 1]);
-			return -EINVAL;
 		default:
-			fprintf(stderr, "sockdiag exporter: unknown option '%s'\n",
-				argv[optind - 1]);
-			return -EINVAL;
+			return argerr_getopt("exporter", opts, c, argv);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "sockdiag exporter: unexpected argument '%s'\n", argv[optind]);
-		return -EINVAL;
-	}
+	if (optind < argc)
+		return argerr_operand("exporter", argv[optind]);
 	if (a->netns && e->target.all_netns) {
 		fprintf(stderr, "sockdiag exporter: -N and --all-netns exclude each other\n");
 		return -EINVAL;
@@ -378,6 +377,7 @@ static int parse_args(struct exporter *e, struct args *a, int argc, char **argv)
 
 static int open_target(struct exporter *e, const char *netns)
 {
+	char q[256];
 	int fd, r;
 
 	if (e->target.all_netns)
@@ -389,15 +389,16 @@ static int open_target(struct exporter *e, const char *netns)
 				strerror(-r));
 		return r;
 	}
+	text_excerpt(q, sizeof(q), netns, strlen(netns), 48);
 	r = sdiag_netns_open(netns, &fd);
 	if (r < 0) {
-		fprintf(stderr, "sockdiag exporter: netns %s: %s\n", netns, strerror(-r));
+		argerr_netns("exporter", netns, r);
 		return r;
 	}
 	r = sdiag_open_netns(&e->target.h, fd);
 	close(fd);
 	if (r < 0)
-		fprintf(stderr, "sockdiag exporter: netns %s: cannot enter: %s\n", netns,
+		fprintf(stderr, "sockdiag exporter: netns %s: cannot enter: %s\n", q,
 			strerror(-r));
 	e->target.label = netns;
 	return r;
@@ -430,10 +431,14 @@ int cmd_exporter(int argc, char **argv)
 	r = parse_args(&e, &a, argc, argv);
 	if (r)
 		return r > 0 ? 0 : 2;
+	text_excerpt(e.config_q, sizeof(e.config_q), e.config_path, strlen(e.config_path), 48);
 	if (load_config(&e, false) < 0)
 		return 2;
 	if (a.check) {
-		printf("%s: ok\n", e.config_path);
+		if (!e.config_explicit && access(e.config_path, F_OK) < 0)
+			printf("%s: no file; using the defaults\n", e.config_q);
+		else
+			printf("%s: ok\n", e.config_q);
 		status = 0;
 		goto out;
 	}
@@ -459,7 +464,7 @@ int cmd_exporter(int argc, char **argv)
 	}
 	logline("listening on %s%s%s", a.listen,
 		e.target.all_netns ? " (every network namespace)" : a.netns ? " for netns " : "",
-		a.netns ? a.netns : "");
+		a.netns ? text_excerpt(err, sizeof(err), a.netns, strlen(a.netns), 48) : "");
 	wait_signals(&e, sigfd);
 	status = 0;
 out:

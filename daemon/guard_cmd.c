@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <sys/socket.h>
 
+#include "argerr.h"
 #include "guard.h"
 #include "http.h"
 #include "options.h"
@@ -31,16 +32,14 @@ int guard_enter_netns(const char *spec)
 
 	r = sdiag_netns_open(spec, &fd);
 	if (r < 0) {
-		fprintf(stderr, "sockdiag guard: network namespace %s: %s\n",
-			text_excerpt(q, sizeof(q), spec, strlen(spec), 48), netns_reason(r));
+		argerr_netns("guard", spec, r);
 		return r;
 	}
 	r = setns(fd, CLONE_NEWNET) < 0 ? -errno : 0;
 	close(fd);
 	if (r < 0)
-		fprintf(stderr, "sockdiag guard: cannot enter network namespace %s: %s\n",
-			text_excerpt(q, sizeof(q), spec, strlen(spec), 48),
-			strerror(-r));
+		fprintf(stderr, "sockdiag guard: netns %s: cannot enter: %s\n",
+			text_excerpt(q, sizeof(q), spec, strlen(spec), 48), strerror(-r));
 	return r;
 }
 
@@ -84,6 +83,8 @@ static int parse_args(struct guard_cmdline *g, int argc, char **argv)
 			g->config_explicit = true;
 			break;
 		case 'N':
+			if (argerr_netns_spec("guard", optarg, "NAME|PATH|pid:PID") < 0)
+				return -EINVAL;
 			g->netns = optarg;
 			break;
 		case 'a':
@@ -114,8 +115,10 @@ static int parse_args(struct guard_cmdline *g, int argc, char **argv)
 			socklen_t sl;
 
 			if (http_parse_listen(optarg, &ss, &sl) < 0) {
+				char q[TEXT_QUOTE_LEN];
+
 				fprintf(stderr, "sockdiag guard: --metrics '%s': expected ADDR:PORT "
-						"or [ADDR6]:PORT\n", optarg);
+						"or [ADDR6]:PORT\n", TQ(q, optarg));
 				return -EINVAL;
 			}
 			g->metrics_listen = optarg;
@@ -124,25 +127,12 @@ static int parse_args(struct guard_cmdline *g, int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 1;
-		case ':':
-			fprintf(stderr, "sockdiag guard: option %s needs an argument\n",
-				argv[optind - 1]);
-			return -EINVAL;
-		default: {
-			char q[TEXT_QUOTE_LEN], opt[2] = { (char)optopt, 0 };
-
-			fprintf(stderr, "sockdiag guard: unknown option '%s%s'\n", optopt ? "-" : "",
-				TQ(q, optopt ? opt : argv[optind - 1]));
-			return -EINVAL;
-		}
+		default:
+			return argerr_getopt("guard", opts, c, argv);
 		}
 	}
-	if (optind < argc) {
-		char q[TEXT_QUOTE_LEN];
-
-		fprintf(stderr, "sockdiag guard: unexpected argument '%s'\n", TQ(q, argv[optind]));
-		return -EINVAL;
-	}
+	if (optind < argc)
+		return argerr_operand("guard", argv[optind]);
 	if (g->all_netns && (g->netns || g->metrics_listen)) {
 		fprintf(stderr, "sockdiag guard: --all-netns goes with neither -N nor --metrics\n");
 		return -EINVAL;

@@ -106,6 +106,39 @@ def test_long_values():
         usage_error(["list"] + args, "sockdiag list: " + want)
     usage_error(["kill", "--dry-run=yes", "dport = :1"],
                 "sockdiag kill: option '--dry-run' takes no value")
+    # A missing value names the option as typed, a long one by its full name (these
+    # were "-\x02" and "-" for options without a short form); a short option refused
+    # inside a bundle is not blamed on the word before it.
+    for args, want in ((["--count-by"], "option '--count-by' requires an argument"),
+                       (["--interval"], "option '--interval' requires an argument"),
+                       (["--qu"], "option '--query' requires an argument"),
+                       (["-tN"], "option '-N' requires an argument"),
+                       (["--tcp", "-Xt"], "unknown option '-X'"),
+                       (["-N", "pid:\x1b"], "-N 'pid:\\x1b': PID must be a process id (a "
+                        "positive number) (-N NAME|PATH|pid:PID|cgroup:PATH|unit:NAME)")):
+        usage_error(["list"] + args, "sockdiag list: " + want)
+    # The daemons parse alike (they said "unknown option '-d'" for --dry-run=1).
+    for cmd, args, want in (
+            ("guard", ["--dry-run=1"], "option '--dry-run' takes no value"),
+            ("guard", ["--all-netns=yes"], "option '--all-netns' takes no value"),
+            ("guard", ["--metr"], "option '--metrics' requires an argument"),
+            ("guard", ["-c"], "option '-c' requires an argument"),
+            ("guard", ["--frob"], "unknown option '--frob'"),
+            ("guard", ["-x"], "unknown option '-x'"),
+            ("guard", ["extra"], "unexpected argument 'extra'"),
+            ("guard", ["--metrics", "\x1b[2J"],
+             "--metrics '\\x1b[2J': expected ADDR:PORT or [ADDR6]:PORT"),
+            ("guard", ["-N", "pid:0"], "-N 'pid:0': PID must be a process id (a positive "
+             "number) (-N NAME|PATH|pid:PID)"),
+            ("exporter", ["--once=1"], "option '--once' takes no value"),
+            ("exporter", ["--check-config=x"], "option '--check-config' takes no value"),
+            ("exporter", ["--listen"], "option '--listen' requires an argument"),
+            ("exporter", ["--frob=1"], "unknown option '--frob'"),
+            ("exporter", ["extra"], "unexpected argument 'extra'"),
+            ("exporter", ["--listen", "\x7f"],
+             "--listen '\\x7f': expected ADDR:PORT or [ADDR6]:PORT"),
+            ("exporter", ["-N", ""], "-N '': empty name (-N NAME|PATH|pid:PID)")):
+        usage_error([cmd] + args, "sockdiag %s: %s" % (cmd, want))
 
 
 def test_addresses():

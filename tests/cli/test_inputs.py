@@ -9,6 +9,7 @@ exits 3. Run by test_inputs.sh inside a private network namespace."""
 import fcntl
 import os
 import pty
+import re
 import select
 import socket
 import subprocess
@@ -171,6 +172,27 @@ expect("guard -c: reap with control characters", ["guard", "-c", conf, "--check-
        "line 1: reap: no cgroup named 'e\\x7fx\\x1b[2J.service'")
 err = expect("the longest filter message", ["list", "state", "nosuch" * 40], 2,
              "bucket, big)", lines=3)
+
+# Every option value of every command, as each --help lists them (a new option is
+# covered once documented), given an escape sequence, a "pid:" one and 300 bytes:
+# refused (2, or 1 for a namespace that does not exist) in one short escaped line.
+# This found --count-by's key, -N 'pid:...', the guard's --metrics and the
+# exporter's --listen, -c and -N echoed raw.
+for cmd in ("list", "kill", "watch", "guard", "exporter"):
+    _, usage, _ = run([cmd, "--help"])
+    opts = sorted(set(re.findall(rb"(--?[a-zA-Z][a-z0-9-]*)[ =][A-Z]", usage)))
+    check("%s --help lists options with values" % cmd, len(opts) >= 3, repr(opts))
+    bad = []
+    for o in opts:
+        for v in ("\x1b[2Jx", "pid:\x1b[2J", "\x7f" + "y" * 300):
+            got, out, err = run([cmd, o.decode(), v])
+            ok = (got == 2 or (got == 1 and o in (b"-N", b"--netns"))) and out == b"" and \
+                err.count(b"\n") == 1 and len(err) < 400 and \
+                not any((c < 0x20 and c != 10) or c == 0x7f for c in err)
+            if not ok:
+                bad.append((o, v[:8], got, err[:200]))
+    check("%s: every option value echoed escaped, in one short line (%d options)"
+          % (cmd, len(opts)), not bad, repr(bad))
 
 # ---- the reader goes away (EPIPE) --------------------------------------------------------
 def small_pipe_run(args, lines=1, before=None):

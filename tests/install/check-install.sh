@@ -103,10 +103,16 @@ if [ ! -e "$sysconfdir/sockdiag/guard.conf" ]; then
 	[ "$out" = "$sysconfdir/sockdiag/guard.conf: no file; using the defaults" ] ||
 		fail "--check-config without a file: '$out'"
 fi
+# The exporter alike (it said "ok" for its default path with no file there).
+if [ ! -e "$sysconfdir/sockdiag/exporter.conf" ]; then
+	out=$(sd exporter --check-config) || fail "exporter --check-config without a file failed: $out"
+	[ "$out" = "$sysconfdir/sockdiag/exporter.conf: no file; using the defaults" ] ||
+		fail "exporter --check-config without a file: '$out'"
+fi
 out=$(sd guard -c "$tmp/none.conf" --check-config 2>&1) && fail "-c of a missing file accepted"
 [ "$out" = "sockdiag guard: $tmp/none.conf: cannot open: No such file or directory" ] ||
 	fail "-c of a missing file: '$out'"
-ok "$sysconfdir/sockdiag/guard.conf installed and valid; --check-config without one: defaults"
+ok "$sysconfdir/sockdiag/guard.conf installed and valid; guard and exporter --check-config without a file: the defaults"
 
 cat >"$tmp/user.c" <<'C'
 #include <stdio.h>
