@@ -13,13 +13,13 @@ import tempfile
 
 SD = sys.argv[1]
 FAILED = []
+PASSED = []
 PORT = 7101
 
 
 def check(name, cond, detail=""):
     print(("ok   " if cond else "FAIL ") + name + ("" if cond or not detail else ": " + detail))
-    if not cond:
-        FAILED.append(name)
+    (FAILED if not cond else PASSED).append(name)
 
 
 def run(*args):
@@ -254,10 +254,9 @@ def main():
     test_filter_file()
     test_help()
     test_ss_extras()
+    print("# checks: %d passed, %d failed, 0 skipped" % (len(PASSED), len(FAILED)))
     if FAILED:
-        print("%d checks failed" % len(FAILED))
         sys.exit(1)
-    print("all checks passed")
 
 
 if __name__ == "__main__":

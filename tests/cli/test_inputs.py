@@ -19,13 +19,13 @@ import time
 
 SD = sys.argv[1]
 FAILED = []
+PASSED = []
 F_SETPIPE_SZ = 1031
 
 
 def check(name, cond, detail=""):
     print(("ok   " if cond else "FAIL ") + name + ("" if cond or not detail else ": " + detail))
-    if not cond:
-        FAILED.append(name)
+    (FAILED if not cond else PASSED).append(name)
 
 
 def run(args, timeout=10, env=None, stdin=subprocess.DEVNULL):
@@ -258,5 +258,5 @@ check("kill --json without CAP_NET_ADMIN: exit 3", r.returncode == 3,
       "rc %d %r" % (r.returncode, r.stderr))
 check("kill --json without CAP_NET_ADMIN: []", r.stdout.strip() == b"[]", repr(r.stdout))
 
-print("test_inputs: %d failed" % len(FAILED))
+print("# checks: %d passed, %d failed, 0 skipped" % (len(PASSED), len(FAILED)))
 sys.exit(1 if FAILED else 0)

@@ -204,4 +204,4 @@ sleep 0.3
 alive keep7000 || fail "reap: the connection to port 7000 was destroyed"
 pass "reap: the idle connections to port 7001 destroyed, the one to 7000 kept"
 
-echo "guard_policies: $PASSED passed, 0 failed"
+echo "# checks: $PASSED passed, 0 failed, 0 skipped"

@@ -17,6 +17,7 @@ import time
 
 SD = sys.argv[1]
 failures = []
+passes = []
 
 CHILD = r"""
 import os, socket, sys
@@ -47,6 +48,8 @@ def check(cond, what):
     if not cond:
         failures.append(what)
         print("FAIL:", what, file=sys.stderr)
+    else:
+        passes.append(what)
 
 
 def run(*args):
@@ -223,6 +226,8 @@ def netns_checks(slice_, dirs, kids):
 
 if __name__ == "__main__":
     rc = main()
+    if rc != 77:
+        print("# checks: %d passed, %d failed, 0 skipped" % (len(passes), len(failures)))
     if failures:
         print("%d failure(s)" % len(failures), file=sys.stderr)
     sys.exit(rc)

@@ -16,12 +16,12 @@ import sys
 
 SD = sys.argv[1]
 FAILED = []
+PASSED = []
 
 
 def check(name, cond, detail=""):
     print(("ok   " if cond else "FAIL ") + name + ("" if cond or not detail else ": " + detail))
-    if not cond:
-        FAILED.append(name)
+    (FAILED if not cond else PASSED).append(name)
 
 
 def out(*argv):
@@ -100,10 +100,9 @@ def main():
           len(r.stderr.splitlines()) == 1, repr(r.stderr))
     for s in keep:
         s.close()
+    print("# checks: %d passed, %d failed, 0 skipped" % (len(PASSED), len(FAILED)))
     if FAILED:
-        print("%d checks failed" % len(FAILED))
         sys.exit(1)
-    print("all checks passed")
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ import diff_ss  # noqa: E402  (the population)
 
 SD = sys.argv[1]
 FAILED = []
+PASSED = []
 
 # Each: (options, filter); sockdiag list gets the same ones as ss.
 BYTE_CASES = [
@@ -43,8 +44,7 @@ TW_SAFE = 40
 
 def check(name, cond, detail=""):
     print(("ok   " if cond else "FAIL ") + name + ("" if cond or not detail else "\n" + detail))
-    if not cond:
-        FAILED.append(name)
+    (FAILED if not cond else PASSED).append(name)
 
 
 def run(argv):
@@ -142,7 +142,7 @@ def main():
         byte_cases(t0)
         pop.child.stdin.close()
         pop.child.wait()
-    print("# checks: %d failed" % len(FAILED))
+    print("# checks: %d passed, %d failed, 0 skipped" % (len(PASSED), len(FAILED)))
     return 1 if FAILED else 0
 
 

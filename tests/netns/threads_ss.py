@@ -16,14 +16,14 @@ import threading
 
 SD = sys.argv[1]
 FAILED = []
+PASSED = []
 PORT = 7401
 OWNER = re.compile(r'\("([^"]*)",pid=(\d+),tid=(\d+),fd=(\d+)\)')
 
 
 def check(name, cond, detail=""):
     print(("ok   " if cond else "FAIL ") + name + ("" if cond or not detail else ": " + detail))
-    if not cond:
-        FAILED.append(name)
+    (FAILED if not cond else PASSED).append(name)
 
 
 def run(argv):
@@ -99,7 +99,7 @@ def main():
         for t in ts:
             t.join()
         l.close()
-    print("# checks: %d failed" % len(FAILED))
+    print("# checks: %d passed, %d failed, 0 skipped" % (len(PASSED), len(FAILED)))
     return 1 if FAILED else 0
 
 
