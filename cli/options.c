@@ -280,13 +280,15 @@ static int owners_set(struct cli_opts *o, const char *cmd, const char *arg)
 		[SDIAG_OWNERS_PROC] = "proc",
 		[SDIAG_OWNERS_BPF] = "bpf",
 	};
+	char q[TEXT_QUOTE_LEN];
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strcmp(arg, names[i])) {
 			o->owners = (enum sdiag_owners)i;
 			return 0;
 		}
-	fprintf(stderr, "sockdiag %s: --owners: '%s': expected auto, bpf or proc\n", cmd, arg);
+	fprintf(stderr, "sockdiag %s: --owners: '%s': expected auto, bpf or proc\n", cmd,
+		TQ(q, arg));
 	return -EINVAL;
 }
 

@@ -176,11 +176,11 @@ err = expect("the longest filter message", ["list", "state", "nosuch" * 40], 2,
 # Every option value of every command, as each --help lists them (a new option is
 # covered once documented), given an escape sequence, a "pid:" one and 300 bytes:
 # refused (2, or 1 for a namespace that does not exist) in one short escaped line.
-# This found --count-by's key, -N 'pid:...', the guard's --metrics and the
-# exporter's --listen, -c and -N echoed raw.
+# This found --count-by's key, --owners, -N 'pid:...', the guard's --metrics and
+# the exporter's --listen, -c and -N echoed raw.
 for cmd in ("list", "kill", "watch", "guard", "exporter"):
     _, usage, _ = run([cmd, "--help"])
-    opts = sorted(set(re.findall(rb"(--?[a-zA-Z][a-z0-9-]*)[ =][A-Z]", usage)))
+    opts = sorted(set(re.findall(rb"(--?[a-zA-Z][a-z0-9-]*)[ =](?:[A-Z]|[a-z]+\|)", usage)))
     check("%s --help lists options with values" % cmd, len(opts) >= 3, repr(opts))
     bad = []
     for o in opts:
