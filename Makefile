@@ -24,7 +24,8 @@ MESON_TEST_ARGS ?=
 
 # What building and running sockdiag needs (make run, make install): compiler, Meson,
 # libmnl; libcap-ng (optional) lets the daemons drop capabilities; libmicrohttpd: the HTTP
-# server of `sockdiag exporter`; clang (its BPF target) + bpftool + libbpf-dev (headers only):
+# server of `sockdiag exporter` (loaded with dlopen when a server starts, so other commands
+# do not pay for it); clang (its BPF target) + bpftool + libbpf-dev (headers only):
 # the BPF owners iterator of -p (meson -Dbpf=auto builds without it when one is missing).
 BUILD_DEPS := build-essential pkg-config meson ninja-build libmnl-dev libcap-ng-dev \
 	libmicrohttpd-dev clang libbpf-dev bpftool

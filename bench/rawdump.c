@@ -13,9 +13,11 @@
  * which makes the kernel also walk the bind hash table); -4 or -6 dumps only
  * that family. -L sends one legacy TCPDIAG_GETSOCK request instead, which the
  * kernel serves as a single AF_UNSPEC walk for both families (what sockdiag
- * does for TCP): the single-walk floor.
+ * does for TCP): the single-walk floor. -x dumps unix sockets instead (one
+ * AF_UNIX dump, asking for what `sockdiag list -x` asks for: name, peer,
+ * queue lengths and uid): the floor of bench/unix.sh.
  *
- * usage: rawdump [-q] [-r REPEAT] [-s STATE_MASK] [-4|-6|-L]
+ * usage: rawdump [-q] [-r REPEAT] [-s STATE_MASK] [-4|-6|-L|-x]
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -32,6 +34,7 @@
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
 
 #define RECVBUF (64 * 1024)
 #define SO_RCVBUF_SIZE (1024 * 1024)
@@ -96,6 +99,27 @@ static long dump_legacy(int fd, uint32_t states, uint32_t seq, uint8_t *buf)
 	return count_replies(fd, seq, buf);
 }
 
+static long dump_unix(int fd, uint32_t states, uint32_t seq, uint8_t *buf)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	struct {
+		struct nlmsghdr nlh;
+		struct unix_diag_req r;
+	} req;
+
+	memset(&req, 0, sizeof(req));
+	req.nlh.nlmsg_len = sizeof(req);
+	req.nlh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	req.nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	req.nlh.nlmsg_seq = seq;
+	req.r.sdiag_family = AF_UNIX;
+	req.r.udiag_states = states;
+	req.r.udiag_show = UDIAG_SHOW_NAME | UDIAG_SHOW_PEER | UDIAG_SHOW_RQLEN | UDIAG_SHOW_UID;
+	if (sendto(fd, &req, sizeof(req), 0, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return -errno;
+	return count_replies(fd, seq, buf);
+}
+
 static long dump_family(int fd, uint8_t family, uint32_t states, uint32_t seq, uint8_t *buf)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
@@ -121,11 +145,14 @@ int main(int argc, char **argv)
 	int fd, opt, rcvbuf = SO_RCVBUF_SIZE, repeat = 1;
 	uint32_t states = ~0u;
 	int only = 0;
-	bool quiet = false, legacy = false;
+	bool quiet = false, legacy = false, unix_only = false;
 	long v4 = 0, v6 = 0;
 
-	while ((opt = getopt(argc, argv, "qr:s:46L")) != -1) {
+	while ((opt = getopt(argc, argv, "qr:s:46Lx")) != -1) {
 		switch (opt) {
+		case 'x':
+			unix_only = true;
+			break;
 		case 'L':
 			legacy = true;
 			break;
@@ -144,7 +171,7 @@ int main(int argc, char **argv)
 			break;
 		default:
 			fprintf(stderr,
-				"usage: rawdump [-q] [-r REPEAT] [-s STATE_MASK] [-4|-6|-L]\n");
+				"usage: rawdump [-q] [-r REPEAT] [-s STATE_MASK] [-4|-6|-L|-x]\n");
 			return 2;
 		}
 	}
@@ -154,6 +181,19 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	for (int i = 0; unix_only && i < repeat; i++) {
+		v4 = dump_unix(fd, states, (uint32_t)i + 1, buf);
+		if (v4 < 0) {
+			fprintf(stderr, "rawdump: %s\n", strerror((int)-v4));
+			return 1;
+		}
+	}
+	if (unix_only) {
+		if (!quiet)
+			printf("unix %ld total %ld\n", v4, v4);
+		close(fd);
+		return 0;
+	}
 	for (int i = 0; legacy && i < repeat; i++) {
 		v4 = dump_legacy(fd, states, (uint32_t)i + 1, buf);
 		if (v4 < 0) {

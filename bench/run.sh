@@ -57,6 +57,7 @@ scenario() {
 	base)   CMD=("${SOCKDIAG_BASE:?}" list -tan);    DESC='`sockdiag list -tan` of $SOCKDIAG_BASE' ;;
 	base_ndjson) CMD=("${SOCKDIAG_BASE:?}" list -tan --ndjson); DESC='`sockdiag list -tan --ndjson` of $SOCKDIAG_BASE' ;;
 	base_p) CMD=("${SOCKDIAG_BASE:?}" list -tanp); DESC='`sockdiag list -tanp` of $SOCKDIAG_BASE' ;;
+	base_f) CMD=("${SOCKDIAG_BASE:?}" list -tan "$FILTER"); DESC="\`sockdiag list -tan '$FILTER'\` of \$SOCKDIAG_BASE" ;;
 	base_ie) CMD=("${SOCKDIAG_BASE:?}" list -tanie); DESC='`sockdiag list -tanie` of $SOCKDIAG_BASE' ;;
 	base_ndjson_ie) CMD=("${SOCKDIAG_BASE:?}" list -tanie --ndjson)
 		DESC='`sockdiag list -tanie --ndjson` of $SOCKDIAG_BASE' ;;

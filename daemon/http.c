@@ -1,6 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* The metrics endpoint over libmicrohttpd (see http.h). */
+/*
+ * The metrics endpoint over libmicrohttpd (see http.h).
+ *
+ * The library is loaded (dlopen) when a server starts, not with the program:
+ * linked, it pulls in GnuTLS and seven more libraries, whose loading cost
+ * every command (`sockdiag list` of an empty namespace: 9.5 ms, 4.8 MiB, of
+ * which 4.3 ms and 3 MiB were theirs; bench/RESULTS.md). Each server holds
+ * its own handle and function table: no globals.
+ */
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <netinet/in.h>
@@ -14,6 +23,11 @@
 #include <microhttpd.h>
 
 #include "http.h"
+#include "textfile.h"
+
+#ifndef SOCKDIAG_MHD_SONAME
+#error "SOCKDIAG_MHD_SONAME: libmicrohttpd's soname, found by meson"
+#endif
 
 /* A request line and headers beyond this get 431 (or 414): Prometheus sends
  * about 400 bytes. It is also each connection's whole memory pool. */
@@ -23,10 +37,57 @@
 /* Connections at once (each a thread); later ones wait in the listen queue. */
 #define CONN_LIMIT 64
 
+/* The libmicrohttpd functions used, resolved by name from SOCKDIAG_MHD_SONAME. */
+struct mhd {
+	void *dl;
+	__typeof__(MHD_start_daemon) *start_daemon;
+	__typeof__(MHD_stop_daemon) *stop_daemon;
+	__typeof__(MHD_create_response_from_buffer) *create_response_from_buffer;
+	__typeof__(MHD_add_response_header) *add_response_header;
+	__typeof__(MHD_queue_response) *queue_response;
+	__typeof__(MHD_destroy_response) *destroy_response;
+	__typeof__(MHD_lookup_connection_value) *lookup_connection_value;
+};
+
 struct http_server {
 	struct MHD_Daemon *d;
+	struct mhd mhd;
 	struct http_opts o;
 };
+
+static int mhd_load(struct mhd *m, char *err, size_t errlen)
+{
+	static const char *const names[] = {
+		"MHD_start_daemon", "MHD_stop_daemon", "MHD_create_response_from_buffer",
+		"MHD_add_response_header", "MHD_queue_response", "MHD_destroy_response",
+		"MHD_lookup_connection_value",
+	};
+	void **slot[] = {
+		(void **)&m->start_daemon, (void **)&m->stop_daemon,
+		(void **)&m->create_response_from_buffer, (void **)&m->add_response_header,
+		(void **)&m->queue_response, (void **)&m->destroy_response,
+		(void **)&m->lookup_connection_value,
+	};
+	_Static_assert(sizeof(names) / sizeof(names[0]) == sizeof(slot) / sizeof(slot[0]),
+		       "one name per function");
+
+	m->dl = dlopen(SOCKDIAG_MHD_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!m->dl) {
+		snprintf(err, errlen, "cannot load " SOCKDIAG_MHD_SONAME " (libmicrohttpd): %s",
+			 dlerror());
+		return -ENOENT;
+	}
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		*slot[i] = dlsym(m->dl, names[i]);
+		if (!*slot[i]) {
+			snprintf(err, errlen, SOCKDIAG_MHD_SONAME " has no %s", names[i]);
+			dlclose(m->dl);
+			m->dl = NULL;
+			return -ENOENT;
+		}
+	}
+	return 0;
+}
 
 int http_parse_listen(const char *spec, struct sockaddr_storage *ret, socklen_t *ret_len)
 {
@@ -73,40 +134,41 @@ int http_parse_listen(const char *spec, struct sockaddr_storage *ret, socklen_t 
 	return 0;
 }
 
-static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *ctype,
-			     void *body, size_t len, bool owned, const char *allow)
+static enum MHD_Result reply(const struct mhd *m, struct MHD_Connection *c, unsigned status,
+			     const char *ctype, void *body, size_t len, bool owned,
+			     const char *allow)
 {
 	struct MHD_Response *resp;
 	enum MHD_Result r;
 
-	resp = MHD_create_response_from_buffer(len, body,
-					       owned ? MHD_RESPMEM_MUST_FREE
-						     : MHD_RESPMEM_PERSISTENT);
+	resp = m->create_response_from_buffer(len, body,
+					      owned ? MHD_RESPMEM_MUST_FREE
+						    : MHD_RESPMEM_PERSISTENT);
 	if (!resp) {
 		if (owned)
 			free(body);
 		return MHD_NO;
 	}
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
-	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	m->add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+	m->add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	if (allow)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
-	r = MHD_queue_response(c, status, resp);
-	MHD_destroy_response(resp);
+		m->add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
+	r = m->queue_response(c, status, resp);
+	m->destroy_response(resp);
 	return r;
 }
 
-static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned status, const char *text,
-				  const char *allow)
+static enum MHD_Result reply_text(const struct mhd *m, struct MHD_Connection *c, unsigned status,
+				  const char *text, const char *allow)
 {
-	return reply(c, status, "text/plain; charset=utf-8", (void *)text, strlen(text), false,
+	return reply(m, c, status, "text/plain; charset=utf-8", (void *)text, strlen(text), false,
 		     allow);
 }
 
 /* Accept: application/openmetrics-text (any version, q > 0) wins. */
-static bool wants_openmetrics(struct MHD_Connection *c)
+static bool wants_openmetrics(const struct mhd *m, struct MHD_Connection *c)
 {
-	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
+	const char *accept = m->lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
 	const char *p;
 
 	if (!accept)
@@ -130,6 +192,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		"<body><h1>%s</h1>\n<p><a href=\"/metrics\">Metrics</a></p>\n"
 		"<p>See sockdiag(8), METRICS.</p></body></html>\n";
 	struct http_server *s = cls;
+	const struct mhd *m = &s->mhd;
 	bool om;
 	char *body = NULL;
 	size_t len = 0;
@@ -140,17 +203,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	(void)upload_size;
 	(void)con_cls;
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
-		return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed\n",
+		return reply_text(m, c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed\n",
 				  "GET, HEAD");
 	if (!strcmp(url, "/")) {
 		if (asprintf(&body, page_fmt, s->o.title, s->o.title) < 0)
 			return MHD_NO;
-		return reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", body, strlen(body), true,
+		return reply(m, c, MHD_HTTP_OK, "text/html; charset=utf-8", body, strlen(body), true,
 			     NULL);
 	}
 	if (strcmp(url, "/metrics"))
-		return reply_text(c, MHD_HTTP_NOT_FOUND, "not found: try /metrics\n", NULL);
-	om = wants_openmetrics(c);
+		return reply_text(m, c, MHD_HTTP_NOT_FOUND, "not found: try /metrics\n", NULL);
+	om = wants_openmetrics(m, c);
 	r = s->o.metrics(s->o.ctx, om, &body, &len);
 	if (r < 0) {
 		char msg[128];
@@ -159,10 +222,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		body = strdup(msg);
 		if (!body)
 			return MHD_NO;
-		return reply(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain; charset=utf-8", body,
+		return reply(m, c, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain; charset=utf-8", body,
 			     strlen(body), true, NULL);
 	}
-	return reply(c, MHD_HTTP_OK, om ? HTTP_CT_OPENMETRICS : HTTP_CT_PROMETHEUS, body, len,
+	return reply(m, c, MHD_HTTP_OK, om ? HTTP_CT_OPENMETRICS : HTTP_CT_PROMETHEUS, body, len,
 		     true, NULL);
 }
 
@@ -183,7 +246,10 @@ int http_bind(const char *spec, int *ret_fd, char *err, size_t errlen)
 
 	r = http_parse_listen(spec, &ss, &sl);
 	if (r < 0) {
-		snprintf(err, errlen, "--listen '%s': expected ADDR:PORT or [ADDR6]:PORT", spec);
+		char q[TEXT_QUOTE_LEN];
+
+		snprintf(err, errlen, "--listen '%s': expected ADDR:PORT or [ADDR6]:PORT",
+			 TQ(q, spec));
 		return r;
 	}
 	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -221,11 +287,17 @@ int http_start(struct http_server **ret, const struct http_opts *o, char *err, s
 		return -ENOMEM;
 	}
 	s->o = *o;
+	r = mhd_load(&s->mhd, err, errlen);
+	if (r < 0) {
+		close(fd);
+		free(s);
+		return r;
+	}
 	/* The daemons read their signals from a signalfd in the main thread:
 	 * none may land in the library's threads. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	s->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s,
+	s->d = s->mhd.start_daemon(flags, 0, NULL, NULL, on_request, s,
 				MHD_OPTION_LISTEN_SOCKET, fd,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONN_TIMEOUT_S,
@@ -236,6 +308,7 @@ int http_start(struct http_server **ret, const struct http_opts *o, char *err, s
 	if (!s->d) {
 		snprintf(err, errlen, "cannot serve HTTP on %s", o->listen);
 		close(fd);
+		dlclose(s->mhd.dl);
 		free(s);
 		return -EIO;
 	}
@@ -247,6 +320,7 @@ void http_stop(struct http_server *s)
 {
 	if (!s)
 		return;
-	MHD_stop_daemon(s->d);	/* closes the listening socket */
+	s->mhd.stop_daemon(s->d);	/* closes the listening socket */
+	dlclose(s->mhd.dl);
 	free(s);
 }
