@@ -82,26 +82,32 @@ static long count_replies(int fd, uint32_t seq, uint8_t *buf)
 	}
 }
 
-static long dump_legacy(int fd, uint32_t states, uint32_t seq, uint8_t *buf)
+/* Send one dump request (nlh with its length and body set) and count its replies. */
+static long dump(int fd, struct nlmsghdr *nlh, uint16_t type, uint32_t seq, uint8_t *buf)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	struct req_legacy req;
 
-	memset(&req, 0, sizeof(req));
-	req.nlh.nlmsg_len = sizeof(req);
-	req.nlh.nlmsg_type = TCPDIAG_GETSOCK;
-	req.nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	req.nlh.nlmsg_seq = seq;
-	req.r.idiag_family = AF_UNSPEC;
-	req.r.idiag_states = states;
-	if (sendto(fd, &req, sizeof(req), 0, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	nlh->nlmsg_seq = seq;
+	if (sendto(fd, nlh, nlh->nlmsg_len, 0, (struct sockaddr *)&sa, sizeof(sa)) < 0)
 		return -errno;
 	return count_replies(fd, seq, buf);
 }
 
+static long dump_legacy(int fd, uint32_t states, uint32_t seq, uint8_t *buf)
+{
+	struct req_legacy req;
+
+	memset(&req, 0, sizeof(req));
+	req.nlh.nlmsg_len = sizeof(req);
+	req.r.idiag_family = AF_UNSPEC;
+	req.r.idiag_states = states;
+	return dump(fd, &req.nlh, TCPDIAG_GETSOCK, seq, buf);
+}
+
 static long dump_unix(int fd, uint32_t states, uint32_t seq, uint8_t *buf)
 {
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 	struct {
 		struct nlmsghdr nlh;
 		struct unix_diag_req r;
@@ -109,34 +115,23 @@ static long dump_unix(int fd, uint32_t states, uint32_t seq, uint8_t *buf)
 
 	memset(&req, 0, sizeof(req));
 	req.nlh.nlmsg_len = sizeof(req);
-	req.nlh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
-	req.nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	req.nlh.nlmsg_seq = seq;
 	req.r.sdiag_family = AF_UNIX;
 	req.r.udiag_states = states;
 	req.r.udiag_show = UDIAG_SHOW_NAME | UDIAG_SHOW_PEER | UDIAG_SHOW_RQLEN | UDIAG_SHOW_UID;
-	if (sendto(fd, &req, sizeof(req), 0, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-		return -errno;
-	return count_replies(fd, seq, buf);
+	return dump(fd, &req.nlh, SOCK_DIAG_BY_FAMILY, seq, buf);
 }
 
 static long dump_family(int fd, uint8_t family, uint32_t states, uint32_t seq, uint8_t *buf)
 {
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 	struct req req;
 
 	memset(&req, 0, sizeof(req));
 	req.nlh.nlmsg_len = sizeof(req);
-	req.nlh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
-	req.nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	req.nlh.nlmsg_seq = seq;
 	req.r.sdiag_family = family;
 	req.r.sdiag_protocol = IPPROTO_TCP;
 	req.r.idiag_states = states;
 	req.r.idiag_ext = 0;
-	if (sendto(fd, &req, sizeof(req), 0, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-		return -errno;
-	return count_replies(fd, seq, buf);
+	return dump(fd, &req.nlh, SOCK_DIAG_BY_FAMILY, seq, buf);
 }
 
 int main(int argc, char **argv)

@@ -324,20 +324,11 @@ static int parse_args(struct exporter *e, struct args *a, int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":c:N:h", opts, NULL)) != -1) {
 		switch (c) {
-		case O_LISTEN: {
-			struct sockaddr_storage ss;
-			socklen_t sl;
-
-			if (http_parse_listen(optarg, &ss, &sl) < 0) {
-				char q[TEXT_QUOTE_LEN];
-
-				fprintf(stderr, "sockdiag exporter: --listen '%s': expected "
-						"ADDR:PORT or [ADDR6]:PORT\n", TQ(q, optarg));
+		case O_LISTEN:
+			if (http_listen_arg("exporter", "listen", optarg) < 0)
 				return -EINVAL;
-			}
 			a->listen = optarg;
 			break;
-		}
 		case 'c':
 			e->config_path = optarg;
 			e->config_explicit = true;

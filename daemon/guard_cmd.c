@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/socket.h>
 
 #include "argerr.h"
 #include "guard.h"
@@ -110,20 +109,11 @@ static int parse_args(struct guard_cmdline *g, int argc, char **argv)
 			g->rtnl_rcvbuf = (int)v;
 			break;
 		}
-		case 'm': {
-			struct sockaddr_storage ss;
-			socklen_t sl;
-
-			if (http_parse_listen(optarg, &ss, &sl) < 0) {
-				char q[TEXT_QUOTE_LEN];
-
-				fprintf(stderr, "sockdiag guard: --metrics '%s': expected ADDR:PORT "
-						"or [ADDR6]:PORT\n", TQ(q, optarg));
+		case 'm':
+			if (http_listen_arg("guard", "metrics", optarg) < 0)
 				return -EINVAL;
-			}
 			g->metrics_listen = optarg;
 			break;
-		}
 		case 'h':
 			usage(stdout);
 			return 1;

@@ -134,6 +134,19 @@ int http_parse_listen(const char *spec, struct sockaddr_storage *ret, socklen_t 
 	return 0;
 }
 
+int http_listen_arg(const char *cmd, const char *opt, const char *arg)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	char q[TEXT_QUOTE_LEN];
+
+	if (http_parse_listen(arg, &ss, &sl) == 0)
+		return 0;
+	fprintf(stderr, "sockdiag %s: --%s '%s': expected ADDR:PORT or [ADDR6]:PORT\n", cmd, opt,
+		TQ(q, arg));
+	return -EINVAL;
+}
+
 static enum MHD_Result reply(const struct mhd *m, struct MHD_Connection *c, unsigned status,
 			     const char *ctype, void *body, size_t len, bool owned,
 			     const char *allow)

@@ -30,6 +30,10 @@ struct http_server;
 
 /* Parse ADDR:PORT (IPv4, or IPv6 in brackets; PORT 1-65535). */
 int http_parse_listen(const char *spec, struct sockaddr_storage *ret, socklen_t *ret_len);
+/* A command-line ADDR:PORT (`exporter --listen`, `guard --metrics`): 0, or one line on
+ * stderr, "sockdiag CMD: --OPT 'VALUE': expected ADDR:PORT or [ADDR6]:PORT" (escaped),
+ * and -EINVAL. */
+int http_listen_arg(const char *cmd, const char *opt, const char *arg);
 /* A listening TCP socket on ADDR:PORT, for a caller that must bind before it
  * changes namespace or drops privileges. On failure a negative errno and a
  * one-line reason in err. */
