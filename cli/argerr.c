@@ -9,7 +9,6 @@
  * argv[optind - 1] is some earlier word and only optopt tells.
  */
 #include <errno.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -39,50 +38,40 @@ static const struct option *long_match(const struct option *lo, const char *name
 	return match;
 }
 
-/* Is word the long option getopt refused? ("--x", "--x=v"; not a valid
- * long option met earlier, as in "--tcp -Xt".) */
-static bool long_refused(const struct option *lo, const char *word, int c)
-{
-	const struct option *m;
-	size_t n, count;
-
-	if (!word || strncmp(word, "--", 2) || !word[2])
-		return false;
-	if (c == ':')
-		return true;	/* a short option missing its value ends its word */
-	n = strcspn(word + 2, "=");
-	m = long_match(lo, word + 2, n, &count);
-	return count != 1 || (word[2 + n] == '=' && m->has_arg == no_argument);
-}
-
 int argerr_getopt(const char *cmd, const struct option *lo, int c, char *const *argv)
 {
 	const char *word = optind > 0 ? argv[optind - 1] : NULL;
-	char q[TEXT_QUOTE_LEN];
+	char q[TEXT_QUOTE_LEN], opt[2] = { (char)optopt, 0 };
 
-	if (long_refused(lo, word, c)) {
+	if (word && !strncmp(word, "--", 2) && word[2]) {
 		size_t n = strcspn(word + 2, "="), count;
 		const struct option *m = long_match(lo, word + 2, n, &count);
 
-		if (c == ':' && m)
+		/* word is the refused long option ("--x", "--x=v") unless it is a
+		 * valid one met earlier, as in "--tcp -Xt"; a short option missing
+		 * its value always ends its word, so ':' with "--" is always ours. */
+		if (c == ':' && m) {
 			fprintf(stderr, "sockdiag %s: option '--%s' requires an argument\n", cmd,
 				m->name);
-		else if (count == 1 && word[2 + n] == '=' && m->has_arg == no_argument)
+			return -EINVAL;
+		}
+		if (count == 1 && word[2 + n] == '=' && m->has_arg == no_argument) {
 			fprintf(stderr, "sockdiag %s: option '--%s' takes no value\n", cmd,
 				m->name);
-		else
+			return -EINVAL;
+		}
+		if (c == ':' || count != 1) {
 			fprintf(stderr, "sockdiag %s: %s option '--%s'\n", cmd,
 				count > 1 ? "ambiguous" : "unknown",
 				text_excerpt(q, sizeof(q), word + 2, n, 32));
-	} else {
-		char opt[2] = { (char)optopt, 0 };
-
-		if (c == ':')
-			fprintf(stderr, "sockdiag %s: option '-%s' requires an argument\n", cmd,
-				TQ(q, opt));
-		else
-			fprintf(stderr, "sockdiag %s: unknown option '-%s'\n", cmd, TQ(q, opt));
+			return -EINVAL;
+		}
 	}
+	if (c == ':')
+		fprintf(stderr, "sockdiag %s: option '-%s' requires an argument\n", cmd,
+			TQ(q, opt));
+	else
+		fprintf(stderr, "sockdiag %s: unknown option '-%s'\n", cmd, TQ(q, opt));
 	return -EINVAL;
 }
 

@@ -368,7 +368,6 @@ static int parse_args(struct exporter *e, struct args *a, int argc, char **argv)
 
 static int open_target(struct exporter *e, const char *netns)
 {
-	char q[256];
 	int fd, r;
 
 	if (e->target.all_netns)
@@ -380,7 +379,6 @@ static int open_target(struct exporter *e, const char *netns)
 				strerror(-r));
 		return r;
 	}
-	text_excerpt(q, sizeof(q), netns, strlen(netns), 48);
 	r = sdiag_netns_open(netns, &fd);
 	if (r < 0) {
 		argerr_netns("exporter", netns, r);
@@ -388,9 +386,12 @@ static int open_target(struct exporter *e, const char *netns)
 	}
 	r = sdiag_open_netns(&e->target.h, fd);
 	close(fd);
-	if (r < 0)
-		fprintf(stderr, "sockdiag exporter: netns %s: cannot enter: %s\n", q,
-			strerror(-r));
+	if (r < 0) {
+		char q[256];
+
+		fprintf(stderr, "sockdiag exporter: netns %s: cannot enter: %s\n",
+			text_excerpt(q, sizeof(q), netns, strlen(netns), 48), strerror(-r));
+	}
 	e->target.label = netns;
 	return r;
 }

@@ -57,19 +57,18 @@ struct http_server {
 
 static int mhd_load(struct mhd *m, char *err, size_t errlen)
 {
-	static const char *const names[] = {
-		"MHD_start_daemon", "MHD_stop_daemon", "MHD_create_response_from_buffer",
-		"MHD_add_response_header", "MHD_queue_response", "MHD_destroy_response",
-		"MHD_lookup_connection_value",
+	const struct {
+		const char *name;
+		void **slot;
+	} fn[] = {
+		{ "MHD_start_daemon", (void **)&m->start_daemon },
+		{ "MHD_stop_daemon", (void **)&m->stop_daemon },
+		{ "MHD_create_response_from_buffer", (void **)&m->create_response_from_buffer },
+		{ "MHD_add_response_header", (void **)&m->add_response_header },
+		{ "MHD_queue_response", (void **)&m->queue_response },
+		{ "MHD_destroy_response", (void **)&m->destroy_response },
+		{ "MHD_lookup_connection_value", (void **)&m->lookup_connection_value },
 	};
-	void **slot[] = {
-		(void **)&m->start_daemon, (void **)&m->stop_daemon,
-		(void **)&m->create_response_from_buffer, (void **)&m->add_response_header,
-		(void **)&m->queue_response, (void **)&m->destroy_response,
-		(void **)&m->lookup_connection_value,
-	};
-	_Static_assert(sizeof(names) / sizeof(names[0]) == sizeof(slot) / sizeof(slot[0]),
-		       "one name per function");
 
 	m->dl = dlopen(SOCKDIAG_MHD_SONAME, RTLD_NOW | RTLD_LOCAL);
 	if (!m->dl) {
@@ -77,10 +76,10 @@ static int mhd_load(struct mhd *m, char *err, size_t errlen)
 			 dlerror());
 		return -ENOENT;
 	}
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		*slot[i] = dlsym(m->dl, names[i]);
-		if (!*slot[i]) {
-			snprintf(err, errlen, SOCKDIAG_MHD_SONAME " has no %s", names[i]);
+	for (size_t i = 0; i < sizeof(fn) / sizeof(fn[0]); i++) {
+		*fn[i].slot = dlsym(m->dl, fn[i].name);
+		if (!*fn[i].slot) {
+			snprintf(err, errlen, SOCKDIAG_MHD_SONAME " has no %s", fn[i].name);
 			dlclose(m->dl);
 			m->dl = NULL;
 			return -ENOENT;
