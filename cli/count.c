@@ -17,9 +17,10 @@
 #include <unistd.h>
 #include <sys/socket.h>
 
-#include "count.h"
-#include "textfile.h"
-#include "out_internal.h"
+#include "cli/count.h"
+#include "cli/fields/names.h"
+#include "cli/fmt/fmt.h"
+#include "util/textfile.h"
 
 static const struct {
 	const char *name;

@@ -13,7 +13,7 @@
 #ifndef SOCKDIAG_CLI_COUNT_H
 #define SOCKDIAG_CLI_COUNT_H
 
-#include "output.h"
+#include "cli/render/output.h"
 
 enum count_key {
 	CK_STATE,

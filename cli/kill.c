@@ -18,11 +18,11 @@
 #include <unistd.h>
 #include <sys/socket.h>
 
-#include "commands.h"
-#include "options.h"
-#include "output.h"
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "cli/render/output.h"
 #include "sockdiag.h"
-#include "textfile.h"
+#include "util/textfile.h"
 
 enum { EXIT_FATAL = 3 };
 

@@ -18,12 +18,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "commands.h"
-#include "count.h"
-#include "options.h"
-#include "summary.h"
-#include "output.h"
-#include "textfile.h"
+#include "cli/commands.h"
+#include "cli/count.h"
+#include "cli/options.h"
+#include "cli/render/output.h"
+#include "cli/summary.h"
+#include "util/textfile.h"
 
 struct list_ctx {
 	const struct cli_opts *opts;

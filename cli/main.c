@@ -12,9 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
-#include "options.h"
-#include "textfile.h"
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "util/textfile.h"
 
 static int cmd_help(int argc, char **argv);
 

@@ -16,9 +16,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "argerr.h"
-#include "output.h"
+#include "cli/render/output.h"
 #include "sockdiag.h"
+#include "util/argerr.h"
 
 /* Exit codes of every subcommand built on these options. */
 enum {
@@ -28,6 +28,8 @@ enum {
 };
 
 #define OPTS_MAX_NETNS 64
+/* What the filter parser skips between words. */
+#define OPTS_BLANKS " \t\r\n"
 
 struct cli_opts {
 	struct sdiag_query q;	/* tables, states, afs, show, no_kernel_filter */

@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "options.h"
-#include "summary.h"
+#include "cli/options.h"
+#include "cli/summary.h"
 
 struct sockstat {
 	long socks;		/* sockets: used */

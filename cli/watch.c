@@ -22,10 +22,10 @@
 #include <unistd.h>
 #include <sys/signalfd.h>
 
-#include "commands.h"
-#include "options.h"
-#include "output.h"
-#include "textfile.h"
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "cli/render/output.h"
+#include "util/textfile.h"
 
 struct watch_ctx {
 	struct out *out;

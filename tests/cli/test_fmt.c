@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The CLI's formatting helpers: numbers, addresses, and above all JSON
- * string escaping of arbitrary bytes (cli/fmt.c). */
+ * string escaping of arbitrary bytes (cli/fmt/fmt.c). */
 #include <inttypes.h>
 #include <setjmp.h>
 #include <stdio.h>
@@ -11,10 +11,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "test_skip.h"
+#include "tests/test_skip.h"
 #include <sys/socket.h>
 
-#include "fmt.h"
+#include "cli/fmt/fmt.h"
 
 struct json_case {
 	const char *in;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Differential test of cli/fmt_dec.c, the integer-only %g / %f: millions of
+ * Differential test of cli/fmt/fmt_dec.c, the integer-only %g / %f: millions of
  * random and edge values, each printed by it and by glibc's snprintf of the
  * same double arithmetic (ss's expressions, copied from the renderers as they
  * were before), must give the same bytes. Built with FMT_DEC_TEST, so a value
@@ -18,7 +18,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "fmt.h"
+#include "cli/fmt/fmt.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 static unsigned long rounds = 400000;

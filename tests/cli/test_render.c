@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Golden test of the renderers (cli/output.h): hand-made records of every
+ * Golden test of the renderers (cli/fields/out_types.h): hand-made records of every
  * family — also those this machine's kernel may not have (vsock, xdp, tipc,
  * smc) — rendered as table, JSON and NDJSON under many option sets, compared
  * byte for byte with tests/cli/render.golden. The golden file was produced by
@@ -20,7 +20,7 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 
-#include "output.h"
+#include "cli/render/output.h"
 
 #define NREC 16
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * libFuzzer target for our copies of the kernel's bytecode audit and
- * interpreter (lib/filter_bc.c), which the filter tests rely on.
+ * interpreter (lib/filter/filter_bc.c), which the filter tests rely on.
  *
  * Input: a program. If sd_bc_audit() accepts it, sd_bc_run() must stay
  * inside it and terminate on any record (the audit's promise: every jump
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "filter.h"
+#include "lib/filter/filter.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

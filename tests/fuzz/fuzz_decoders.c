@@ -20,7 +20,8 @@
 #include <sys/socket.h>
 #include <libmnl/libmnl.h>
 
-#include "internal.h"
+#include "lib/core/internal.h"
+#include "lib/family/family.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

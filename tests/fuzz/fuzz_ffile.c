@@ -2,7 +2,7 @@
 /*
  * libFuzzer target for the -F reader and the filter error display: the input
  * is a file's contents, handed to `list -F` through a memfd (a regular file),
- * so it goes through cli/textfile.c (size cap, NUL bytes) and the newline
+ * so it goes through util/textfile.c (size cap, NUL bytes) and the newline
  * folding of cli/options.c; the expression is then parsed offline and, when
  * malformed, the error is rendered as `sockdiag list` shows it. That text
  * must be three lines of printable bytes, of bounded length however long the
@@ -18,8 +18,8 @@
 #include <unistd.h>
 #include <sys/mman.h>
 
-#include "filter.h"
-#include "options.h"
+#include "cli/options.h"
+#include "lib/filter/filter.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

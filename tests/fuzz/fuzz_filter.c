@@ -17,7 +17,7 @@
 #include <arpa/inet.h>
 #include <sys/socket.h>
 
-#include "filter.h"
+#include "lib/filter/filter.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,21 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * libFuzzer target for the guard's configuration parser
- * (daemon/guard_config.c: guard_config_parse).
+ * (daemon/policy/guard_config.c: guard_config_parse).
  *
  * Input: a configuration file's bytes, NUL bytes included (the parser must
  * refuse those, naming where). On success the configuration's lists are
  * read; on failure the message must be one line of printable characters,
  * NUL-terminated within its buffer.
  *
- * Seeds: daemon/guard.conf.example, and the configurations of the guard's
+ * Seeds: daemon/guard/guard.conf.example, and the configurations of the guard's
  * tests (tests/fuzz/seeds/guard_config/).
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "guard.h"
+#include "daemon/guard/guard.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

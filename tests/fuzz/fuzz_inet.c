@@ -18,7 +18,8 @@
 #include <netinet/in.h>
 #include <libmnl/libmnl.h>
 
-#include "internal.h"
+#include "lib/core/internal.h"
+#include "lib/family/family.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * libFuzzer target for the CLI's JSON string escaper (cli/fmt.c,
+ * libFuzzer target for the CLI's JSON string escaper (cli/fmt/fmt.c,
  * obuf_json_str), which writes unix socket names: arbitrary bytes.
  *
  * Input: the bytes of a name. Checked, with an independent strict decoder
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fmt.h"
+#include "cli/fmt/fmt.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

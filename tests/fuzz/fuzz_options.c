@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "options.h"
+#include "cli/options.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * libFuzzer target for the sock_diag reply handling of the transport
- * (lib/transport.c: a dump's datagrams, sequence/port checks, DONE, ERROR,
+ * (lib/core/transport.c: a dump's datagrams, sequence/port checks, DONE, ERROR,
  * truncation, the drain after an abort) and of the destroyer
- * (lib/destroy_nl.c: NLMSG_ERROR replies matched to the requests of a batch).
+ * (lib/ops/destroy_nl.c: NLMSG_ERROR replies matched to the requests of a batch).
  * A reply stream must never hang, crash, or be misread: every result the
  * destroyer reports is 0 or a negative errno the kernel could send.
  *
@@ -34,8 +34,9 @@
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
 
-#include "destroy.h"
-#include "internal.h"
+#include "lib/core/internal.h"
+#include "lib/family/family.h"
+#include "lib/ops/destroy.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);

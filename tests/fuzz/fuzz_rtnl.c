@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * libFuzzer target for the guard's rtnetlink handling: the parsers and the
- * view updates of daemon/guard_view.c, the resync's difference and the
- * policy over the pending events (daemon/guard_policy.c).
+ * view updates of daemon/policy/guard_view.c, the resync's difference and the
+ * policy over the pending events (daemon/policy/guard_policy.c).
  *
  * Input: a stream of rtnetlink messages as recv() returns them, copied into
  * a buffer of exactly its size (so a read past the last message is an ASan
@@ -21,8 +21,8 @@
 #include <sys/socket.h>
 #include <libmnl/libmnl.h>
 
-#include "guard.h"
-#include "guard_rtnl.h"
+#include "daemon/guard/guard.h"
+#include "daemon/guard/guard_rtnl.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -88,7 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(buf, data, size);
 	guard_config_init(&c);
 	c.exempt_loopback = size & 1;
-	/* As the guard's loop walks a datagram (daemon/guard.c). */
+	/* As the guard's loop walks a datagram (daemon/guard/guard.c). */
 	for (nlh = (const struct nlmsghdr *)buf;
 	     mnl_nlmsg_ok(nlh, len) && nlh->nlmsg_len <= (unsigned)len;
 	     nlh = mnl_nlmsg_next(nlh, &len)) {

@@ -23,8 +23,8 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
-#include "live_util.h"
-#include "netns_util.h"
+#include "tests/live/live_util.h"
+#include "tests/live/netns_util.h"
 
 #define T_TCP SDIAG_TABLE_BIT(SDIAG_T_TCP)
 #define T_UDP SDIAG_TABLE_BIT(SDIAG_T_UDP)

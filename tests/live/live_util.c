@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include "live_util.h"
+#include "tests/live/live_util.h"
 
 #ifndef SO_COOKIE
 #define SO_COOKIE 57

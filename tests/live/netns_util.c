@@ -9,7 +9,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
-#include "netns_util.h"
+#include "tests/live/netns_util.h"
 
 int netns_enter_private(void)
 {

@@ -29,9 +29,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include "filter.h"
-#include "live_util.h"
-#include "netns_util.h"
+#include "lib/filter/filter.h"
+#include "tests/live/live_util.h"
+#include "tests/live/netns_util.h"
 
 #define PER_KID 4 /* listener, client, accepted, udp */
 

@@ -13,7 +13,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "test_skip.h"
+#include "tests/test_skip.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -31,8 +31,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "destroy.h"
-#include "destroy_util.h"
+#include "lib/ops/destroy.h"
+#include "lib/ops/ops.h"
+#include "tests/live/destroy_util.h"
 
 #ifndef IPPROTO_MPTCP
 #define IPPROTO_MPTCP 262

@@ -10,7 +10,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "test_skip.h"
+#include "tests/test_skip.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "destroy_util.h"
+#include "tests/live/destroy_util.h"
 
 #ifndef IPPROTO_MPTCP
 #define IPPROTO_MPTCP 262

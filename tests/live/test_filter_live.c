@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "test_skip.h"
+#include "tests/test_skip.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -38,10 +38,11 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "filter.h"
-#include "live_util.h"
-#include "netns_util.h"
-#include "corpus_util.h"
+#include "lib/filter/filter.h"
+#include "lib/ops/ops.h"
+#include "tests/filters/corpus_util.h"
+#include "tests/live/live_util.h"
+#include "tests/live/netns_util.h"
 
 #define MAX_FDS 64
 
@@ -362,7 +363,7 @@ static void select_sockets(struct cookies *out, const struct sdiag_filter *f, bo
 	assert_int_equal(sdiag_collect(h, &q, &l), 0);
 	/* Matching afterwards needs what a dump would have resolved. */
 	if (match_f)
-		assert_int_equal(sd_filter_resolve(match_f, h, &vals), 0);
+		assert_int_equal(sd_dump_resolve(h, match_f, &vals), 0);
 	sdiag_close(h);
 	memset(out, 0, sizeof(*out));
 	for (size_t i = 0; i < l.n; i++) {

@@ -11,7 +11,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "test_skip.h"
+#include "tests/test_skip.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -27,9 +27,10 @@
 #include <unistd.h>
 #include <linux/netlink.h>
 
-#include "internal.h"
-#include "live_util.h"
-#include "netns_util.h"
+#include "lib/core/internal.h"
+#include "lib/family/family.h"
+#include "tests/live/live_util.h"
+#include "tests/live/netns_util.h"
 
 #ifndef IPPROTO_MPTCP
 #define IPPROTO_MPTCP 262

@@ -14,7 +14,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "test_skip.h"
+#include "tests/test_skip.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,8 +30,8 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 
-#include "live_util.h"
-#include "netns_util.h"
+#include "tests/live/live_util.h"
+#include "tests/live/netns_util.h"
 
 #ifndef AF_XDP
 #define AF_XDP 44

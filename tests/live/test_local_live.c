@@ -11,7 +11,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "test_skip.h"
+#include "tests/test_skip.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -29,8 +29,8 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 
-#include "live_util.h"
-#include "netns_util.h"
+#include "tests/live/live_util.h"
+#include "tests/live/netns_util.h"
 
 #define TEST_UID 4321
 

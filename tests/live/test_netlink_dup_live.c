@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "test_skip.h"
+#include "tests/test_skip.h"
 
 #include <errno.h>
 #include <string.h>
@@ -22,9 +22,10 @@
 #include <sys/socket.h>
 #include <linux/netlink.h>
 
-#include "internal.h"
-#include "live_util.h"
-#include "netns_util.h"
+#include "lib/core/internal.h"
+#include "lib/family/family.h"
+#include "tests/live/live_util.h"
+#include "tests/live/netns_util.h"
 
 struct raw_count {
 	uint64_t cookie;

@@ -40,9 +40,9 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#include "live_util.h"
-#include "netns_util.h"
-#include "proc.h"
+#include "lib/owners/proc.h"
+#include "tests/live/live_util.h"
+#include "tests/live/netns_util.h"
 
 #define NOBODY 65534
 

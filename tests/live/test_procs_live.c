@@ -21,7 +21,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "test_skip.h"
+#include "tests/test_skip.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -39,9 +39,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include "filter.h"
-#include "live_util.h"
-#include "netns_util.h"
+#include "lib/filter/filter.h"
+#include "tests/live/live_util.h"
+#include "tests/live/netns_util.h"
 
 #define NOBODY 65534
 

@@ -22,8 +22,8 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
-#include "live_util.h"
-#include "netns_util.h"
+#include "tests/live/live_util.h"
+#include "tests/live/netns_util.h"
 
 struct pair {
 	int lfd, c, a;

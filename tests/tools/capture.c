@@ -22,7 +22,8 @@
 #include <libmnl/libmnl.h>
 #include <linux/netlink.h>
 
-#include "internal.h"
+#include "lib/core/internal.h"
+#include "lib/family/family.h"
 
 #ifndef IPPROTO_MPTCP
 #define IPPROTO_MPTCP 262

@@ -13,7 +13,7 @@
 #include <linux/if_packet.h>
 #include <linux/netlink.h>
 
-#include "sockpop.h"
+#include "tests/tools/sockpop.h"
 
 /* ---- netlink ------------------------------------------------------------------------ */
 

@@ -65,7 +65,7 @@
 #define SO_COOKIE 57
 #endif
 
-#include "sockpop.h"
+#include "tests/tools/sockpop.h"
 
 /* ---- output ------------------------------------------------------------------ */
 

@@ -13,7 +13,7 @@
 #include <libmnl/libmnl.h>
 #include <linux/netlink.h>
 
-#include "internal.h"
+#include "lib/core/internal.h"
 
 #define FIXTURE_MAX_SOCKS 256
 

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "test_skip.h"
+#include "tests/test_skip.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -27,8 +27,9 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
-#include "filter.h"
-#include "corpus_util.h"
+#include "lib/family/family.h"
+#include "lib/filter/filter.h"
+#include "tests/filters/corpus_util.h"
 
 static struct sdiag_filter *parse_ok(const char *expr)
 {

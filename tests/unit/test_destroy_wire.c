@@ -13,7 +13,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "test_skip.h"
+#include "tests/test_skip.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -21,7 +21,7 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 
-#include "destroy.h"
+#include "lib/ops/destroy.h"
 
 static struct sdiag_sock tcp4(void)
 {

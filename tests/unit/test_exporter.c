@@ -10,7 +10,7 @@
 #include <sys/socket.h>
 #include <cmocka.h>
 
-#include "exporter.h"
+#include "daemon/exporter/exporter.h"
 
 static void config_defaults(void **state)
 {

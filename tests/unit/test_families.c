@@ -16,13 +16,14 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "test_skip.h"
+#include "tests/test_skip.h"
 
 #include <errno.h>
 #include <sys/socket.h>
 #include <linux/sock_diag.h>
 
-#include "fixture_util.h"
+#include "lib/family/family.h"
+#include "tests/unit/fixture_util.h"
 
 #ifndef AF_VSOCK
 #define AF_VSOCK 40
@@ -147,7 +148,7 @@ struct xd_msg_bytes {
 #include <linux/tipc_netlink.h>
 #include <linux/tipc_sockets_diag.h>
 
-#include "uapi_layout.h" /* SAME_FIELD */
+#include "tests/unit/uapi_layout.h" /* SAME_FIELD */
 
 SAME_FIELD(struct vd_msg_bytes, family, struct vsock_diag_msg, vdiag_family);
 SAME_FIELD(struct vd_msg_bytes, type, struct vsock_diag_msg, vdiag_type);

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "test_skip.h"
+#include "tests/test_skip.h"
 
 #include <errno.h>
 #include <string.h>
@@ -22,8 +22,8 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#include "filter.h"
-#include "corpus_util.h"
+#include "lib/filter/filter.h"
+#include "tests/filters/corpus_util.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
 

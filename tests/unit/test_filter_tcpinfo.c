@@ -17,7 +17,7 @@
 #include <arpa/inet.h>
 #include <sys/socket.h>
 
-#include "filter.h"
+#include "lib/filter/filter.h"
 
 static struct sdiag_filter *parse_ok(const char *expr)
 {

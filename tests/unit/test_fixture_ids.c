@@ -17,12 +17,13 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "test_skip.h"
+#include "tests/test_skip.h"
 
 #include <stdbool.h>
 #include <sys/socket.h>
 
-#include "fixture_util.h"
+#include "lib/family/family.h"
+#include "tests/unit/fixture_util.h"
 
 struct recorded {
 	long long inode, cookie, peer_inode, protocol, portid, ethertype, ifindex;

@@ -13,9 +13,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "test_skip.h"
+#include "tests/test_skip.h"
 
-#include "guard.h"
+#include "daemon/guard/guard.h"
 
 /* ---- configuration ----------------------------------------------------------------- */
 

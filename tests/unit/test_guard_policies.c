@@ -15,7 +15,7 @@
 #include <sys/socket.h>
 #include <cmocka.h>
 
-#include "guard.h"
+#include "daemon/guard/guard.h"
 
 /* ---- configuration ----------------------------------------------------------------- */
 

@@ -19,12 +19,13 @@
 #include <sys/socket.h>
 #include <cmocka.h>
 
-#include "test_skip.h"
+#include "tests/test_skip.h"
 #include <libmnl/libmnl.h>
 #include <linux/netlink.h>
 
-#include "internal.h"
-#include "uapi_layout.h"
+#include "lib/core/internal.h"
+#include "lib/family/family.h"
+#include "tests/unit/uapi_layout.h"
 
 #ifndef IPPROTO_MPTCP
 #define IPPROTO_MPTCP 262

@@ -17,13 +17,14 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "test_skip.h"
+#include "tests/test_skip.h"
 
 #include <errno.h>
 #include <sys/socket.h>
 #include <linux/sock_diag.h>
 
-#include "fixture_util.h"
+#include "lib/family/family.h"
+#include "tests/unit/fixture_util.h"
 
 #define NL_ROUTE 0
 #define NL_SOCK_DIAG 4

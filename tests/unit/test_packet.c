@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "test_skip.h"
+#include "tests/test_skip.h"
 
 #include <errno.h>
 #include <sys/socket.h>
@@ -25,7 +25,8 @@
 #include <linux/if_packet.h>
 #include <linux/sock_diag.h>
 
-#include "fixture_util.h"
+#include "lib/family/family.h"
+#include "tests/unit/fixture_util.h"
 
 static struct fixture fx;
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * SCTP through the inet decoder (lib/inet.c), offline.
+ * SCTP through the inet decoder (lib/family/inet.c), offline.
  *
  * This kernel has no SCTP at all (socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP)
  * fails with EPROTONOSUPPORT, no sctp_diag), so nothing could be captured: the
@@ -31,12 +31,14 @@
 #include <linux/sock_diag.h>
 #include <cmocka.h>
 
-#include "test_skip.h"
+#include "tests/test_skip.h"
 #include <libmnl/libmnl.h>
 #include <linux/netlink.h>
 
-#include "internal.h"
-#include "uapi_layout.h"
+#include "lib/core/internal.h"
+#include "lib/family/family.h"
+#include "lib/ops/ops.h"
+#include "tests/unit/uapi_layout.h"
 
 #ifndef IPPROTO_SCTP
 #define IPPROTO_SCTP 132
@@ -294,7 +296,7 @@ static void test_malformed(void **state)
 }
 
 /*
- * Dumps drop a record whose key they saw just before (lib/dump.c): an
+ * Dumps drop a record whose key they saw just before (lib/ops/dump.c): an
  * association shares its socket's cookie with the endpoint record sent just
  * before it, and with every other association of a one-to-many socket, so
  * its key must tell them apart, while a repeat of the same record (a dump

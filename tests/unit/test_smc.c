@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * SMC decoder and request builder (lib/smc.c), offline.
+ * SMC decoder and request builder (lib/family/smc.c), offline.
  *
  * This kernel has no SMC, so no capture exists: every reply here is built in
  * the test from the documented layout (include/uapi/linux/smc_diag.h,
@@ -17,11 +17,11 @@
 #include <sys/socket.h>
 #include <cmocka.h>
 
-#include "test_skip.h"
+#include "tests/test_skip.h"
 #include <libmnl/libmnl.h>
 #include <linux/netlink.h>
 
-#include "internal.h"
+#include "lib/core/internal.h"
 
 #ifndef AF_SMC
 #define AF_SMC 43
@@ -30,7 +30,8 @@
 /* ---- the hand-built bytes against the kernel's uapi layout ---------------------------- */
 
 #include <linux/smc_diag.h>
-#include "uapi_layout.h"
+#include "lib/family/family.h"
+#include "tests/unit/uapi_layout.h"
 
 /* struct smc_diag_msg: the CLC socket's inet_diag_sockid, then uid and inode. */
 struct smc_msg_bytes {

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * What the parsed options do once a command runs (options.c parses them):
+ * the FILTER compiled against the selection (its state clauses replace the
+ * default states, as ss's do) and its errors shown with a caret; the
+ * namespaces of -N and --all-netns; a table's dump error reported once; the
+ * owners map of -p.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/options.h"
+#include "util/argerr.h"
+#include "util/textfile.h"
+
+#define T(x) SDIAG_TABLE_BIT(SDIAG_T_##x)
+
+/* Does the expression have state clauses? Then they replace the default
+ * states, as ss's "state"/"exclude" do. */
+static bool mentions_states(const char *expr, const struct sdiag_filter *f)
+{
+	static const char *const words[] = { "state", "exclude", "excl" };
+	const char *p = expr;
+
+	if (sdiag_filter_states(f) != SDIAG_STATES_ALL)
+		return true;
+	while (*p) {
+		size_t n;
+
+		while (*p && strchr(OPTS_BLANKS "(!", *p))
+			p++;
+		n = strcspn(p, OPTS_BLANKS "()");
+		for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+			if (n == strlen(words[i]) && !strncmp(p, words[i], n))
+				return true;
+		p += n;
+		while (*p == ')')
+			p++;
+	}
+	return false;
+}
+
+/*
+ * The message, the line of the expression the error is on (with -F: "FILE:LINE: "
+ * before the message) and a marker under the offending part. Of the line, at most
+ * 32 bytes either side of the error are shown, escaped: it may be any file's text.
+ */
+void opts_filter_error(FILE *f, const char *file, const char *e,
+		       const struct sdiag_filter_error *err)
+{
+	const char *line = e, *nl;
+	size_t len = strlen(e), off = err->offset, elen = err->len, col, width, from, to, mark, n;
+	char before[32 * 4 + 8], at[40 * 4 + 8], after[32 * 4 + 8], fq[256];
+	unsigned lineno = 1;
+
+	if (off > len)
+		off = len;
+	for (const char *p = e; p < e + off; p++)
+		if (*p == '\n') {
+			line = p + 1;
+			lineno++;
+		}
+	nl = strchr(line, '\n');
+	width = nl ? (size_t)(nl - line) : strlen(line);
+	if (width && line[width - 1] == '\r')
+		width--;
+	col = (size_t)(e + off - line);
+	if (col > width)
+		col = width;
+	if (elen > width - col)
+		elen = width - col;
+	from = col > 32 ? col - 32 : 0;
+	to = width - col - elen > 32 ? col + elen + 32 : width;
+	text_excerpt(before, sizeof(before), line + from, col - from, 32);
+	text_excerpt(at, sizeof(at), line + col, elen, 40);
+	text_excerpt(after, sizeof(after), line + col + elen, to - col - elen, 32);
+	mark = strlen(before) + (from ? 3 : 0);
+	n = strlen(at);
+	fprintf(f, "sockdiag: filter: ");
+	if (file)
+		fprintf(f, "%s:%u: ", strcmp(file, "-") ?
+			text_excerpt(fq, sizeof(fq), file, strlen(file), 48) : "(stdin)", lineno);
+	fprintf(f, "%s\n%s%s%s%s%s\n%*s^", err->msg[0] ? err->msg : "syntax error",
+		from ? "..." : "", before, at, after, to < width ? "..." : "", (int)mark, "");
+	for (size_t i = 1; i < n; i++)
+		fputc('~', f);
+	fputc('\n', f);
+}
+
+/* sock_diag reports a cgroup only for inet sockets (and SMC's TCP part): a
+ * cgroup/unit condition on tables the user named that have none is refused
+ * rather than left to match nothing. Tables that came by default are simply
+ * not dumped (the filter excludes them). */
+static int check_cgroup_tables(const struct cli_opts *o, const struct sdiag_filter *f)
+{
+	const uint32_t with_cgroup = SDIAG_TABLES_INET | T(SMC);
+	uint32_t bad = o->explicit_tables & ~with_cgroup;
+
+	if (!bad || !sdiag_filter_uses_cgroups(f))
+		return 0;
+	for (unsigned t = 0; t < SDIAG_T_MAX; t++)
+		if (bad & SDIAG_TABLE_BIT(t)) {
+			fprintf(stderr,
+				"sockdiag: filter: cgroup/unit: %s sockets carry no cgroup in "
+				"sock_diag (only inet sockets do): select inet tables (-t, -u, ...)\n",
+				(SDIAG_TABLE_BIT(t) & SDIAG_TABLES_UNIX) ? "unix" :
+				sdiag_table_netid((enum sdiag_table)t));
+			break;
+		}
+	return -EINVAL;
+}
+
+int opts_filter(struct cli_opts *o, struct sdiag_filter **ret)
+{
+	struct sdiag_filter_error err = { 0 };
+	struct sdiag_filter *f = NULL;
+	int r;
+
+	*ret = NULL;
+	if (!o->filter_expr)
+		return 0;
+	r = sdiag_filter_parse(&f, o->filter_expr, &err);
+	if (r == -EINVAL) {
+		opts_filter_error(stderr, o->filter_file, o->filter_expr, &err);
+		return -EINVAL;
+	}
+	if (r < 0)
+		return r;
+	r = check_cgroup_tables(o, f);
+	if (r < 0) {
+		sdiag_filter_free(f);
+		return r;
+	}
+	if (mentions_states(o->filter_expr, f))
+		o->q.states = SDIAG_STATES_ALL;
+	o->out.states = o->q.states & sdiag_filter_states(f);
+	o->q.filter = f;
+	*ret = f;
+	return 0;
+}
+
+bool opts_netns_many(const struct cli_opts *o)
+{
+	return o->n_netns > 1 ||
+	       (o->n_netns == 1 && (!strncmp(o->netns, "cgroup:", 7) ||
+				    !strncmp(o->netns, "unit:", 5)));
+}
+
+int opts_netns_list(const struct cli_opts *o, const char *cmd, struct sdiag_netns **ret,
+		    size_t *ret_n)
+{
+	size_t bad = 0;
+	int r;
+
+	r = sdiag_netns_list_specs(o->netns_specs, o->n_netns, ret, ret_n, &bad);
+	if (r < 0) {
+		const char *spec = o->netns_specs[bad < o->n_netns ? bad : 0];
+		bool cg = !strncmp(spec, "cgroup:", 7) || !strncmp(spec, "unit:", 5);
+
+		fprintf(stderr, "sockdiag %s: -N %s: %s\n", cmd, spec,
+			cg && r == -ENOENT ? "no such cgroup" :
+			cg && r == -EINVAL ? "not a cgroup path or unit name" : strerror(-r));
+		return cg && (r == -ENOENT || r == -EINVAL) ? -EINVAL : r;
+	}
+	return 0;
+}
+
+bool opts_report_table_error(const struct cli_opts *o, uint32_t *reported, enum sdiag_table t,
+			     int err)
+{
+	static const struct {
+		uint32_t tables;
+		const char *name;
+		const char *module;
+	} groups[] = {
+		{ T(TCP), "tcp", "tcp_diag" },
+		{ T(UDP), "udp", "udp_diag" },
+		{ T(UDPLITE), "udplite", "udp_diag" },
+		{ T(RAW), "raw", "raw_diag" },
+		{ T(MPTCP), "mptcp", "mptcp_diag" },
+		{ T(SCTP), "sctp", "sctp_diag" },
+		{ SDIAG_TABLES_UNIX, "unix", "unix_diag" },
+		{ T(NETLINK), "netlink", "netlink_diag" },
+		{ SDIAG_TABLES_PACKET, "packet", "af_packet_diag" },
+		{ SDIAG_TABLES_VSOCK, "vsock", "vsock_diag" },
+		{ T(XDP), "xdp", "xsk_diag" },
+		{ T(TIPC), "tipc", "tipc_diag" },
+		{ T(SMC), "smc", "smc_diag" },
+	};
+	uint32_t bit = SDIAG_TABLE_BIT(t), mask = bit;
+	const char *name = "?", *module = "?";
+	bool unsupported = err == -EAFNOSUPPORT || err == -EPROTONOSUPPORT;
+
+	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
+		if (groups[i].tables & bit) {
+			mask = groups[i].tables;
+			name = groups[i].name;
+			module = groups[i].module;
+			break;
+		}
+	if (*reported & mask)
+		return !unsupported;
+	if (unsupported && !(o->explicit_tables & mask))
+		return false;
+	*reported |= mask;
+	if (unsupported)
+		fprintf(stderr, "sockdiag: %s: not supported by this kernel (no %s)\n", name,
+			module);
+	else
+		fprintf(stderr, "sockdiag: %s: %s\n", name, strerror(-err));
+	return !unsupported;
+}
+
+int opts_scan_owners(const struct cli_opts *o, const char *cmd, struct sdiag_procmap **ret)
+{
+	enum sdiag_owners src;
+	int r, err;
+
+	r = sdiag_procmap_scan_using(ret, NULL, o->threads ? o->owners | SDIAG_OWNERS_THREADS
+								: o->owners);
+	if (r < 0 || !o->verbose)
+		return r;
+	src = sdiag_procmap_source(*ret, &err);
+	if (o->threads)
+		fprintf(stderr, "sockdiag %s: owners: /proc walk, per thread (-T%s)\n", cmd,
+			o->owners == SDIAG_OWNERS_BPF ? ": not the BPF iterator, which reads a "
+			"process's descriptors once" : "");
+	else if (src == SDIAG_OWNERS_BPF)
+		fprintf(stderr, "sockdiag %s: owners: BPF iterator\n", cmd);
+	else if (o->owners == SDIAG_OWNERS_PROC)
+		fprintf(stderr, "sockdiag %s: owners: /proc walk (--owners=proc)\n", cmd);
+	else if (err == -EOPNOTSUPP)
+		fprintf(stderr, "sockdiag %s: owners: /proc walk (BPF iterator not built in)\n",
+			cmd);
+	else
+		fprintf(stderr, "sockdiag %s: owners: /proc walk (BPF iterator: %s)\n", cmd,
+			strerror(-err));
+	return 0;
+}

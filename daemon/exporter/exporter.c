@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * sockdiag exporter [--listen ADDR:PORT] [-c FILE] [-N NETNS | --all-netns]
+ *
+ * Serves socket metrics over HTTP (http.c). A scrape is one pass over the
+ * kernel's dumps (exporter_collect.c); a scrape that arrives while a pass runs
+ * waits for that pass and is answered from it, so any number of concurrent
+ * scrapes cost one pass. The main thread only waits for signals: SIGHUP
+ * reloads the configuration (a bad one is refused, the old one kept),
+ * SIGINT/SIGTERM stop.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/signalfd.h>
+#ifdef HAVE_LIBCAP_NG
+#include <cap-ng.h>
+#endif
+
+#include "daemon/common/http.h"
+#include "daemon/common/log.h"
+#include "daemon/exporter/exporter.h"
+#include "util/argerr.h"
+#include "util/textfile.h"
+
+/* A configuration shared by the passes that started with it. */
+struct cfg_ref {
+	unsigned refs;
+	struct exp_config c;
+};
+
+/* A finished pass, shared by the requests it answers. */
+struct result {
+	unsigned refs;
+	struct exp_agg *a;
+	struct cfg_ref *cfg;
+};
+
+struct exporter {
+	pthread_mutex_t mu;
+	pthread_cond_t done;
+	struct cfg_ref *cfg;		/* the configuration new passes take */
+	struct result *last;		/* the last pass, NULL if it failed */
+	int last_err;
+	bool running;			/* a pass is under way */
+	uint64_t gen;			/* passes finished */
+	struct exp_counters k;
+	struct exp_target target;
+	const char *config_path;
+	char config_q[256];		/* config_path escaped, for messages */
+	bool config_explicit;
+};
+
+#define logline(...) daemon_log("sockdiag-exporter", __VA_ARGS__)
+
+/* Both called with e->mu held (or before any thread exists). */
+static void cfg_unref(struct cfg_ref *c)
+{
+	if (c && --c->refs == 0) {
+		exp_config_fini(&c->c);
+		free(c);
+	}
+}
+
+static void result_unref(struct result *r)
+{
+	if (r && --r->refs == 0) {
+		exp_agg_free(r->a);
+		cfg_unref(r->cfg);
+		free(r);
+	}
+}
+
+/* Publish a pass's outcome and wake the requests waiting for it. */
+static struct result *publish(struct exporter *e, struct exp_agg *a, struct cfg_ref *cfg, int err)
+{
+	struct result *res = a ? calloc(1, sizeof(*res)) : NULL;
+
+	pthread_mutex_lock(&e->mu);
+	if (res) {
+		res->refs = 2;	/* e->last and the caller */
+		res->a = a;
+		res->cfg = cfg;
+		e->k.dump_errors += a->dump_errors;
+		e->k.dropped_listener += a->listeners.dropped;
+		e->k.dropped_cgroup += a->cgroups.dropped;
+		e->k.dropped_comm += a->comms.dropped;
+	} else {
+		exp_agg_free(a);
+		cfg_unref(cfg);
+		if (err == 0)
+			err = -ENOMEM;
+		e->k.dump_errors++;
+	}
+	result_unref(e->last);
+	e->last = res;
+	e->last_err = err;
+	e->k.passes++;
+	e->gen++;
+	e->running = false;
+	pthread_cond_broadcast(&e->done);
+	pthread_mutex_unlock(&e->mu);
+	return res;
+}
+
+/* The result for one request: the pass under way if there is one, else a new
+ * pass. Returns a reference (result_unref under e->mu) or NULL with *ret_err. */
+static struct result *get_result(struct exporter *e, struct exp_counters *ret_k, int *ret_err)
+{
+	struct exp_agg *a = NULL;
+	struct result *res;
+	struct cfg_ref *cfg;
+	int r;
+
+	pthread_mutex_lock(&e->mu);
+	e->k.requests++;
+	if (e->running) {
+		uint64_t gen = e->gen;
+
+		while (e->gen == gen)
+			pthread_cond_wait(&e->done, &e->mu);
+		res = e->last;
+		if (res)
+			res->refs++;
+		*ret_err = e->last_err;
+		*ret_k = e->k;
+		pthread_mutex_unlock(&e->mu);
+		return res;
+	}
+	e->running = true;
+	cfg = e->cfg;
+	cfg->refs++;
+	pthread_mutex_unlock(&e->mu);
+
+	r = exp_collect(&cfg->c, &e->target, &a);
+	res = publish(e, r == 0 ? a : NULL, cfg, r);
+	pthread_mutex_lock(&e->mu);
+	*ret_err = e->last_err;
+	*ret_k = e->k;
+	pthread_mutex_unlock(&e->mu);
+	return res;
+}
+
+static int metrics(void *ctx, bool openmetrics, char **ret_body, size_t *ret_len)
+{
+	struct exporter *e = ctx;
+	struct exp_counters k;
+	struct result *res;
+	int r;
+
+	res = get_result(e, &k, &r);
+	if (!res)
+		return r < 0 ? r : -EIO;
+	r = exp_render(&res->cfg->c, res->a, &k, openmetrics, ret_body, ret_len);
+	pthread_mutex_lock(&e->mu);
+	result_unref(res);
+	pthread_mutex_unlock(&e->mu);
+	return r;
+}
+
+/* ---- configuration ------------------------------------------------------------------ */
+
+static int load_config(struct exporter *e, bool reload)
+{
+	struct cfg_ref *n = calloc(1, sizeof(*n));
+	char err[512];
+	int r = 0;
+
+	if (!n)
+		return -ENOMEM;
+	n->refs = 1;
+	if (access(e->config_path, F_OK) < 0 && !e->config_explicit) {
+		exp_config_init(&n->c);	/* no file at the default path: the defaults */
+		if (reload)
+			logline("reload: no %s; using the defaults", e->config_q);
+	} else {
+		r = exp_config_load(&n->c, e->config_path, err, sizeof(err));
+	}
+	if (r < 0) {
+		if (reload)
+			logline("reload: %s: %s; keeping the previous configuration",
+				e->config_q, err);
+		else
+			fprintf(stderr, "sockdiag exporter: %s: %s\n", e->config_q, err);
+		exp_config_fini(&n->c);
+		free(n);
+		pthread_mutex_lock(&e->mu);
+		e->k.reloads_refused += reload;
+		pthread_mutex_unlock(&e->mu);
+		return r;
+	}
+	pthread_mutex_lock(&e->mu);
+	if (reload) {
+		const char *was = e->cfg->c.listen, *now = n->c.listen;
+
+		if ((was || now) && (!was || !now || strcmp(was, now)))
+			logline("reload: a new listen address needs a restart");
+		e->k.reloads_ok++;
+	}
+	cfg_unref(e->cfg);
+	e->cfg = n;
+	pthread_mutex_unlock(&e->mu);
+	if (reload && (e->config_explicit || access(e->config_path, F_OK) == 0))
+		logline("reloaded %s", e->config_q);
+	return 0;
+}
+
+/* ---- privileges, signals ---------------------------------------------------------------- */
+
+/* Keep only what later passes need: CAP_SYS_ADMIN to enter namespaces for
+ * --all-netns (a single -N namespace was entered at start), and
+ * CAP_SYS_PTRACE + CAP_DAC_READ_SEARCH to read other users' /proc/PID/fd
+ * for group-by-comm. Dumping sockets needs no capability at all. */
+static int drop_capabilities(const struct exporter *e)
+{
+#ifdef HAVE_LIBCAP_NG
+	static const int keep[] = { CAP_SYS_ADMIN, CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH };
+	bool want[3] = { e->target.all_netns, e->cfg->c.by_comm, e->cfg->c.by_comm };
+	bool have[3];
+
+	capng_get_caps_process();
+	/* Started without any (systemd's DynamicUser=): nothing to drop, and
+	 * capset may be filtered out. */
+	if (capng_have_capabilities(CAPNG_SELECT_BOTH) == CAPNG_NONE)
+		return 0;
+	for (unsigned i = 0; i < 3; i++)
+		have[i] = capng_have_capability(CAPNG_EFFECTIVE, keep[i]);
+	capng_clear(CAPNG_SELECT_BOTH);
+	for (unsigned i = 0; i < 3; i++)
+		if (want[i] && have[i] &&
+		    capng_update(CAPNG_ADD, CAPNG_EFFECTIVE | CAPNG_PERMITTED, keep[i]) < 0)
+			return -EPERM;
+	if (capng_apply(CAPNG_SELECT_BOTH) < 0)
+		return -EPERM;
+#else
+	(void)e;
+#endif
+	return 0;
+}
+
+/* Block the signals in every thread (the library's threads inherit the
+ * mask); the main thread reads them from a signalfd. */
+static int open_signals(void)
+{
+	sigset_t mask;
+	int fd;
+
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	if (pthread_sigmask(SIG_BLOCK, &mask, NULL) != 0)
+		return -EINVAL;
+	fd = signalfd(-1, &mask, SFD_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+static void wait_signals(struct exporter *e, int sigfd)
+{
+	struct signalfd_siginfo si;
+
+	for (;;) {
+		ssize_t n = read(sigfd, &si, sizeof(si));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n != sizeof(si))
+			return;
+		if (si.ssi_signo == SIGHUP) {
+			(void)load_config(e, true);
+			continue;
+		}
+		logline("signal %u: exiting", si.ssi_signo);
+		return;
+	}
+}
+
+/* ---- command line -------------------------------------------------------------------- */
+
+struct args {
+	const char *listen;
+	const char *netns;
+	bool check, once, openmetrics;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: sockdiag exporter [--listen ADDR:PORT] [-c FILE] [-N NETNS | --all-netns]\n"
+		"                         [--check-config] [--once [--openmetrics]]\n"
+		"  --listen ADDR:PORT  serve /metrics there (default " EXP_DEFAULT_LISTEN ")\n"
+		"  -c, --config FILE   configuration (default " EXP_DEFAULT_CONFIG ", if present)\n"
+		"  -N, --netns NETNS   the sockets of that network namespace\n"
+		"  --all-netns         the sockets of every network namespace (netns label)\n"
+		"  --check-config      check the configuration and exit\n"
+		"  --once              print one exposition on standard output and exit\n"
+		"  --openmetrics       with --once: in the OpenMetrics format\n");
+}
+
+static int parse_args(struct exporter *e, struct args *a, int argc, char **argv)
+{
+	enum { O_LISTEN = 0x100, O_ALL_NETNS, O_CHECK, O_ONCE, O_OM };
+	static const struct option opts[] = {
+		{ "listen", required_argument, NULL, O_LISTEN },
+		{ "config", required_argument, NULL, 'c' },
+		{ "netns", required_argument, NULL, 'N' },
+		{ "all-netns", no_argument, NULL, O_ALL_NETNS },
+		{ "check-config", no_argument, NULL, O_CHECK },
+		{ "once", no_argument, NULL, O_ONCE },
+		{ "openmetrics", no_argument, NULL, O_OM },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":c:N:h", opts, NULL)) != -1) {
+		switch (c) {
+		case O_LISTEN:
+			if (http_listen_arg("exporter", "listen", optarg) < 0)
+				return -EINVAL;
+			a->listen = optarg;
+			break;
+		case 'c':
+			e->config_path = optarg;
+			e->config_explicit = true;
+			break;
+		case 'N':
+			if (argerr_netns_spec("exporter", optarg, "NAME|PATH|pid:PID") < 0)
+				return -EINVAL;
+			a->netns = optarg;
+			break;
+		case O_ALL_NETNS:
+			e->target.all_netns = true;
+			break;
+		case O_CHECK:
+			a->check = true;
+			break;
+		case O_ONCE:
+			a->once = true;
+			break;
+		case O_OM:
+			a->openmetrics = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		default:
+			return argerr_getopt("exporter", opts, c, argv);
+		}
+	}
+	if (optind < argc)
+		return argerr_operand("exporter", argv[optind]);
+	if (a->netns && e->target.all_netns) {
+		fprintf(stderr, "sockdiag exporter: -N and --all-netns exclude each other\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int open_target(struct exporter *e, const char *netns)
+{
+	int fd, r;
+
+	if (e->target.all_netns)
+		return 0;
+	if (!netns) {
+		r = sdiag_open(&e->target.h);
+		if (r < 0)
+			fprintf(stderr, "sockdiag exporter: cannot open a sock_diag socket: %s\n",
+				strerror(-r));
+		return r;
+	}
+	r = sdiag_netns_open(netns, &fd);
+	if (r < 0) {
+		argerr_netns("exporter", netns, r);
+		return r;
+	}
+	r = sdiag_open_netns(&e->target.h, fd);
+	close(fd);
+	if (r < 0) {
+		char q[256];
+
+		fprintf(stderr, "sockdiag exporter: netns %s: cannot enter: %s\n",
+			text_excerpt(q, sizeof(q), netns, strlen(netns), 48), strerror(-r));
+	}
+	e->target.label = netns;
+	return r;
+}
+
+static int print_once(struct exporter *e, bool openmetrics)
+{
+	char *body = NULL;
+	size_t len = 0;
+	int r = metrics(e, openmetrics, &body, &len);
+
+	if (r < 0) {
+		fprintf(stderr, "sockdiag exporter: %s\n", strerror(-r));
+		return 1;
+	}
+	r = fwrite(body, 1, len, stdout) == len && fflush(stdout) == 0 ? 0 : 1;
+	free(body);
+	return r;
+}
+
+int cmd_exporter(int argc, char **argv)
+{
+	struct exporter e = { .mu = PTHREAD_MUTEX_INITIALIZER, .done = PTHREAD_COND_INITIALIZER,
+			      .config_path = EXP_DEFAULT_CONFIG, .target.label = "" };
+	struct http_server *srv = NULL;
+	struct args a = { 0 };
+	int r, status = 1, sigfd = -1;
+	char err[256];
+
+	r = parse_args(&e, &a, argc, argv);
+	if (r)
+		return r > 0 ? 0 : 2;
+	text_excerpt(e.config_q, sizeof(e.config_q), e.config_path, strlen(e.config_path), 48);
+	if (load_config(&e, false) < 0)
+		return 2;
+	if (a.check) {
+		if (!e.config_explicit && access(e.config_path, F_OK) < 0)
+			printf("%s: no file; using the defaults\n", e.config_q);
+		else
+			printf("%s: ok\n", e.config_q);
+		status = 0;
+		goto out;
+	}
+	if (open_target(&e, a.netns) < 0)
+		goto out;
+	if (a.once) {
+		status = print_once(&e, a.openmetrics);
+		goto out;
+	}
+	sigfd = open_signals();
+	if (sigfd < 0 || drop_capabilities(&e) < 0) {
+		fprintf(stderr, "sockdiag exporter: cannot set up signals and capabilities\n");
+		goto out;
+	}
+	if (!a.listen)
+		a.listen = e.cfg->c.listen ? e.cfg->c.listen : EXP_DEFAULT_LISTEN;
+	r = http_start(&srv, &(struct http_opts){ .listen = a.listen, .fd = -1, .title = "sockdiag exporter",
+						  .metrics = metrics, .ctx = &e },
+		       err, sizeof(err));
+	if (r < 0) {
+		fprintf(stderr, "sockdiag exporter: %s\n", err);
+		goto out;
+	}
+	logline("listening on %s%s%s", a.listen,
+		e.target.all_netns ? " (every network namespace)" : a.netns ? " for netns " : "",
+		a.netns ? text_excerpt(err, sizeof(err), a.netns, strlen(a.netns), 48) : "");
+	wait_signals(&e, sigfd);
+	status = 0;
+out:
+	http_stop(srv);	/* waits for the connection threads */
+	if (sigfd >= 0)
+		close(sigfd);
+	sdiag_close(e.target.h);
+	result_unref(e.last);
+	cfg_unref(e.cfg);
+	return status;
+}

@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * One pass of the exporter: every table of every selected namespace dumped
+ * once, each record folded into fixed-size counters (and bounded label sets)
+ * in the dump's callback and forgotten. Nothing grows with the number of
+ * sockets.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include "daemon/exporter/exporter.h"
+
+/* RTT bucket bounds in microseconds (tcp_info's unit); the last is +Inf. */
+static const uint32_t rtt_bounds_us[EXP_RTT_BUCKETS - 1] = {
+	100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 500000, 1000000,
+};
+
+struct pass {
+	const struct exp_config *c;
+	struct exp_agg *a;
+	uint32_t ns;			/* index of the namespace being dumped */
+	uint8_t portidx[65536];		/* 0: not configured, else index + 1 */
+};
+
+/* ---- bounded label sets ------------------------------------------------------------- */
+
+static int set_init(struct exp_set *s, size_t cap)
+{
+	s->cap = cap;
+	s->nslots = cap * 2;
+	s->slots = calloc(s->nslots, sizeof(*s->slots));
+	return s->slots ? 0 : -ENOMEM;
+}
+
+static uint64_t hash_key(const struct exp_key *k)
+{
+	const uint8_t *b = (const uint8_t *)k;
+	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
+
+	for (size_t i = 0; i < sizeof(*k); i++)
+		h = (h ^ b[i]) * 1099511628211ULL;
+	return h;
+}
+
+/* The entry for k, added if there is room; NULL (counted as dropped) if not. */
+static struct exp_entry *set_get(struct exp_set *s, const struct exp_key *k)
+{
+	size_t i;
+
+	if (!s->slots)
+		return NULL;
+	for (i = hash_key(k) % s->nslots;; i = (i + 1) % s->nslots) {
+		struct exp_entry *e = &s->slots[i];
+
+		if (e->used && !memcmp(&e->k, k, sizeof(*k)))
+			return e;
+		if (!e->used)
+			break;
+	}
+	if (s->n == s->cap) {
+		s->dropped++;
+		return NULL;
+	}
+	s->slots[i].used = true;
+	s->slots[i].k = *k;
+	s->n++;
+	return &s->slots[i];
+}
+
+/* ---- folding one record ----------------------------------------------------------------- */
+
+static void fold_tcp(struct exp_tcp *t, const struct sdiag_sock *s)
+{
+	const struct sdiag_tcp_info *ti = &s->inet.tcp_info;
+
+	t->with_info++;
+	t->retrans_segs += ti->tcpi_total_retrans;
+	t->lost_segs += ti->tcpi_lost;
+	t->unacked_segs += ti->tcpi_unacked;
+	t->bytes_sent += ti->tcpi_bytes_sent;
+	t->bytes_received += ti->tcpi_bytes_received;
+	t->bytes_retrans += ti->tcpi_bytes_retrans;
+	if (s->state == SDIAG_SS_ESTABLISHED) {
+		unsigned b = 0;
+
+		while (b < EXP_RTT_BUCKETS - 1 && ti->tcpi_rtt > rtt_bounds_us[b])
+			b++;
+		t->rtt_buckets[b]++;
+		t->rtt_count++;
+		t->rtt_sum_s += ti->tcpi_rtt / 1e6;
+	}
+}
+
+static void fold_listener(struct pass *p, const struct sdiag_sock *s)
+{
+	struct exp_key k = { .ns = p->ns, .table = (uint8_t)s->table, .family = s->family,
+			     .port = s->inet.sport };
+	struct exp_entry *e;
+
+	memcpy(k.addr, s->inet.src, s->family == AF_INET6 ? 16 : 4);
+	e = set_get(&p->a->listeners, &k);
+	if (e) {
+		e->v[0] += s->rqueue;	/* accept queue now */
+		e->v[1] += s->wqueue;	/* its limit (the backlog) */
+	}
+}
+
+static void fold_group(struct exp_set *set, uint32_t ns, uint8_t state, uint64_t id,
+		       const char *comm)
+{
+	struct exp_key k = { .ns = ns, .state = state, .id = id };
+	struct exp_entry *e;
+
+	if (comm)
+		memcpy(k.comm, comm, strnlen(comm, sizeof(k.comm) - 1));
+	e = set_get(set, &k);
+	if (e)
+		e->v[0]++;
+}
+
+static int sock_cb(const struct sdiag_sock *s, void *data)
+{
+	struct pass *p = data;
+	struct exp_ns *ns = &p->a->ns[p->ns];
+	unsigned t = s->table, st = s->state;
+	unsigned f = t < EXP_INET_TABLES && s->family == AF_INET6;
+
+	if (t >= SDIAG_T_MAX)
+		return 0;
+	if (st >= SDIAG_SS_MAX)
+		st = SDIAG_SS_UNKNOWN;
+	p->a->sockets++;
+	ns->socks[t][f][st]++;
+	if (t < EXP_INET_TABLES && t != SDIAG_T_RAW) {
+		unsigned idx = p->portidx[s->inet.sport];
+
+		if (idx)
+			ns->ports[idx - 1][t][st]++;
+		if (st == SDIAG_SS_LISTEN && p->c->listeners && (s->has & SDIAG_HAS_QUEUES))
+			fold_listener(p, s);
+		if (t == SDIAG_T_TCP && (s->has & SDIAG_HAS_TCP_INFO))
+			fold_tcp(&ns->tcp, s);
+		if (p->c->by_cgroup && (s->has & SDIAG_HAS_CGROUP))
+			fold_group(&p->a->cgroups, p->ns, (uint8_t)st, s->inet.cgroup_id, NULL);
+	}
+	if (p->c->by_comm)
+		fold_group(&p->a->comms, p->ns, (uint8_t)st, 0,
+			   s->n_procs ? s->procs[0].comm : "");
+	return 0;
+}
+
+static int err_cb(enum sdiag_table t, int family, int err, void *data)
+{
+	struct pass *p = data;
+
+	(void)family;
+	if (err == -EAFNOSUPPORT || err == -EPROTONOSUPPORT)
+		p->a->ns[p->ns].unsupported |= SDIAG_TABLE_BIT(t);
+	else
+		p->a->dump_errors++;
+	return 0;
+}
+
+/* ---- namespaces --------------------------------------------------------------------- */
+
+static int add_ns(struct pass *p, const char *label)
+{
+	struct exp_agg *a = p->a;
+	struct exp_ns *nv = realloc(a->ns, (a->n_ns + 1) * sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	a->ns = nv;
+	memset(&nv[a->n_ns], 0, sizeof(*nv));
+	snprintf(nv[a->n_ns].label, sizeof(nv[a->n_ns].label), "%s", label);
+	if (p->c->n_ports) {
+		nv[a->n_ns].ports = calloc(p->c->n_ports, sizeof(*nv[a->n_ns].ports));
+		if (!nv[a->n_ns].ports)
+			return -ENOMEM;
+	}
+	p->ns = (uint32_t)a->n_ns++;
+	return 0;
+}
+
+static int dump_ns(struct pass *p, struct sdiag_handle *h, const struct sdiag_query *q)
+{
+	int r = sdiag_dump(h, q, sock_cb, err_cb, p);
+
+	if (r < 0) {
+		p->a->ns[p->ns].failed = true;
+		p->a->dump_errors++;
+	}
+	return r == -ENOMEM ? r : 0;
+}
+
+static int dump_all_netns(struct pass *p, const struct sdiag_query *q)
+{
+	struct sdiag_netns *list = NULL;
+	size_t n = 0;
+	int r;
+
+	r = sdiag_netns_list(&list, &n);
+	if (r < 0) {
+		p->a->dump_errors++;
+		return r;
+	}
+	for (size_t i = 0; i < n && r >= 0; i++) {
+		struct sdiag_handle *h = NULL;
+		int fd;
+
+		r = add_ns(p, list[i].label);
+		if (r < 0)
+			break;
+		fd = open(list[i].path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || sdiag_open_netns(&h, fd) < 0) {
+			/* Gone meanwhile, or no CAP_SYS_ADMIN over it. */
+			p->a->ns[p->ns].failed = true;
+			p->a->dump_errors++;
+		} else {
+			r = dump_ns(p, h, q);
+		}
+		sdiag_close(h);
+		if (fd >= 0)
+			close(fd);
+	}
+	free(list);
+	return r;
+}
+
+/* ---- cgroup names -------------------------------------------------------------------- */
+
+/* The first cgroup2 mount point (in our mount namespace). */
+static char *cgroup2_root(void)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[4096], *root = NULL;
+
+	if (!f)
+		return NULL;
+	while (!root && fgets(line, sizeof(line), f)) {
+		char mnt[2048], fstype[64];
+		const char *sep = strstr(line, " - ");
+
+		if (!sep || sscanf(line, "%*s %*s %*s %*s %2047s", mnt) != 1 ||
+		    sscanf(sep + 3, "%63s", fstype) != 1)
+			continue;
+		if (!strcmp(fstype, "cgroup2"))
+			root = strdup(mnt);
+	}
+	fclose(f);
+	return root;
+}
+
+/* Depth-first over the cgroup tree: each directory's inode is its cgroup id. */
+static void name_cgroups(struct exp_agg *a, int dirfd, char *path, size_t len, unsigned depth)
+{
+	DIR *d = fdopendir(dirfd);
+	struct dirent *de;
+
+	if (!d) {
+		close(dirfd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		struct stat st;
+		int fd;
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		fd = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) < 0 ||
+		    len + strlen(de->d_name) + 2 > 4096) {
+			close(fd);
+			continue;
+		}
+		snprintf(path + len, 4096 - len, "/%s", de->d_name);
+		for (size_t i = 0; i < a->cgroups.nslots; i++)
+			if (a->cgroups.slots[i].used && a->cgroups.slots[i].k.id == st.st_ino &&
+			    !a->cgroup_paths[i])
+				a->cgroup_paths[i] = strdup(path);
+		if (depth < 32)
+			name_cgroups(a, fd, path, len + strlen(path + len), depth + 1);
+		else
+			close(fd);
+		path[len] = '\0';
+	}
+	closedir(d);
+}
+
+static void find_cgroup_names(const struct exp_config *c, struct exp_agg *a)
+{
+	char *root = c->cgroup_root ? strdup(c->cgroup_root) : cgroup2_root();
+	char path[4096] = "";
+	int fd;
+
+	a->cgroup_paths = calloc(a->cgroups.nslots ? a->cgroups.nslots : 1, sizeof(char *));
+	if (!root || !a->cgroup_paths || !a->cgroups.n)
+		goto out;
+	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		struct stat st;
+
+		if (fstat(fd, &st) == 0)	/* the root cgroup is "/" */
+			for (size_t i = 0; i < a->cgroups.nslots; i++)
+				if (a->cgroups.slots[i].used && a->cgroups.slots[i].k.id == st.st_ino)
+					a->cgroup_paths[i] = strdup("/");
+		name_cgroups(a, fd, path, 0, 0);
+	}
+out:
+	free(root);
+}
+
+/* ---- the pass --------------------------------------------------------------------------- */
+
+static double now_s(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int exp_collect(const struct exp_config *c, const struct exp_target *t, struct exp_agg **ret)
+{
+	struct sdiag_query q = { .tables = c->tables, .states = 0, .afs = SDIAG_AF_ALL,
+				 .show = c->tcp_info ? SDIAG_SHOW_INFO : 0 };
+	struct sdiag_procmap *pm = NULL;
+	double t0 = now_s(CLOCK_MONOTONIC);
+	struct pass *p = calloc(1, sizeof(*p));
+	struct exp_agg *a = calloc(1, sizeof(*a));
+	int r = -ENOMEM;
+
+	if (!p || !a)
+		goto out;
+	p->c = c;
+	p->a = a;
+	a->n_ports = c->n_ports;
+	for (size_t i = 0; i < c->n_ports; i++)
+		p->portidx[c->ports[i]] = (uint8_t)(i + 1);
+	if ((c->listeners && set_init(&a->listeners, c->max_listeners) < 0) ||
+	    (c->by_cgroup && set_init(&a->cgroups, c->max_series) < 0) ||
+	    (c->by_comm && set_init(&a->comms, c->max_series) < 0))
+		goto out;
+	if (c->by_comm) {
+		/* Owners come from a /proc scan: without it every socket is comm "". */
+		if (sdiag_procmap_scan(&pm, NULL) < 0)
+			a->dump_errors++;
+		q.procmap = pm;
+	}
+	if (t->all_netns) {
+		r = dump_all_netns(p, &q);
+	} else {
+		r = add_ns(p, t->label ? t->label : "");
+		if (r == 0)
+			r = dump_ns(p, t->h, &q);
+	}
+	if (r < 0 && !a->n_ns)
+		goto out;
+	r = 0;
+	if (c->by_cgroup)
+		find_cgroup_names(c, a);
+	a->duration_s = now_s(CLOCK_MONOTONIC) - t0;
+	a->timestamp = now_s(CLOCK_REALTIME);
+	*ret = a;
+	a = NULL;
+out:
+	sdiag_procmap_free(pm);
+	exp_agg_free(a);
+	free(p);
+	return r;
+}
+
+void exp_agg_free(struct exp_agg *a)
+{
+	if (!a)
+		return;
+	for (size_t i = 0; i < a->n_ns; i++)
+		free(a->ns[i].ports);
+	free(a->ns);
+	if (a->cgroup_paths)
+		for (size_t i = 0; i < a->cgroups.nslots; i++)
+			free(a->cgroup_paths[i]);
+	free(a->cgroup_paths);
+	free(a->listeners.slots);
+	free(a->cgroups.slots);
+	free(a->comms.slots);
+	free(a);
+}

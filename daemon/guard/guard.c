@@ -1,0 +1,768 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sockdiag guard: the event loop. rtnetlink events and signals in one poll
+ * loop; each address removal or link loss becomes a guard_event, the pure
+ * policy (guard_policy.c) picks the stranded sockets, and they are destroyed
+ * in one batch. After ENOBUFS on the rtnetlink socket events were lost, so the
+ * table is rebuilt from full dumps and the difference acted upon.
+ *
+ * A timerfd in the same loop ends grace periods (removals held by
+ * guard_grace.c are judged then), runs the route pass after route events
+ * (guard_route.c) and the reap rules every reap-interval (guard_reap.c).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <libmnl/libmnl.h>
+#include <linux/rtnetlink.h>
+#ifdef HAVE_LIBCAP_NG
+#include <cap-ng.h>
+#endif
+
+#include "daemon/common/http.h"
+#include "daemon/common/log.h"
+#include "daemon/guard/guard.h"
+#include "daemon/guard/guard_all.h"
+#include "daemon/guard/guard_metrics.h"
+#include "daemon/guard/guard_rtnl.h"
+#include "util/argerr.h"
+#include "util/textfile.h"
+
+/* Route events come in bursts (a VPN adds a dozen routes): the pass runs
+ * this long after the first, or when the grace period ends if that is later. */
+#define ROUTE_SETTLE_MS 100
+#define NEVER UINT64_MAX
+
+struct guard {
+	struct guard_config cfg;
+	struct guard_cmdline opt;	/* dry_run there: the file can also ask */
+	struct guard_table table;
+	struct grtnl rtnl;
+	struct sdiag_handle *h;
+	int sigfd;
+	struct guard_metrics *metrics;	/* NULL without --metrics */
+	int timerfd;
+	struct guard_grace grace;	/* removals held for the grace period */
+	struct guard_routes *routes;	/* open while on-route-change = yes */
+	uint64_t route_due, reap_due;	/* CLOCK_MONOTONIC ms, NEVER */
+	char log_name[96];		/* "sockdiag-guard", "sockdiag-guard[netns X]" */
+};
+
+#define logline(...) daemon_log(g->log_name, __VA_ARGS__)
+
+static uint64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+static double ms_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+/* ---- acting ------------------------------------------------------------------------------ */
+
+struct action {
+	const struct guard *g;
+	const struct guard_pending *p;	/* NULL: a route pass */
+	struct sdiag_sock **victims;
+	size_t n, cap;
+	size_t kept[GUARD_DESTROY + 1];
+	size_t no_route, lookup_errors;	/* route pass */
+};
+
+/* After route changes: the kernel's route to the socket's peer (cached). */
+static enum guard_verdict route_verdict(struct action *a, const struct sdiag_sock *s)
+{
+	const struct guard_route_answer *ans = NULL;
+	enum guard_verdict v = guard_decide_selected(&a->g->cfg, s);
+	struct guard_route_key k;
+
+	if (v != GUARD_DESTROY)
+		return v;
+	guard_route_key_of(s, &k);
+	if (guard_routes_lookup(a->g->routes, &k, &ans) < 0) {
+		a->lookup_errors++;
+		return GUARD_KEEP_UNRELATED;
+	}
+	a->no_route += ans->err != 0;
+	return guard_decide_route(&a->g->cfg, &a->g->table, s, ans);
+}
+
+static int decide_cb(const struct sdiag_sock *s, void *data)
+{
+	struct action *a = data;
+	enum guard_verdict v = a->p ? guard_decide_all(&a->g->cfg, &a->g->table, a->p, s) :
+				      route_verdict(a, s);
+
+	a->kept[v]++;
+	if (v != GUARD_DESTROY)
+		return 0;
+	return guard_victims_add(&a->victims, &a->n, &a->cap, s);
+}
+
+static void log_action(const struct guard *g, const struct action *a, const size_t res[5],
+		       double ms)
+{
+	char what[256], kept[256] = "";
+	size_t off = 0, nkept = 0;
+
+	if (!a->p)
+		snprintf(what, sizeof(what), "routes changed (%zu lookups, %zu peers without a route)",
+			 guard_routes_asked(a->g->routes), a->no_route);
+	else if (a->p->n > a->p->described)
+		snprintf(what, sizeof(what), "%s and %zu more event%s", a->p->what,
+			 a->p->n - a->p->described, a->p->n - a->p->described == 1 ? "" : "s");
+	else
+		snprintf(what, sizeof(what), "%s", a->p->what);
+	for (int v = 0; v < GUARD_DESTROY; v++) {
+		if (v == GUARD_KEEP_UNRELATED || !a->kept[v])
+			continue;
+		nkept += a->kept[v];
+		if (off < sizeof(kept))
+			off += (size_t)snprintf(kept + off, sizeof(kept) - off, "%s%s %zu",
+						off ? ", " : "",
+						guard_verdict_name((enum guard_verdict)v), a->kept[v]);
+	}
+	if (!a->n && !nkept)
+		logline("%s: no sockets affected (%.2f ms)", what, ms);
+	else if (g->opt.dry_run || g->cfg.dry_run)
+		logline("%s: would destroy %zu socket%s (kept %zu%s%s) in %.2f ms", what, a->n,
+			a->n == 1 ? "" : "s", nkept, off ? ": " : "", kept, ms);
+	else
+		logline("%s: destroyed %zu socket%s (already gone %zu, failed %zu; kept %zu%s%s) "
+			"in %.2f ms",
+			what, res[SDIAG_DESTROYED], res[SDIAG_DESTROYED] == 1 ? "" : "s",
+			res[SDIAG_GONE], a->n - res[SDIAG_DESTROYED] - res[SDIAG_GONE], nkept,
+			off ? ": " : "", kept, ms);
+}
+
+/*
+ * Act on every pending event: dump TCP and UDP without a kernel filter (TCP
+ * of both families then takes one walk of the kernel's established hash,
+ * the dominant cost), let the policy pick, destroy the picked in one batch.
+ * Only the states the policy can destroy are dumped: the kernel then skips
+ * the rest early, and never walks its bind hash for bound-inactive sockets
+ * (host-wide, and never destroyable) or its listening hash unless
+ * "listening" is configured.
+ */
+static int act(struct guard *g, struct guard_pending *p, const struct timespec *t0)
+{
+	const char *what = p ? p->what : "routes changed";
+	struct sdiag_query q = {
+		.tables = GUARD_TABLES,
+		.states = g->cfg.tcp_states |
+			  (g->cfg.udp_connected ? SDIAG_STATE_BIT(SDIAG_SS_ESTABLISHED) : 0),
+		.afs = SDIAG_AF_ALL,
+	};
+	struct action a = { .g = g, .p = p };
+	enum sdiag_destroy_result *results = NULL;
+	size_t res[5] = { 0 };
+	double ms;
+	int r;
+
+	if (p && !p->n)
+		return 0;
+	if (p)
+		guard_metrics_events(g->metrics, p);
+	else
+		guard_routes_reset(g->routes);
+	/* A service restarted since has a new cgroup (a new id): look again. */
+	if (g->cfg.n_exempt_cgroups || g->cfg.n_only_cgroups) {
+		r = guard_config_resolve(&g->cfg);
+		if (r > 0)
+			logline("cgroups looked up again: %d of the configured cgroups and units "
+				"changed", r);
+	}
+	r = sdiag_dump(g->h, &q, decide_cb, guard_quiet_err_cb, &a);
+	if (r < 0) {
+		guard_metrics_error(g->metrics);
+		logline("%s: cannot dump sockets: %s", what, strerror(-r));
+		goto out;
+	}
+	if (a.lookup_errors)
+		logline("%s: %zu route lookups failed; their sockets are kept", what,
+			a.lookup_errors);
+	if (a.n && !g->opt.dry_run && !g->cfg.dry_run) {
+		results = calloc(a.n, sizeof(*results));
+		if (!results) {
+			r = -ENOMEM;
+			logline("%s: cannot destroy: %s", what, strerror(-r));
+			goto out;
+		}
+		r = sdiag_destroy(g->h, (const struct sdiag_sock *const *)a.victims, a.n, results,
+				  NULL);
+		if (r < 0) {
+			guard_metrics_error(g->metrics);
+			logline("%s: cannot destroy: %s", what, strerror(-r));
+			goto out;
+		}
+		for (size_t i = 0; i < a.n; i++)
+			if ((unsigned)results[i] < 5)
+				res[results[i]]++;
+	}
+	ms = ms_since(t0);
+	log_action(g, &a, res, ms);
+	guard_metrics_action(g->metrics, a.kept, res, a.n, ms / 1e3, g->opt.dry_run || g->cfg.dry_run);
+out:
+	for (size_t i = 0; i < a.n; i++)
+		free(a.victims[i]);
+	free(a.victims);
+	free(results);
+	if (p)
+		guard_pending_clear(p);
+	return r;
+}
+
+/* ---- grace, route changes, reaping: the timer ------------------------------------------ */
+
+/* Removals wait out the grace period; judged in on_timer(). */
+static int hold(struct guard *g, struct guard_pending *p)
+{
+	uint64_t now = now_ms();
+	char what[128];
+	int r = 0;
+
+	for (size_t i = 0; i < p->n && r == 0; i++) {
+		guard_event_describe(&g->table, &p->ev[i], what, sizeof(what));
+		r = guard_grace_hold(&g->grace, &p->ev[i], what, now, g->cfg.grace_ms);
+	}
+	guard_pending_clear(p);
+	return r;
+}
+
+/* The grace periods that ended: what came back is logged, the rest acted upon together. */
+static int end_grace(struct guard *g, uint64_t now)
+{
+	struct guard_pending p = { 0 };
+	struct guard_held *due = NULL;
+	struct timespec t0;
+	size_t n = 0;
+	int r;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	r = guard_grace_take(&g->grace, now, &due, &n);
+	for (size_t i = 0; i < n && r == 0; i++) {
+		if (guard_event_came_back(&g->table, &due[i].ev))
+			logline("%s: back within the grace period (%u ms): nothing destroyed",
+				due[i].what, g->cfg.grace_ms);
+		else
+			r = guard_held_to_pending(&due[i], &p);
+	}
+	guard_held_free(due, n);
+	if (r == 0)
+		(void)act(g, &p, &t0);
+	guard_pending_fini(&p);
+	return r;
+}
+
+static void reap(struct guard *g)
+{
+	bool dry = g->opt.dry_run || g->cfg.dry_run;
+
+	for (size_t i = 0; i < g->cfg.n_reaps; i++) {
+		const struct guard_reap *rule = &g->cfg.reaps[i];
+		struct guard_reap_result res;
+		struct timespec t0;
+		int r;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		r = guard_reap_rule(g->h, &g->cfg, rule, dry, &res);
+		if (r < 0)
+			logline("reap (line %u) '%s': %s", rule->line, rule->expr, strerror(-r));
+		else if (res.refused)
+			logline("reap (line %u) '%s': refused: more than reap-max = %u sockets "
+				"match; nothing destroyed",
+				rule->line, rule->expr, g->cfg.reap_max);
+		else if (res.matched && dry)
+			logline("reap (line %u) '%s': would destroy %zu socket%s (kept %zu exempt)",
+				rule->line, rule->expr, res.matched, res.matched == 1 ? "" : "s",
+				res.kept);
+		else if (res.matched)
+			logline("reap (line %u) '%s': destroyed %zu socket%s (already gone %zu, "
+				"failed %zu; kept %zu exempt) in %.2f ms",
+				rule->line, rule->expr, res.destroyed, res.destroyed == 1 ? "" : "s",
+				res.gone, res.failed, res.kept, ms_since(&t0));
+	}
+}
+
+static void arm_timer(struct guard *g)
+{
+	uint64_t next = guard_grace_next(&g->grace);
+	struct itimerspec its = { 0 };
+
+	if (g->route_due < next)
+		next = g->route_due;
+	if (g->reap_due < next)
+		next = g->reap_due;
+	if (next != NEVER) {
+		next = next ? next : 1; /* 0 would disarm */
+		its.it_value.tv_sec = (time_t)(next / 1000);
+		its.it_value.tv_nsec = (long)(next % 1000) * 1000000;
+	}
+	timerfd_settime(g->timerfd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+static int on_timer(struct guard *g)
+{
+	uint64_t expirations, now = now_ms();
+	int r = 0;
+
+	(void)!read(g->timerfd, &expirations, sizeof(expirations));
+	if (guard_grace_next(&g->grace) <= now)
+		r = end_grace(g, now);
+	if (r == 0 && g->route_due <= now) {
+		struct timespec t0;
+
+		g->route_due = NEVER;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (g->routes)
+			(void)act(g, NULL, &t0);
+	}
+	if (r == 0 && g->reap_due <= now) {
+		reap(g);
+		g->reap_due = now_ms() + g->cfg.reap_interval_ms;
+	}
+	return r;
+}
+
+/* Route events seen: one pass after they settle. */
+static void routes_changed(struct guard *g)
+{
+	uint32_t settle = g->cfg.grace_ms > ROUTE_SETTLE_MS ? g->cfg.grace_ms : ROUTE_SETTLE_MS;
+
+	if (g->routes && g->route_due == NEVER)
+		g->route_due = now_ms() + settle;
+}
+
+/* After the configuration was (re)loaded: route events and reaping follow it. */
+static void policies_configured(struct guard *g)
+{
+	int r;
+
+	if (g->cfg.on_route_change && !g->routes) {
+		r = guard_routes_open(&g->routes);
+		if (r == 0)
+			r = guard_routes_subscribe(grtnl_event_fd(&g->rtnl), true);
+		if (r < 0) {
+			logline("on-route-change: cannot watch routes: %s", strerror(-r));
+			guard_routes_close(g->routes);
+			g->routes = NULL;
+		}
+	} else if (!g->cfg.on_route_change && g->routes) {
+		(void)guard_routes_subscribe(grtnl_event_fd(&g->rtnl), false);
+		guard_routes_close(g->routes);
+		g->routes = NULL;
+		g->route_due = NEVER;
+	}
+	g->reap_due = g->cfg.n_reaps ? now_ms() + g->cfg.reap_interval_ms : NEVER;
+	if (g->cfg.grace_ms || g->routes || g->cfg.n_reaps)
+		logline("grace %u ms; route changes %s; %zu reap rule%s every %u s (at most %u "
+			"sockets each)",
+			g->cfg.grace_ms, g->routes ? "watched" : "ignored", g->cfg.n_reaps,
+			g->cfg.n_reaps == 1 ? "" : "s", g->cfg.reap_interval_ms / 1000,
+			g->cfg.reap_max);
+}
+
+/* ---- events and resync ----------------------------------------------------------------- */
+
+/* Rebuild the table from dumps; what disappeared meanwhile becomes pending. */
+static int resync(struct guard *g, struct guard_pending *p, bool initial)
+{
+	struct guard_table old = g->table, now;
+	int r;
+
+	r = grtnl_dump(&g->rtnl, &now);
+	if (r < 0) {
+		logline("resync: cannot dump links and addresses: %s", strerror(-r));
+		return r;
+	}
+	g->table = now;
+	if (initial) {
+		logline("watching %zu links, %zu addresses", now.n_links, now.n_addrs);
+		guard_table_fini(&old);
+		return 0;
+	}
+	guard_metrics_resync(g->metrics);
+	logline("resync after lost rtnetlink events: %zu links, %zu addresses", now.n_links,
+		now.n_addrs);
+	r = guard_view_diff(&old, &now, p);
+	guard_table_fini(&old);
+	return r;
+}
+
+/* Drain the event socket, then act once on everything it said. */
+static int read_events(struct guard *g)
+{
+	uint8_t buf[64 * 1024] __attribute__((aligned(8)));
+	struct guard_pending p = { 0 };
+	struct timespec t0;
+	bool route_event = false;
+	int r = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (r == 0) {
+		ssize_t n = grtnl_read_events(&g->rtnl, buf, sizeof(buf));
+		const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
+		int len;
+
+		if (n == -EINTR)
+			continue;
+		if (n == -EAGAIN)
+			break;
+		if (n == -ENOBUFS) {
+			/* What is still queued predates the loss: applied on
+			 * top of the dump it would undo it (a removal of an
+			 * address added back since, an address on a link it
+			 * has left again). The dump alone is the truth. */
+			r = grtnl_drain(&g->rtnl);
+			if (r == 0)
+				r = resync(g, &p, false);
+			route_event = true; /* route events may be lost too */
+			continue;
+		}
+		if (n < 0) {
+			r = (int)n;
+			break;
+		}
+		/* libmnl 1.0.4 accepts nlmsg_len >= 2^31 (negative as int). */
+		for (len = (int)n; r == 0 && mnl_nlmsg_ok(nlh, len) && nlh->nlmsg_len <= (unsigned)len;
+		     nlh = mnl_nlmsg_next(nlh, &len)) {
+			route_event |= guard_route_event(nlh);
+			r = guard_view_apply(&g->table, &p, nlh);
+		}
+	}
+	if (route_event)
+		routes_changed(g);
+	/* A failed dump or destroy is logged and the daemon goes on: exiting
+	 * would not help, a restart resyncs without acting on the past. */
+	if (r == 0 && g->cfg.grace_ms)
+		r = hold(g, &p);
+	else if (r == 0)
+		(void)act(g, &p, &t0);
+	guard_pending_fini(&p);
+	return r;
+}
+
+/* ---- set-up ----------------------------------------------------------------------------- */
+
+/* Why this guard could never destroy a socket (r from sdiag_destroy_check). */
+static const char *destroy_problem(int r)
+{
+	if (r == -EPERM)
+		return "no CAP_NET_ADMIN over the network namespace: no socket could be destroyed";
+	if (r == -EOPNOTSUPP)
+		return "this kernel cannot destroy sockets: it was built without "
+		       "CONFIG_INET_DIAG_DESTROY";
+	return strerror(-r);
+}
+
+/* A guard that cannot destroy would only log "denied" at the first event:
+ * find out at start, with the capabilities it keeps. Returns 0, or an exit
+ * status (3: it never could; 1: a runtime error) after saying why. */
+static int can_destroy(struct guard *g)
+{
+	int r;
+
+	if (g->opt.dry_run || g->cfg.dry_run)
+		return 0;
+	r = sdiag_destroy_check(g->h);
+	if (r < 0)
+		fprintf(stderr, "sockdiag guard: %s%s\n",
+			r == -EPERM || r == -EOPNOTSUPP ? "" : "cannot open a destroy socket: ",
+			destroy_problem(r));
+	return r == -EPERM || r == -EOPNOTSUPP ? 3 : r < 0 ? 1 : 0;
+}
+
+/* No file at the default path (and no -c): the built-in defaults apply. */
+static bool config_absent(const struct guard *g)
+{
+	return !g->opt.config_explicit && access(g->opt.config_path, F_OK) < 0;
+}
+
+static int load_config(struct guard *g, bool reload)
+{
+	struct guard_config c;
+	char err[512];
+	int r;
+
+	if (config_absent(g)) {
+		if (reload) {
+			guard_config_fini(&g->cfg);
+			logline("reload: no %s; using the defaults", g->opt.config_path);
+		}
+		guard_config_init(&g->cfg);
+		return 0;
+	}
+	r = guard_config_load(&c, g->opt.config_path, err, sizeof(err));
+	if (r < 0) {
+		char q[256];
+
+		text_excerpt(q, sizeof(q), g->opt.config_path, strlen(g->opt.config_path), 48);
+		if (reload)
+			logline("reload: %s: %s; keeping the previous configuration", q, err);
+		else
+			fprintf(stderr, "sockdiag guard: %s: %s\n", q, err);
+		return r;
+	}
+	/* (The --all-netns supervisor has no handle: each guard checks.) */
+	if (reload && g->h && g->cfg.dry_run && !c.dry_run && !g->opt.dry_run &&
+	    (r = sdiag_destroy_check(g->h)) < 0) {
+		/* Started as a dry run, so never checked: stay one. */
+		logline("reload: %s: dry-run = no, but %s; keeping the previous configuration",
+			g->opt.config_path, destroy_problem(r));
+		guard_config_fini(&c);
+		return r;
+	}
+	if (reload) {
+		guard_config_fini(&g->cfg);
+		logline("reloaded %s", g->opt.config_path);
+	}
+	g->cfg = c;
+	return 0;
+}
+
+static int drop_capabilities(void)
+{
+#ifdef HAVE_LIBCAP_NG
+	/* Everything but CAP_NET_ADMIN (SOCK_DESTROY) goes: the namespace is
+	 * entered and every socket opened before this. Started without it,
+	 * the guard keeps nothing, and can_destroy() says so. */
+	bool net_admin;
+
+	capng_get_caps_process();
+	net_admin = capng_have_capability(CAPNG_EFFECTIVE, CAP_NET_ADMIN);
+	capng_clear(CAPNG_SELECT_BOTH);
+	if ((net_admin &&
+	     capng_update(CAPNG_ADD, CAPNG_EFFECTIVE | CAPNG_PERMITTED, CAP_NET_ADMIN) < 0) ||
+	    capng_apply(CAPNG_SELECT_BOTH) < 0)
+		return -EPERM;
+#endif
+	return 0;
+}
+
+static int open_signals(void)
+{
+	sigset_t mask;
+	int fd;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+		return -errno;
+	fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	return fd < 0 ? -errno : fd;
+}
+
+/* Returns 1 to stop, 0 to go on, <0 on error. */
+static int on_signal(struct guard *g)
+{
+	struct signalfd_siginfo si;
+	int r;
+
+	while (read(g->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGHUP) {
+			r = load_config(g, true);
+			guard_metrics_reload(g->metrics, r == 0);
+			if (r == 0)
+				policies_configured(g);
+			continue;
+		}
+		logline("signal %u: exiting", si.ssi_signo);
+		return 1;
+	}
+	return 0;
+}
+
+static int loop(struct guard *g)
+{
+	struct pollfd p[3] = {
+		{ .fd = grtnl_event_fd(&g->rtnl), .events = POLLIN },
+		{ .fd = g->sigfd, .events = POLLIN },
+		{ .fd = g->timerfd, .events = POLLIN },
+	};
+	int r;
+
+	for (;;) {
+		arm_timer(g);
+		if (poll(p, 3, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (p[1].revents & POLLIN) {
+			r = on_signal(g);
+			if (r)
+				return r < 0 ? r : 0;
+		}
+		if (p[0].revents & (POLLIN | POLLERR)) {
+			r = read_events(g);
+			if (r < 0)
+				return r;
+		}
+		if (p[2].revents & POLLIN) {
+			r = on_timer(g);
+			if (r < 0)
+				return r;
+		}
+	}
+}
+
+/* Guard the namespace the process is in now (label: how to name it, or NULL).
+ * metrics_fd: the bound --metrics socket, or -1 (closed here). Returns the
+ * exit status. */
+static int serve(struct guard *g, const char *label, int metrics_fd)
+{
+	int r, status = 1;
+	char err[256];
+
+	g->sigfd = open_signals();
+	g->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (g->timerfd < 0) {
+		fprintf(stderr, "sockdiag guard: cannot create a timer: %s\n", strerror(errno));
+		goto out;
+	}
+	if (g->sigfd < 0 || (r = grtnl_open(&g->rtnl, g->opt.rtnl_rcvbuf)) < 0 ||
+	    (r = sdiag_open(&g->h)) < 0) {
+		fprintf(stderr, "sockdiag guard: cannot open netlink sockets: %s\n",
+			strerror(g->sigfd < 0 ? -g->sigfd : -r));
+		goto out;
+	}
+	r = drop_capabilities();
+	if (r < 0) {
+		fprintf(stderr, "sockdiag guard: cannot drop capabilities\n");
+		goto out;
+	}
+	status = can_destroy(g);
+	if (status)
+		goto out;
+	status = 1;
+	/* Its threads start without capabilities and with signals blocked. */
+	if (metrics_fd >= 0) {
+		r = guard_metrics_start(&g->metrics, metrics_fd, g->opt.metrics_listen, err,
+					sizeof(err));
+		metrics_fd = -1;
+		if (r < 0) {
+			fprintf(stderr, "sockdiag guard: --metrics: %s\n", err);
+			goto out;
+		}
+	}
+	if (resync(g, NULL, true) < 0)
+		goto out;
+	policies_configured(g);
+	logline("started%s%s%s", label ? " in network namespace " : "", label ? label : "",
+		g->opt.dry_run || g->cfg.dry_run ? " (dry run: nothing is destroyed)" : "");
+	status = loop(g) < 0 ? 1 : 0;
+out:
+	guard_metrics_stop(g->metrics);
+	if (metrics_fd >= 0)
+		close(metrics_fd);
+	sdiag_close(g->h);
+	grtnl_close(&g->rtnl);
+	if (g->sigfd >= 0)
+		close(g->sigfd);
+	if (g->timerfd >= 0)
+		close(g->timerfd);
+	guard_routes_close(g->routes);
+	guard_grace_fini(&g->grace);
+	guard_table_fini(&g->table);
+	return status;
+}
+
+/* --all-netns, in a new child already in its namespace: the guard there. */
+static int serve_child(void *arg, const char *label)
+{
+	struct guard *g = arg;
+	int status;
+
+	snprintf(g->log_name, sizeof(g->log_name), "sockdiag-guard[netns %s]", label);
+	status = serve(g, label, -1);
+	guard_config_fini(&g->cfg);
+	return status;
+}
+
+/* --all-netns, SIGHUP in the supervisor: the guards started from now on get
+ * the file as it is now (those running reload it themselves). */
+static void reload_supervisor(void *arg)
+{
+	(void)load_config(arg, true);
+}
+
+/* setns() into -N's namespace; a one-line error on stderr. */
+static int guard_enter_netns(const char *spec)
+{
+	char q[256];
+	int fd, r;
+
+	r = sdiag_netns_open(spec, &fd);
+	if (r < 0) {
+		argerr_netns("guard", spec, r);
+		return r;
+	}
+	r = setns(fd, CLONE_NEWNET) < 0 ? -errno : 0;
+	close(fd);
+	if (r < 0)
+		fprintf(stderr, "sockdiag guard: netns %s: cannot enter: %s\n",
+			text_excerpt(q, sizeof(q), spec, strlen(spec), 48), strerror(-r));
+	return r;
+}
+
+int guard_main(const struct guard_cmdline *opt)
+{
+	struct guard g = { .opt = *opt, .sigfd = -1, .timerfd = -1,
+			   .route_due = NEVER, .reap_due = NEVER, .log_name = "sockdiag-guard" };
+	const struct guard_all_ops ops = { .run = serve_child, .reload = reload_supervisor };
+	int status = 1, metrics_fd = -1;
+	char err[256];
+
+	if (load_config(&g, false) < 0)
+		return 2;
+	if (g.opt.check) {
+		if (config_absent(&g))
+			printf("%s: no file; using the defaults\n", g.opt.config_path);
+		else
+			printf("%s: ok\n", g.opt.config_path);
+		guard_config_fini(&g.cfg);
+		return 0;
+	}
+	if (g.opt.all_netns) {
+		/* Keeps CAP_SYS_ADMIN to enter the namespaces made later; each
+		 * guard drops all but CAP_NET_ADMIN once inside. */
+		status = guard_all_netns(&ops, &g);
+		goto out;
+	}
+	/* Metrics are served from the namespace the guard was started in. */
+	if (g.opt.metrics_listen &&
+	    http_bind(g.opt.metrics_listen, &metrics_fd, err, sizeof(err)) < 0) {
+		fprintf(stderr, "sockdiag guard: --metrics: %s\n", err);
+		goto out;
+	}
+	if (g.opt.netns && guard_enter_netns(g.opt.netns) < 0) {
+		if (metrics_fd >= 0)
+			close(metrics_fd);
+		goto out;
+	}
+	status = serve(&g, g.opt.netns, metrics_fd);
+out:
+	guard_config_fini(&g.cfg);
+	return status;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sockdiag guard: close sockets stranded by a network change. The event loop
+ * and what it drives; the decisions are in daemon/policy/.
+ *
+ *   guard_cmd.c      the command line -> struct guard_cmdline
+ *   guard.c          the event loop: rtnetlink + signalfd, resync, destroy, log
+ *   guard_rtnl.c     rtnetlink sockets: link/address dumps, events, the drain after overflow
+ *   guard_reap.c     reap rules: filters run every reap-interval, capped per pass
+ *   guard_metrics.c  --metrics: the loop's counters over HTTP
+ *   guard_all.c      --all-netns: a supervisor, one guard process per namespace
+ */
+#ifndef SOCKDIAG_GUARD_H
+#define SOCKDIAG_GUARD_H
+
+#include "daemon/policy/policy.h"
+
+/* ---- reaping (guard_reap.c) -------------------------------------------------------------- */
+
+struct guard_reap_result {
+	size_t matched;		/* selected and not exempt (stops counting at cap + 1) */
+	size_t kept;		/* selected but exempt */
+	size_t destroyed, gone, failed;
+	bool refused;		/* matched > cap: nothing destroyed */
+};
+
+/* One pass of one rule: dump with its filter, apply the exemptions, destroy
+ * the rest in one batch unless more than cap match (or dry_run). */
+int guard_reap_rule(struct sdiag_handle *h, const struct guard_config *c,
+		    const struct guard_reap *rule, bool dry_run, struct guard_reap_result *ret);
+
+/* The sockets an event can concern: TCP and UDP (UDP-Lite too), both families. */
+#define GUARD_TABLES                                                                               \
+	(SDIAG_TABLE_BIT(SDIAG_T_TCP) | SDIAG_TABLE_BIT(SDIAG_T_UDP) |                             \
+	 SDIAG_TABLE_BIT(SDIAG_T_UDPLITE))
+
+/* ---- the daemon ------------------------------------------------------------------------ */
+
+/* The command line, as guard_cmd.c parsed it. */
+struct guard_cmdline {
+	const char *config_path;	/* -c, else SYSCONFDIR/sockdiag/guard.conf */
+	bool config_explicit;		/* -c given: a missing file is an error */
+	bool dry_run;			/* --dry-run */
+	bool check;			/* --check-config */
+	bool all_netns;			/* --all-netns: one child guard per namespace */
+	int rtnl_rcvbuf;		/* --rtnl-rcvbuf, 0 = default */
+	const char *netns;		/* -N, or NULL: the namespace it runs in */
+	const char *metrics_listen;	/* --metrics ADDR:PORT, or NULL */
+};
+
+int cmd_guard(int argc, char **argv);
+/* The daemon (guard.c), from a parsed command line. Returns the exit status. */
+int guard_main(const struct guard_cmdline *opt);
+
+#endif

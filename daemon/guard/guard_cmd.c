@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sockdiag guard: its command line. Options are parsed into a guard_cmdline
+ * and handed to guard_main() (guard.c, the event loop); -N's namespace is
+ * entered by guard_enter_netns().
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon/common/http.h"
+#include "daemon/guard/guard.h"
+#include "util/argerr.h"
+#include "util/textfile.h"
+
+#ifndef SOCKDIAG_SYSCONFDIR
+#define SOCKDIAG_SYSCONFDIR "/etc"
+#endif
+#define DEFAULT_CONFIG SOCKDIAG_SYSCONFDIR "/sockdiag/guard.conf"
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: sockdiag guard [OPTIONS]\n"
+		   "Daemon: destroy the sockets a removed address or a downed link stranded.\n"
+		   "Options:  -c|--config FILE (default " DEFAULT_CONFIG "; the built-in\n"
+		   "          defaults when it does not exist)\n"
+		   "          -N|--netns NAME|PATH|pid:PID (guard another network namespace)\n"
+		   "          --all-netns (every network namespace, also those made later)\n"
+		   "          --dry-run (log what would be destroyed, destroy nothing)\n"
+		   "          --check-config (validate the configuration, then exit)\n"
+		   "          --rtnl-rcvbuf BYTES (rtnetlink receive buffer, 4096 to 1 GiB)\n"
+		   "          --metrics ADDR:PORT (serve the guard's counters over HTTP)\n"
+		   "          -h|--help\n"
+		   "See sockdiag-guard.conf(5).\n");
+}
+
+static int parse_args(struct guard_cmdline *g, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "netns", required_argument, NULL, 'N' },
+		{ "all-netns", no_argument, NULL, 'a' },
+		{ "dry-run", no_argument, NULL, 'd' },
+		{ "check-config", no_argument, NULL, 'k' },
+		{ "rtnl-rcvbuf", required_argument, NULL, 'b' },
+		{ "metrics", required_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":c:N:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			g->config_path = optarg;
+			g->config_explicit = true;
+			break;
+		case 'N':
+			if (argerr_netns_spec("guard", optarg, "NAME|PATH|pid:PID") < 0)
+				return -EINVAL;
+			g->netns = optarg;
+			break;
+		case 'a':
+			g->all_netns = true;
+			break;
+		case 'd':
+			g->dry_run = true;
+			break;
+		case 'k':
+			g->check = true;
+			break;
+		case 'b': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (*end || v < 4096 || v > (1L << 30)) {
+				char q[TEXT_QUOTE_LEN];
+
+				fprintf(stderr, "sockdiag guard: --rtnl-rcvbuf: '%s' is not a size "
+						"in bytes (4096 to 1 GiB)\n", TQ(q, optarg));
+				return -EINVAL;
+			}
+			g->rtnl_rcvbuf = (int)v;
+			break;
+		}
+		case 'm':
+			if (http_listen_arg("guard", "metrics", optarg) < 0)
+				return -EINVAL;
+			g->metrics_listen = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		default:
+			return argerr_getopt("guard", opts, c, argv);
+		}
+	}
+	if (optind < argc)
+		return argerr_operand("guard", argv[optind]);
+	if (g->all_netns && (g->netns || g->metrics_listen)) {
+		fprintf(stderr, "sockdiag guard: --all-netns goes with neither -N nor --metrics\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int cmd_guard(int argc, char **argv)
+{
+	struct guard_cmdline opt = { .config_path = DEFAULT_CONFIG };
+	int r = parse_args(&opt, argc, argv);
+
+	if (r)
+		return r > 0 ? 0 : 2;
+	return guard_main(&opt);
+}

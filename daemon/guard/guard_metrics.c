@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The guard's metrics (see guard_metrics.h and sockdiag(8), METRICS). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon/common/expo.h"
+#include "daemon/common/http.h"
+#include "daemon/guard/guard_metrics.h"
+
+#define LATENCY_BUCKETS 13	/* the last is +Inf */
+
+static const double latency_bounds[LATENCY_BUCKETS - 1] = {
+	0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
+};
+static const char *const latency_le[LATENCY_BUCKETS] = {
+	"0.0005", "0.001", "0.0025", "0.005", "0.01", "0.025", "0.05", "0.1", "0.25", "0.5",
+	"1", "2.5", "+Inf",
+};
+
+struct counts {
+	uint64_t events[2];		/* enum guard_event_kind */
+	uint64_t results[5];		/* enum sdiag_destroy_result */
+	uint64_t would_destroy;		/* dry runs */
+	uint64_t kept[GUARD_DESTROY];	/* by verdict */
+	uint64_t errors, resyncs, reloads_ok, reloads_refused;
+	uint64_t latency[LATENCY_BUCKETS];
+	double latency_sum;
+};
+
+struct guard_metrics {
+	pthread_mutex_t mu;
+	struct counts c;
+	struct http_server *srv;
+};
+
+static void counter(struct expo *o, const char *name, const char *help, const char *lname,
+		    const char *const *lvalues, const uint64_t *v, size_t n)
+{
+	expo_family(o, name, "counter", help);
+	for (size_t i = 0; i < n; i++) {
+		if (!lvalues[i])
+			continue;
+		if (lname)
+			fprintf(o->f, "%s_total{%s=\"%s\"} %llu\n", name, lname, lvalues[i],
+				(unsigned long long)v[i]);
+		else
+			fprintf(o->f, "%s_total %llu\n", name, (unsigned long long)v[i]);
+	}
+}
+
+static int render(void *ctx, bool openmetrics, char **ret_body, size_t *ret_len)
+{
+	static const char *const kinds[2] = { "address_removed", "link_down" };
+	static const char *const outcomes[4] = { "destroyed", "already_gone", "failed",
+						 "would_destroy" };
+	static const char *const none[1] = { "" };
+	const char *reasons[GUARD_DESTROY];
+	struct guard_metrics *m = ctx;
+	uint64_t outcome[4], reloads[2];
+	struct counts c;
+	struct expo o;
+
+	pthread_mutex_lock(&m->mu);
+	c = m->c;
+	pthread_mutex_unlock(&m->mu);
+	outcome[0] = c.results[SDIAG_DESTROYED];
+	outcome[1] = c.results[SDIAG_GONE];
+	outcome[2] = c.results[SDIAG_UNSUPPORTED] + c.results[SDIAG_DENIED] +
+		     c.results[SDIAG_ERROR];
+	outcome[3] = c.would_destroy;
+	reloads[0] = c.reloads_ok;
+	reloads[1] = c.reloads_refused;
+	for (int v = 0; v < GUARD_DESTROY; v++)	/* "unrelated" is not a reason to keep */
+		reasons[v] = v == GUARD_KEEP_UNRELATED ? NULL
+						       : guard_verdict_name((enum guard_verdict)v);
+	if (expo_open(&o, openmetrics) < 0)
+		return -ENOMEM;
+	counter(&o, "sockdiag_guard_events", "Address removals and links lost, acted upon.",
+		"kind", kinds, c.events, 2);
+	counter(&o, "sockdiag_guard_sockets",
+		"Sockets the policy picked, by outcome of the destroy.", "outcome", outcomes,
+		outcome, 4);
+	counter(&o, "sockdiag_guard_kept_sockets",
+		"Sockets an event concerned that the policy kept, by reason.", "reason", reasons,
+		c.kept, GUARD_DESTROY);
+	counter(&o, "sockdiag_guard_resyncs",
+		"Full dumps of links and addresses after lost rtnetlink events.", NULL, none,
+		&c.resyncs, 1);
+	counter(&o, "sockdiag_guard_errors", "Socket dumps or destroy batches that failed.",
+		NULL, none, &c.errors, 1);
+	counter(&o, "sockdiag_guard_config_reloads",
+		"Configuration reloads (SIGHUP) taken or refused.", "result",
+		(const char *const[]){ "ok", "refused" }, reloads, 2);
+	expo_family(&o, "sockdiag_guard_decision_to_destroy_seconds", "histogram",
+		    "From the events' arrival to the last destroy of the sockets they stranded.");
+	expo_histogram(&o, "sockdiag_guard_decision_to_destroy_seconds", false, NULL, NULL,
+		       latency_le, c.latency, LATENCY_BUCKETS, c.latency_sum);
+	return expo_close(&o, ret_body, ret_len);
+}
+
+int guard_metrics_start(struct guard_metrics **ret, int fd, const char *listen, char *err,
+			size_t errlen)
+{
+	struct guard_metrics *m = calloc(1, sizeof(*m));
+	int r;
+
+	if (!m) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		close(fd);
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&m->mu, NULL);
+	r = http_start(&m->srv, &(struct http_opts){ .listen = listen, .fd = fd, .title = "sockdiag guard",
+						     .metrics = render, .ctx = m },
+		       err, errlen);
+	if (r < 0) {
+		pthread_mutex_destroy(&m->mu);
+		free(m);
+		return r;
+	}
+	*ret = m;
+	return 0;
+}
+
+void guard_metrics_stop(struct guard_metrics *m)
+{
+	if (!m)
+		return;
+	http_stop(m->srv);
+	pthread_mutex_destroy(&m->mu);
+	free(m);
+}
+
+void guard_metrics_events(struct guard_metrics *m, const struct guard_pending *p)
+{
+	if (!m)
+		return;
+	pthread_mutex_lock(&m->mu);
+	for (size_t i = 0; i < p->n; i++)
+		if ((unsigned)p->ev[i].kind < 2)
+			m->c.events[p->ev[i].kind]++;
+	pthread_mutex_unlock(&m->mu);
+}
+
+void guard_metrics_action(struct guard_metrics *m, const size_t kept[GUARD_DESTROY + 1],
+			  const size_t res[5], size_t n, double seconds, bool dry_run)
+{
+	unsigned b = 0;
+
+	if (!m)
+		return;
+	pthread_mutex_lock(&m->mu);
+	for (int v = 0; v < GUARD_DESTROY; v++)
+		m->c.kept[v] += kept[v];
+	if (dry_run) {
+		m->c.would_destroy += n;
+	} else {
+		size_t reported = 0;
+
+		for (int i = 0; i < 5; i++) {
+			m->c.results[i] += res[i];
+			reported += res[i];
+		}
+		/* Victims without a result: the batch failed as a whole. */
+		m->c.results[SDIAG_ERROR] += n > reported ? n - reported : 0;
+	}
+	if (n && !dry_run) {
+		while (b < LATENCY_BUCKETS - 1 && seconds > latency_bounds[b])
+			b++;
+		m->c.latency[b]++;
+		m->c.latency_sum += seconds;
+	}
+	pthread_mutex_unlock(&m->mu);
+}
+
+#define BUMP(m, field)                                                                             \
+	do {                                                                                       \
+		if (m) {                                                                           \
+			pthread_mutex_lock(&(m)->mu);                                              \
+			(m)->c.field++;                                                            \
+			pthread_mutex_unlock(&(m)->mu);                                            \
+		}                                                                                  \
+	} while (0)
+
+void guard_metrics_error(struct guard_metrics *m)
+{
+	BUMP(m, errors);
+}
+
+void guard_metrics_resync(struct guard_metrics *m)
+{
+	BUMP(m, resyncs);
+}
+
+void guard_metrics_reload(struct guard_metrics *m, bool ok)
+{
+	if (ok)
+		BUMP(m, reloads_ok);
+	else
+		BUMP(m, reloads_refused);
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sockdiag guard --metrics ADDR:PORT: the guard's counters, served by http.c.
+ * The event loop adds to them (every function accepts NULL: no --metrics);
+ * the HTTP threads read them under the same mutex.
+ */
+#ifndef SOCKDIAG_GUARD_METRICS_H
+#define SOCKDIAG_GUARD_METRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "daemon/guard/guard.h"
+
+struct guard_metrics;
+
+/* Serve on fd (from http_bind(), taken over), which listens on listen. On
+ * failure a negative errno and a one-line reason in err. */
+int guard_metrics_start(struct guard_metrics **ret, int fd, const char *listen, char *err,
+			size_t errlen);
+void guard_metrics_stop(struct guard_metrics *m);
+
+/* Events about to be acted upon. */
+void guard_metrics_events(struct guard_metrics *m, const struct guard_pending *p);
+/* One action: the verdicts (kept[v] sockets per verdict), the destroy results
+ * (res[enum sdiag_destroy_result]) of n victims, seconds from the events'
+ * arrival to the last destroy, whether it was a dry run. */
+void guard_metrics_action(struct guard_metrics *m, const size_t kept[GUARD_DESTROY + 1],
+			  const size_t res[5], size_t n, double seconds, bool dry_run);
+/* A dump or a destroy that failed as a whole. */
+void guard_metrics_error(struct guard_metrics *m);
+void guard_metrics_resync(struct guard_metrics *m);
+void guard_metrics_reload(struct guard_metrics *m, bool ok);
+
+#endif
