@@ -7,8 +7,9 @@
  * (sdiag_kill: exact ids with cookies, batches, SO_REUSEPORT retries, passes),
  * the rows are the shared renderers' with a "result" column. Exit status as
  * pkill: 0 something destroyed and nothing failed; 1 nothing matched, nothing
- * could be destroyed, or something failed; 2 usage; 3 fatal (no
- * CAP_NET_ADMIN in the namespace, kernel without CONFIG_INET_DIAG_DESTROY).
+ * could be destroyed, or something failed or was denied (no CAP_NET_ADMIN
+ * over one of several namespaces); 2 usage; 3 fatal (no CAP_NET_ADMIN in the
+ * one namespace, kernel without CONFIG_INET_DIAG_DESTROY).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -168,6 +169,15 @@ static int dry_cb(const struct sdiag_sock *s, void *userdata)
 	return emit(c, s, "unsupported", unsupported_reason(s));
 }
 
+/* A namespace over which we have no CAP_NET_ADMIN (one of several): what
+ * could be destroyed is reported denied, as the kernel would answer it. */
+static int denied_cb(const struct sdiag_sock *s, void *userdata)
+{
+	if (sdiag_destroyable(s))
+		return result_cb(s, SDIAG_DENIED, -EPERM, userdata);
+	return result_cb(s, SDIAG_UNSUPPORTED, -EOPNOTSUPP, userdata);
+}
+
 static int err_cb(enum sdiag_table t, int family, int err, void *userdata)
 {
 	struct kill_ctx *c = userdata;
@@ -220,8 +230,10 @@ static int precheck(const struct kill_opts *k, struct sdiag_handle *h, const cha
 	return r < 0 ? fatal(r, netns) : 0;
 }
 
-/* Kill (or dry-run) in one namespace. Returns 0 or an exit status. */
-static int kill_in(struct kill_ctx *c, struct sdiag_handle *h)
+/* Kill (or dry-run) in one namespace. One of several (many) over which we
+ * have no CAP_NET_ADMIN is no reason to stop: its sockets are denied.
+ * Returns 0 or an exit status. */
+static int kill_in(struct kill_ctx *c, struct sdiag_handle *h, bool many)
 {
 	struct sdiag_kill_opts ko = {
 		.batch = c->k->batch,
@@ -232,6 +244,8 @@ static int kill_in(struct kill_ctx *c, struct sdiag_handle *h)
 
 	if (c->k->dry_run)
 		r = sdiag_dump(h, &c->o->q, dry_cb, err_cb, c);
+	else if (many && sdiag_destroy_check(h) == -EPERM)
+		r = sdiag_dump(h, &c->o->q, denied_cb, err_cb, c);
 	else
 		r = sdiag_kill(h, &c->o->q, &ko, result_cb, err_cb, c);
 	return r < 0 ? fatal(r, c->netns) : 0;
@@ -312,7 +326,7 @@ static int kill_many(struct kill_ctx *c, struct tally *total, const struct sdiag
 			worst = worst ? worst : EXIT_RUNTIME;
 			continue;
 		}
-		r = kill_in(c, h);
+		r = kill_in(c, h, true);
 		sdiag_close(h);
 		summary(c, &c->t, ns[i].label);
 		tally_add(total, &c->t);
@@ -456,7 +470,7 @@ int cmd_kill(int argc, char **argv)
 	if (many) {
 		status = kill_many(&c, &total, ns, n_ns);
 	} else {
-		status = kill_in(&c, h);
+		status = kill_in(&c, h, false);
 		total = c.t;
 	}
 	r = out_finish(c.out);

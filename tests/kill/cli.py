@@ -3,7 +3,7 @@
 """End-to-end tests of `sockdiag kill` (run by run.sh inside a private
 network namespace): exit statuses, the no-filter refusal, --dry-run, output
 formats with the result field, the summary line, what owners and peers see,
-families that cannot be destroyed, MPTCP and --mptcp-subflows, a kill in
+a socket gone before its destroy, some sockets denied, families that cannot be destroyed, MPTCP and --mptcp-subflows, a kill in
 another namespace (-N), the fatal errors. Usage: cli.py PATH-TO-SOCKDIAG."""
 import errno
 import json
@@ -262,10 +262,99 @@ def t_no_cap_net_admin():
     check("CAP_NET_ADMIN" in err, "no CAP_NET_ADMIN: says so: " + err)
     check(out == "", "no CAP_NET_ADMIN: nothing printed on stdout: " + out)
     check(so_error(l) == 0, "no CAP_NET_ADMIN: nothing destroyed")
-    # A dry run needs no privilege.
-    rc, out, err = run("kill", "--dry-run", "-ta", "sport = :5107", pre=pre)
+    # A dry run needs no privilege: it lists what it would destroy, and destroys nothing.
+    rc, out, err = run("kill", "--dry-run", "-ta", "--ndjson", "sport = :5107", pre=pre)
+    recs = ndjson(out)
     check(rc == 0, "no CAP_NET_ADMIN, dry-run: exit 0 (got %d: %s)" % (rc, err))
-    l.close()
+    check([(r["cookie"], r.get("result")) for r in recs] == [(cookie(l), "would-destroy")],
+          "no CAP_NET_ADMIN, dry-run: the listener, would-destroy: " + out)
+    check(err == "would destroy 1, not destroyable 0\n",
+          "no CAP_NET_ADMIN, dry-run: the summary alone on stderr: %r" % err)
+    c, a = pair(l)
+    check(so_error(l) == 0 and alive(c, a), "no CAP_NET_ADMIN, dry-run: nothing destroyed")
+    for s in (l, c, a):
+        s.close()
+
+
+DENIED_CHILD = ("import socket,sys\n"
+                "s=socket.socket(); s.setsockopt(socket.SOL_SOCKET,socket.SO_REUSEADDR,1)\n"
+                "s.bind(('127.0.0.1',5111)); s.listen(4)\n"
+                "print('%x' % int.from_bytes(s.getsockopt(socket.SOL_SOCKET,57,8),'little'),"
+                "flush=True); sys.stdin.readline()\n"
+                "print(s.getsockopt(socket.SOL_SOCKET,socket.SO_ERROR),flush=True)\n")
+
+
+def t_denied():
+    """Some sockets denied, others destroyed: exit 1 (sockdiag(8), EXIT STATUS).
+    kill runs without CAP_NET_ADMIN over two namespaces: OWN belongs to a user
+    namespace this test made (its owner has every capability there, so its
+    listener is destroyed); OTHER belongs to the initial user namespace, where
+    the kill has no CAP_NET_ADMIN (its listener is denied, and stays)."""
+    if not shutil.which("setpriv"):
+        print("note: no setpriv, denial check skipped", file=sys.stderr)
+        return
+    own = subprocess.Popen(["unshare", "-U", "-r", "-n", "python3", "-c", DENIED_CHILD],
+                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    other = subprocess.Popen(["unshare", "-n", "python3", "-c", DENIED_CHILD],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        ck_own, ck_other = own.stdout.readline().strip(), other.stdout.readline().strip()
+        check(ck_own and ck_other, "denied: both listeners up")
+        pre = ["setpriv", "--inh-caps=-net_admin", "--bounding-set=-net_admin", "--"]
+        rc, out, err = run("kill", "-N", "pid:%d" % own.pid, "-N", "pid:%d" % other.pid,
+                           "-ta", "--ndjson", "sport = :5111", pre=pre)
+        recs = sorted((r["cookie"], r.get("result"), r.get("netns")) for r in ndjson(out))
+        check(rc == 1, "denied: exit 1 when some sockets were denied (got %d: %s)" % (rc, err))
+        check(recs == sorted([(ck_own, "destroyed", "pid:%d" % own.pid),
+                              (ck_other, "denied", "pid:%d" % other.pid)]),
+              "denied: one listener destroyed, the other denied: " + out)
+        check(summary(err) == (1, 0, 0, 1, 0), "denied: summary: " + err)
+        for p in (own, other):
+            p.stdin.write("\n")
+            p.stdin.flush()
+        check(own.stdout.readline().strip() == str(errno.ECONNABORTED),
+              "denied: the listener in the user namespace's netns was destroyed")
+        check(other.stdout.readline().strip() == "0", "denied: the denied listener is untouched")
+    finally:
+        for p in (own, other):
+            p.kill()
+            p.wait()
+
+
+def t_gone():
+    """A socket that closes between the dump and its destroy is reported gone,
+    not destroyed: the slowdump.so shim (SLOWDUMP_HOLD) holds kill before its
+    first destroy request until the test has closed the socket; the kernel
+    then answers ENOENT."""
+    shim = os.environ.get("SDIAG_SLOWDUMP_SHIM")
+    check(shim and os.path.exists(shim), "gone: shim built: %r" % shim)
+    if not shim:
+        return
+    import tempfile
+    l = listener(5110)
+    ck = cookie(l)
+    with tempfile.TemporaryDirectory() as tmp:
+        hold = os.path.join(tmp, "hold")
+        env = dict(os.environ, LD_PRELOAD=shim, SLOWDUMP_HOLD=hold,
+                   ASAN_OPTIONS=(os.environ.get("ASAN_OPTIONS", "") +
+                                 ":verify_asan_link_order=0").lstrip(":"))
+        p = subprocess.Popen([SD, "kill", "-ta", "--ndjson", "sport = :5110"], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(1000):
+            if os.path.exists(hold) or p.poll() is not None:
+                break
+            time.sleep(0.01)
+        held = os.path.exists(hold)
+        l.close()
+        if held:
+            os.unlink(hold)
+        out, err = p.communicate(timeout=60)
+    check(held, "gone: kill reached its destroy request (held there)")
+    recs = ndjson(out)
+    check(p.returncode == 1, "gone: exit 1, nothing destroyed (got %d: %s)" % (p.returncode, err))
+    check([(r["cookie"], r.get("result")) for r in recs] == [(ck, "gone")],
+          "gone: the listener reported gone: " + out)
+    check(summary(err) == (0, 1, 0, 0, 0), "gone: summary: " + err)
 
 
 def t_no_destroy_kernel():
@@ -375,7 +464,7 @@ def t_all_netns():
 def main():
     for t in (t_refuse_without_filter, t_dry_run, t_nothing_matched, t_destroy_established,
               t_json_array, t_unsupported, t_mptcp, t_batch_option, t_no_cap_net_admin,
-              t_no_destroy_kernel, t_other_netns, t_all_netns):
+              t_denied, t_gone, t_no_destroy_kernel, t_other_netns, t_all_netns):
         n = len(failures)
         try:
             t()

@@ -6,16 +6,64 @@
  * (tests/exporter/exporter_e2e.py: concurrent scrapes share one pass).
  * It wraps send(), sendto() and sendmsg() on NETLINK_SOCK_DIAG sockets and
  * sleeps before the real call. Nothing else changes.
+ *
+ * SLOWDUMP_HOLD=PATH (tests/kill/cli.py: a socket that goes between the dump
+ * and its destroy is reported "gone"): before the first SOCK_DESTROY request
+ * that names a socket (not the capability probe, whose cookie is
+ * 0xfffffffe/0xffffffff), create PATH and wait until the test removes it.
  */
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <sys/socket.h>
 #include <linux/netlink.h>
 
 #ifndef NETLINK_SOCK_DIAG
 #define NETLINK_SOCK_DIAG 4
 #endif
+#define SOCK_DESTROY_MSG 21	/* linux/sock_diag.h */
+#define REQ_COOKIE_OFF 48	/* of inet_diag_req_v2's id.idiag_cookie */
+
+/* SLOWDUMP_HOLD: the first SOCK_DESTROY naming a socket waits for the test. */
+static void maybe_hold(const void *buf, size_t len)
+{
+	static int held;
+	const char *path = getenv("SLOWDUMP_HOLD");
+	const struct nlmsghdr *h = buf;
+	uint32_t cookie[2];
+	struct timespec ts = { 0, 10 * 1000000L };
+	int fd;
+
+	if (!path || held || len < NLMSG_HDRLEN + REQ_COOKIE_OFF + sizeof(cookie) ||
+	    h->nlmsg_type != SOCK_DESTROY_MSG)
+		return;
+	memcpy(cookie, (const char *)buf + NLMSG_HDRLEN + REQ_COOKIE_OFF, sizeof(cookie));
+	if (cookie[0] == 0xfffffffeu && cookie[1] == 0xffffffffu)
+		return;
+	held = 1;
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	close(fd);
+	for (int i = 0; i < 6000 && access(path, F_OK) == 0; i++)
+		nanosleep(&ts, NULL);
+}
+
+static int is_sock_diag(int fd)
+{
+	int dom = 0, proto = 0;
+	socklen_t len = sizeof(int);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &len) < 0 || dom != AF_NETLINK)
+		return 0;
+	len = sizeof(int);
+	return getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &proto, &len) == 0 &&
+	       proto == NETLINK_SOCK_DIAG;
+}
 
 static void maybe_sleep(int fd)
 {
@@ -44,6 +92,8 @@ ssize_t send(int fd, const void *buf, size_t len, int flags)
 	if (!real)
 		real = (ssize_t(*)(int, const void *, size_t, int))dlsym(RTLD_NEXT, "send");
 	maybe_sleep(fd);
+	if (is_sock_diag(fd))
+		maybe_hold(buf, len);
 	return real(fd, buf, len, flags);
 }
 
@@ -57,6 +107,8 @@ ssize_t sendto(int fd, const void *buf, size_t len, int flags, const struct sock
 		real = (ssize_t(*)(int, const void *, size_t, int, const struct sockaddr *,
 				   socklen_t))dlsym(RTLD_NEXT, "sendto");
 	maybe_sleep(fd);
+	if (is_sock_diag(fd))
+		maybe_hold(buf, len);
 	return real(fd, buf, len, flags, to, tolen);
 }
 
