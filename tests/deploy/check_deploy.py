@@ -4,7 +4,8 @@
 
 usage: check_deploy.py SOCKDIAG DEPLOY_DIR UNIT...
 
-- every *.yaml / *.yml parses (python3-yaml), every *.json too;
+- every *.yaml / *.yml parses (python3-yaml), every *.json too; there is a
+  Kubernetes manifest and a scrape configuration (none is a failure);
 - the Kubernetes manifest: a DaemonSet with hostNetwork and hostPID, each
   container dropping ALL capabilities and adding only its own (exporter:
   SYS_ADMIN, guard: NET_ADMIN), /run/netns mounted, ports named as the
@@ -69,6 +70,8 @@ def check_yaml(deploy):
                 json.load(fh)
         except ValueError as e:
             fail("%s: %s" % (f, e))
+    if not any("/kubernetes/" in f for f in files):
+        fail("no Kubernetes manifest (kubernetes/*.yaml) in " + deploy)
     ok("%d YAML files parse" % len(files))
     return docs
 
@@ -125,11 +128,14 @@ def check_prometheus(deploy):
     if not shutil.which("promtool"):
         skip("tool:promtool", "promtool not installed (Debian: prometheus)")
         return
-    for f in glob.glob(os.path.join(deploy, "prometheus", "*.yml")):
+    files = sorted(glob.glob(os.path.join(deploy, "prometheus", "*.y*ml")))
+    if not files:
+        fail("no scrape configuration (prometheus/*.yml) in " + deploy)
+    for f in files:
         r = run(["promtool", "check", "config", f])
         if r.returncode != 0:
             fail("promtool check config %s: %s%s" % (f, r.stdout, r.stderr))
-    ok("promtool check config passes")
+    ok("promtool check config passes on %d file(s)" % len(files))
 
 
 def check_units(sd, deploy, units):
