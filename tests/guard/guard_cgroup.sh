@@ -27,7 +27,12 @@ guard_netns_setup "$@"
 
 A=sdc$$a
 B=sdc$$b
-SLICE=sdt$$.slice
+# Names of this run's own: exempt-unit looks the unit up host-wide, and another
+# run's keep.service coming and going would change what this guard resolves.
+TAG=sdc$$x$(od -An -N3 -tx1 /dev/urandom | tr -d ' \n')
+SLICE=$TAG.slice
+KEEP=${TAG}keep.service
+VICTIM=${TAG}victim.service
 CG=$CGROOT/$SLICE
 T=$(mktemp -d)
 PIDS=()
@@ -36,7 +41,7 @@ cleanup() {
 	wait 2>/dev/null || true
 	ip netns del "$A" 2>/dev/null || true
 	ip netns del "$B" 2>/dev/null || true
-	for d in keep.service victim.service; do rmdir "$CG/$d" 2>/dev/null || true; done
+	for d in "$KEEP" "$VICTIM"; do rmdir "$CG/$d" 2>/dev/null || true; done
 	rmdir "$CG" 2>/dev/null || true
 	rm -rf "$T"
 }
@@ -44,7 +49,7 @@ trap cleanup EXIT
 
 fail() { echo "FAIL: $*"; echo "--- guard log:"; cat "$T/guard.log" 2>/dev/null; exit 1; }
 
-mkdir "$CG" "$CG/keep.service" "$CG/victim.service"
+mkdir "$CG" "$CG/$KEEP" "$CG/$VICTIM"
 ip netns add "$A"
 ip netns add "$B"
 ip link add va netns "$A" type veth peer name vb netns "$B"
@@ -58,16 +63,16 @@ ip netns exec "$A" "$NP" server 0.0.0.0 7000 >"$T/server" &
 PIDS+=($!)
 wait_for "$T/server" listening || fail "server did not start"
 
-printf 'only-unit = %s\nexempt-unit = keep.service\n' "$SLICE" >"$T/guard.conf"
+printf 'only-unit = %s\nexempt-unit = %s\n' "$SLICE" "$KEEP" >"$T/guard.conf"
 "$SD" guard -c "$T/guard.conf" -N "$B" 2>"$T/guard.log" &
 PIDS+=($!)
 wait_for "$T/guard.log" "started" || fail "guard did not start"
 
 # The service restarts: its cgroup is removed and made again (a new id).
-old=$(stat -c %i "$CG/keep.service")
-rmdir "$CG/keep.service"
-mkdir "$CG/keep.service"
-[ "$(stat -c %i "$CG/keep.service")" != "$old" ] || fail "the new cgroup has the old id"
+old=$(stat -c %i "$CG/$KEEP")
+rmdir "$CG/$KEEP"
+mkdir "$CG/$KEEP"
+[ "$(stat -c %i "$CG/$KEEP")" != "$old" ] || fail "the new cgroup has the old id"
 
 client() { # name cgroup-dir|-
 	rm -f "$T/$1"
@@ -80,14 +85,17 @@ client() { # name cgroup-dir|-
 	PIDS+=($!)
 	wait_for "$T/$1" connected || fail "client $1 did not connect: $(cat "$T/$1")"
 }
-client keep "$CG/keep.service"
-client victim "$CG/victim.service"
+client keep "$CG/$KEEP"
+client victim "$CG/$VICTIM"
 client outside -
 
 ip -n "$B" addr del 10.9.0.2/16 dev vb
 wait_for "$T/victim" "^recv" 20 || fail "victim's recv did not return"
 grep -q "errno=ECONNABORTED" "$T/victim" || fail "victim: $(cat "$T/victim")"
-sleep 0.2
+# The action line ends the event's handling: what it kept is then asked of the kernel.
+wait_for "$T/guard.log" "removed from vb: destroyed" 20 || fail "no action line"
+n=$(ip netns exec "$B" ss -Htn state established src 10.9.0.2 | wc -l)
+[ "$n" = 2 ] || fail "ss sees $n connections from 10.9.0.2, expected the 2 kept"
 grep -q "^recv" "$T/keep" && fail "the client of the restarted exempt service was destroyed"
 grep -q "^recv" "$T/outside" && fail "the client outside only-unit was destroyed"
 grep -q "cgroups looked up again: 2 of the configured cgroups and units changed" "$T/guard.log" ||

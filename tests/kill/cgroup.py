@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """End-to-end tests of cgroups and units in `sockdiag list` and `kill` (run by
 run.sh inside a private network namespace). Two "services", a.service and
-b.service under a unique test slice below the cgroup2 mount (found in
+b.service (their names prefixed with this run's own tag) under a unique test slice below the cgroup2 mount (found in
 /proc/self/mountinfo), each a process holding a TCP listener, connections to
 it and a UDP socket: --count-by unit,state matches the population, cgroup and
 unit filters select exactly theirs, cgroup/unit on unix sockets is refused,
@@ -16,6 +16,12 @@ import sys
 import time
 
 SD = sys.argv[1]
+# Unit names of this run's own: `-N unit:NAME`, `unit NAME` and `kill` act on
+# every cgroup of that name on the host, so another checkout's run of this
+# test (or a leftover) must never share them.
+# Short: -N cgroup:PATH labels hold "cgroup:" and 33 bytes of the path.
+TAG = "k" + os.urandom(3).hex()
+A, B, C, D = (TAG + n for n in ("a.service", "b.service", "c.service", "d.service"))
 failures = []
 passes = []
 
@@ -92,10 +98,9 @@ def main():
     if not root:
         print("SKIP(cgroup2): no cgroup2 mount")
         return 77
-    slice_ = "sdt%d.slice" % os.getpid()
+    slice_ = TAG + ".slice"
     base = os.path.join(root, slice_)
-    dirs = [base] + [os.path.join(base, d) for d in ("a.service", "b.service", "c.service",
-                                                      "rest", "d.service")]
+    dirs = [base] + [os.path.join(base, d) for d in (A, B, C, "rest", D)]
     kids = []
     try:
         for d in dirs:
@@ -122,26 +127,26 @@ def main():
 
 
 def run_checks(slice_, dirs, kids):
-    a_rel, b_rel = "/%s/a.service" % slice_, "/%s/b.service" % slice_
+    a_rel, b_rel = "/%s/%s" % (slice_, A), "/%s/%s" % (slice_, B)
 
     # --count-by unit,state is exactly the population.
-    want = {("a.service", "LISTEN"): 1, ("a.service", "ESTAB"): 6, ("a.service", "UNCONN"): 1,
-            ("b.service", "LISTEN"): 1, ("b.service", "ESTAB"): 4, ("b.service", "UNCONN"): 1}
+    want = {(A, "LISTEN"): 1, (A, "ESTAB"): 6, (A, "UNCONN"): 1,
+            (B, "LISTEN"): 1, (B, "ESTAB"): 4, (B, "UNCONN"): 1}
     got = counts("--count-by", "unit,state")
     check(got == want, "count-by unit,state: %s" % got)
     got = counts("--count-by", "cgroup")
     check(got == {(a_rel,): 8, (b_rel,): 6}, "count-by cgroup: %s" % got)
-    got = counts("--count-by", "unit,state", "unit b.service")
-    check(got == {k: v for k, v in want.items() if k[0] == "b.service"},
+    got = counts("--count-by", "unit,state", "unit " + B)
+    check(got == {k: v for k, v in want.items() if k[0] == B},
           "count-by with a filter: %s" % got)
     rc, out, err = run("list", "-tuan", "--count-by", "unit,state")
     rows = [l.split() for l in out.splitlines()]
     check(rc == 0 and rows[0] == ["UNIT", "STATE", "COUNT"] and
-          ["a.service", "ESTAB", "6"] in rows and len(rows) == 7, "count-by table: %r" % out)
+          [A, "ESTAB", "6"] in rows and len(rows) == 7, "count-by table: %r" % out)
 
     # Filters: exact, subtree, unit, kernel and user space alike.
     a = cookies("cgroup", a_rel)
-    b = cookies("unit b.service")
+    b = cookies("unit " + B)
     check(len(a) == 8 and len(b) == 6 and not set(a) & set(b), "a %s b %s" % (a, b))
     check(cookies("--no-kernel-filter", "cgroup", a_rel) == a, "user space: cgroup a")
     check(cookies("cgroup", "/%s/**" % slice_) == sorted(a + b), "subtree")
@@ -151,7 +156,7 @@ def run_checks(slice_, dirs, kids):
     check(cookies("unit", slice_) == sorted(a + b), "unit slice")
 
     # Errors: exit 2, one clear line.
-    rc, _, err = run("list", "-x", "unit a.service")
+    rc, _, err = run("list", "-x", "unit " + A)
     check(rc == 2 and "unix sockets carry no cgroup" in err, "unix + unit: %d %s" % (rc, err))
     rc, _, err = run("list", "-t", "unit no-such-%d.service" % os.getpid())
     check(rc == 2 and "no cgroup named" in err, "unknown unit: %d %s" % (rc, err))
@@ -160,14 +165,14 @@ def run_checks(slice_, dirs, kids):
 
     # --cgroup and -e: "cgroup" (the path) and "cgroup_id" in JSON, cgroup:PATH in text.
     for opt in ("--cgroup", "-e"):
-        rc, out, err = run("list", "-tuan", "--json", opt, "unit a.service")
+        rc, out, err = run("list", "-tuan", "--json", opt, "unit " + A)
         socks = json.loads(out) if rc == 0 else []
         check(len(socks) == 8 and all(s["cgroup"] == a_rel and s["cgroup_id"] ==
                                       os.stat(dirs[1]).st_ino for s in socks),
               "%s JSON: %d %s %s" % (opt, rc, out[:300], err))
-    rc, out, err = run("list", "-tln", "--cgroup", "unit b.service")
+    rc, out, err = run("list", "-tln", "--cgroup", "unit " + B)
     check(rc == 0 and out.splitlines()[1].endswith("cgroup:" + b_rel), "--cgroup text: %r" % out)
-    rc, out, err = run("list", "-tln", "--json", "unit b.service")
+    rc, out, err = run("list", "-tln", "--json", "unit " + B)
     check(rc == 0 and '"cgroup' not in out, "no cgroup without --cgroup or -e: %r" % out)
 
     # A removed cgroup shows its id.
@@ -183,25 +188,25 @@ def run_checks(slice_, dirs, kids):
 
     # kill unit a.service: a's sockets are gone, b's all alive.
     # (Destroying one end of a connection closes the other: "already gone".)
-    rc, out, err = run("kill", "-tuan", "unit a.service")
+    rc, out, err = run("kill", "-tuan", "unit " + A)
     m = re.match(r"destroyed (\d+), already gone (\d+),", err)
     m = [int(m.group(1)), int(m.group(2))] if m else []
     check(rc == 0 and len(m) == 2 and sum(m) == 8, "kill unit a.service: %d %s" % (rc, err))
     time.sleep(0.05)
-    got = counts("--count-by", "unit,state", "unit a.service or unit b.service")
-    check({k: v for k, v in got.items() if k[0] == "b.service"} ==
-          {k: v for k, v in want.items() if k[0] == "b.service"}, "b after kill: %s" % got)
+    got = counts("--count-by", "unit,state", "unit %s or unit %s" % (A, B))
+    check({k: v for k, v in got.items() if k[0] == B} ==
+          {k: v for k, v in want.items() if k[0] == B}, "b after kill: %s" % got)
     # What stays of a: its bound UDP socket (the kernel keeps it hashed) and
     # the bound, closed listener; nothing listens or is connected.
-    check(not [k for k in got if k[0] == "a.service" and k[1] in ("ESTAB", "LISTEN")],
+    check(not [k for k in got if k[0] == A and k[1] in ("ESTAB", "LISTEN")],
           "a after kill: %s" % got)
-    check(cookies("unit b.service") == b, "b's sockets are the same ones")
+    check(cookies("unit " + B) == b, "b's sockets are the same ones")
 
 
 def netns_checks(slice_, dirs, kids):
     """-N cgroup:PATH / unit:NAME: the namespaces of the processes there."""
     kids.append(spawn(dirs[5], 8004, 2, own_netns=True))
-    d_rel = "/%s/d.service" % slice_
+    d_rel = "/%s/%s" % (slice_, D)
     rc, out, err = run("list", "-tan", "--json", "-N", "cgroup:" + d_rel)
     socks = json.loads(out) if rc == 0 else []
     check(rc == 0 and len(socks) == 5 and
@@ -210,17 +215,17 @@ def netns_checks(slice_, dirs, kids):
           "-N cgroup:d: %d %s %s" % (rc, out, err))
     # Two -N: the test's namespace (a.service lives there) and d's.
     rc, out, err = run("list", "-tan", "--json", "--count-by", "netns,unit",
-                       "-N", "unit:a.service", "-N", "unit:d.service",
-                       "unit a.service or unit d.service")
+                       "-N", "unit:" + A, "-N", "unit:" + D,
+                       "unit %s or unit %s" % (A, D))
     got = {(r["unit"], r["count"]) for r in json.loads(out)} if rc == 0 else set()
-    check(got == {("a.service", 7), ("d.service", 5)}, "-N twice: %d %s %s" % (rc, out, err))
+    check(got == {(A, 7), (D, 5)}, "-N twice: %d %s %s" % (rc, out, err))
     rc, _, err = run("list", "-tan", "-N", "cgroup:/no/such/%d" % os.getpid())
     check(rc == 2 and "no such cgroup" in err, "-N unknown cgroup: %d %s" % (rc, err))
     rc, _, err = run("kill", "-ta", "-N", "unit:no-such-%d.service" % os.getpid(), "--all")
     check(rc == 2 and "no such cgroup" in err, "kill -N unknown unit: %d %s" % (rc, err))
-    rc, out, err = run("kill", "-t", "-N", "unit:d.service", "sport = :8004")
-    check(rc == 0 and "destroyed 2," in err, "kill -N unit:d.service: %d %s" % (rc, err))
-    rc, out, err = run("list", "-tn", "-H", "-N", "unit:d.service", "sport = :8004")
+    rc, out, err = run("kill", "-t", "-N", "unit:" + D, "sport = :8004")
+    check(rc == 0 and "destroyed 2," in err, "kill -N unit:%s: %d %s" % (D, rc, err))
+    rc, out, err = run("list", "-tn", "-H", "-N", "unit:" + D, "sport = :8004")
     check(rc == 0 and out.strip() == "", "after kill in d: %r" % out)
 
 

@@ -9,7 +9,14 @@
  * test process itself (outside the slice) holds a control pair. Each filter
  * below must select exactly the sockets of the processes it names, with the
  * kernel program (INET_DIAG_BC_CGROUP_COND alternatives) and in user space
- * alone. The slice is removed afterwards.
+ * alone. The slice is removed afterwards, and so is the cgroup of
+ * test_resolve_again, even when a check failed.
+ *
+ * Names: the slice and the unit test_resolve_again looks up host-wide are
+ * this run's own (pid and a random tag): another checkout running the suite
+ * at once, or a run that failed before, never shares them. a.service and
+ * b.service need not be unique: "unit a.service" is checked to select exactly
+ * ours among every a.service of the host (the others hold no socket here).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -47,7 +55,8 @@ struct kid {
 
 static struct {
 	char root[1024];  /* cgroup2 mount */
-	char slice[64];	  /* "sdt<pid>.slice" */
+	char slice[64];	  /* "sdt<pid>x<tag>.slice" */
+	char cunit[64];	  /* "sdt<pid>x<tag>c.service", made and removed by a test */
 	struct kid kids[N_KIDS];
 	uint64_t control[4];
 	int control_fds[4];
@@ -132,7 +141,17 @@ static int setup(void **state)
 		printf("SKIP(cgroup2): no cgroup2 mount\n");
 		exit(77);
 	}
-	snprintf(T.slice, sizeof(T.slice), "sdt%d.slice", (int)getpid());
+	{
+		unsigned tag = 0;
+		int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0 || read(fd, &tag, sizeof(tag)) != sizeof(tag))
+			tag = (unsigned)time(NULL);
+		if (fd >= 0)
+			close(fd);
+		snprintf(T.slice, sizeof(T.slice), "sdt%dx%08x.slice", (int)getpid(), tag);
+		snprintf(T.cunit, sizeof(T.cunit), "sdt%dx%08xc.service", (int)getpid(), tag);
+	}
 	if (cg_mkdir("") < 0 || cg_mkdir("a.service") < 0 || cg_mkdir("a.service/worker") < 0 ||
 	    cg_mkdir("b.service") < 0) {
 		printf("SKIP(cgroup2): cannot create test cgroups under %s\n", T.root);
@@ -168,6 +187,7 @@ static int teardown(void **state)
 	}
 	for (int i = 0; i < 4; i++)
 		close(T.control_fds[i]);
+	cg_rmdir(T.cunit); /* left by a failed test_resolve_again */
 	cg_rmdir("a.service/worker");
 	cg_rmdir("a.service");
 	cg_rmdir("b.service");
@@ -307,22 +327,22 @@ static void test_resolve_again(void **state)
 	uint64_t before;
 
 	(void)state;
-	assert_int_equal(cg_mkdir("c.service"), 0);
-	snprintf(e, sizeof(e), "unit c.service");
+	assert_int_equal(cg_mkdir(T.cunit), 0);
+	snprintf(e, sizeof(e), "unit %s", T.cunit);
 	assert_int_equal(sdiag_filter_parse(&f, e, &err), 0);
 	assert_int_equal(f->root->u.cg.n, 1);
 	before = f->root->u.cg.ids[0];
-	cg_rmdir("c.service");
+	cg_rmdir(T.cunit);
 	assert_int_equal(sdiag_filter_resolve(f, 0, &err), -ENOENT);
-	assert_non_null(strstr(err.msg, "c.service"));
+	assert_non_null(strstr(err.msg, T.cunit));
 	assert_int_equal(f->root->u.cg.ids[0], before); /* kept on error */
 	assert_int_equal(sdiag_filter_resolve(f, SDIAG_RESOLVE_MISSING_OK, &err), 0);
 	assert_int_equal(f->root->u.cg.n, 0);
-	assert_int_equal(cg_mkdir("c.service"), 0);
+	assert_int_equal(cg_mkdir(T.cunit), 0);
 	assert_int_equal(sdiag_filter_resolve(f, 0, &err), 0);
 	assert_int_equal(f->root->u.cg.n, 1);
 	assert_true(f->root->u.cg.ids[0] != before);
-	cg_rmdir("c.service");
+	cg_rmdir(T.cunit);
 	sdiag_filter_free(f);
 }
 

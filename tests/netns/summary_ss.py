@@ -13,6 +13,7 @@ import re
 import socket
 import subprocess
 import sys
+import time
 
 SD = sys.argv[1]
 FAILED = []
@@ -68,7 +69,31 @@ def populate():
     a, _ = l4.accept()
     c.close()
     keep.append(a)
+    settle()
     return keep
+
+
+def sockstat_tw():
+    """The kernel's count of this namespace's timewait sockets (/proc/net/sockstat)."""
+    with open("/proc/net/sockstat") as f:
+        for line in f:
+            if line.startswith("TCP:"):
+                w = line.split()
+                return int(w[w.index("tw") + 1])
+    return -1
+
+
+def settle():
+    """The closed client's end is first a full socket in FIN-WAIT-1 or -2, then
+    (its ACK in) a timewait socket, where it stays for tcp_fin_timeout (60 s):
+    the tools are compared once the kernel counts it there, on a still
+    population (the two tools would otherwise race its move)."""
+    for _ in range(500):
+        if sockstat_tw() == 1:
+            return
+        time.sleep(0.01)
+    check("the closed client's end reached the timewait table", False,
+          "sockstat tw %d" % sockstat_tw())
 
 
 def main():

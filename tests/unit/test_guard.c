@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -368,24 +369,41 @@ static void policy_cgroups(void **state)
 	assert_string_equal(guard_verdict_name(GUARD_KEEP_NOT_ONLY), "not in only-cgroup");
 }
 
+/* The cgroup config_cgroups_resolved makes: a name of this run's own (pid and
+ * time), removed by its teardown even when a check failed. */
+static char cg_dir[1200], cg_sub[1300];
+
+static int cgroups_teardown(void **state)
+{
+	(void)state;
+	if (cg_sub[0])
+		rmdir(cg_sub);
+	if (cg_dir[0])
+		rmdir(cg_dir);
+	return 0;
+}
+
 /* Units and subtrees resolve to every cgroup below; a service restarted into
  * a new cgroup (same name, new id) is followed by guard_config_resolve(). */
 static void config_cgroups_resolved(void **state)
 {
-	char root[1024], dir[1200], sub[1300], text[512], err[256] = "";
+	char root[1024], name[64], text[512], err[256] = "";
+	char *dir = cg_dir, *sub = cg_sub;
+	struct timespec now;
 	struct guard_config c;
 	uint64_t old;
 
 	(void)state;
 	if (sdiag_cgroup_root(root, sizeof(root)) < 0)
 		SDIAG_SKIP("cgroup2", "no cgroup2 mount");
-	snprintf(dir, sizeof(dir), "%s/sdt%dg.service", root, (int)getpid());
-	snprintf(sub, sizeof(sub), "%s/sub", dir);
+	clock_gettime(CLOCK_REALTIME, &now);
+	snprintf(name, sizeof(name), "sdt%dx%lxg.service", (int)getpid(), (unsigned long)now.tv_nsec);
+	snprintf(cg_dir, sizeof(cg_dir), "%s/%s", root, name);
+	snprintf(cg_sub, sizeof(cg_sub), "%s/sub", cg_dir);
 	if (mkdir(dir, 0755) < 0)
 		SDIAG_SKIP("cgroup2", "cannot create a test cgroup under %s", root);
 	assert_int_equal(mkdir(sub, 0755), 0);
-	snprintf(text, sizeof(text), "only-unit = sdt%dg.service\nexempt-cgroup = /sdt%dg.service/**\n",
-		 (int)getpid(), (int)getpid());
+	snprintf(text, sizeof(text), "only-unit = %s\nexempt-cgroup = /%s/**\n", name, name);
 	assert_int_equal(guard_config_parse(&c, text, err, sizeof(err)), 0);
 	assert_int_equal(c.n_only_cgroups, 1);
 	assert_int_equal(c.only_cgroups[0].n, 2);
@@ -416,7 +434,7 @@ int main(void)
 		cmocka_unit_test(policy_link_local), cmocka_unit_test(policy_link_down),
 		cmocka_unit_test(policy_exemptions),
 		cmocka_unit_test(policy_cgroups),
-		cmocka_unit_test(config_cgroups_resolved),
+		cmocka_unit_test_teardown(config_cgroups_resolved, cgroups_teardown),
 	};
 
 	return sdiag_test_status(cmocka_run_group_tests(tests, NULL, NULL));
