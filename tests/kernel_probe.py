@@ -27,7 +27,26 @@ def inet_diag_supported(family, protocol):
     NLMSG_ERROR) when the kernel has no handler for it (no raw_diag,
     sctp_diag...); otherwise it ends in a clean NLMSG_DONE."""
     # struct inet_diag_req_v2: family, protocol, ext, pad, states, sockid (48)
-    req = struct.pack("=BBBBI48x", family, protocol, 0, 0, 0xffffffff)
+    return dump_supported(struct.pack("=BBBBI48x", family, protocol, 0, 0, 0xffffffff))
+
+
+# The other families' dump requests (smc_diag_req, xdp_diag_req,
+# tipc_sock_diag_req), as sockdiag's decoders send them; (family, request).
+FAMILY_REQUESTS = {
+    "smc_diag": struct.pack("=BBBB48x", 43, 0, 0, 0),          # AF_SMC
+    "xsk_diag": struct.pack("=BBHIIII", 44, 0, 0, 0, 0, 0, 0),  # AF_XDP
+    "tipc_diag": struct.pack("=BBHI", 30, 0, 0, 0xffffffff),    # AF_TIPC
+}
+
+
+def family_diag_supported(module):
+    """Has the kernel the sock_diag handler MODULE (smc_diag, xsk_diag, tipc_diag)?"""
+    return dump_supported(FAMILY_REQUESTS[module])
+
+
+def dump_supported(req):
+    """A SOCK_DIAG_BY_FAMILY dump of REQ: False when it ends in ENOENT (no
+    handler for that family or protocol), True when it ends cleanly."""
     hdr = struct.pack("=IHHII", 16 + len(req), SOCK_DIAG_BY_FAMILY,
                       NLM_F_REQUEST | NLM_F_DUMP, 1, 0)
     with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_SOCK_DIAG) as nl:

@@ -103,6 +103,32 @@ def ino(s):
     return os.fstat(s.fileno()).st_ino
 
 
+OTHER_NS_PORT = 7399
+OTHER_NS_CODE = (
+    "import os, socket, sys\n"
+    "s = socket.socket(); s.bind(('0.0.0.0', %d)); s.listen(1)\n"
+    "print('ready', os.fstat(s.fileno()).st_ino, flush=True); sys.stdin.read()\n" % OTHER_NS_PORT)
+
+
+class OtherNetns:
+    """A process in a network namespace of its own (unshare -n), holding one
+    TCP listener on OTHER_NS_PORT that the caller's namespace does not have:
+    with -N pid:PID its sockets, and only those, must be listed."""
+
+    def __enter__(self):
+        self.p = subprocess.Popen(["unshare", "-n", sys.executable, "-c", OTHER_NS_CODE],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        word, inode = (self.p.stdout.readline().split() + ["", ""])[:2]
+        if word != "ready":
+            raise RuntimeError("the process in another namespace did not start")
+        self.pid, self.inode = self.p.pid, int(inode)
+        return self
+
+    def __exit__(self, *exc):
+        self.p.stdin.close()
+        self.p.wait(timeout=10)
+
+
 # ---- checks ----------------------------------------------------------------------
 
 def test_usage():
@@ -427,8 +453,11 @@ def test_processes_netns(p):
     check("-p table: users:((...))", 'users:(("python3",pid=%d,fd=%d))' % (
         os.getpid(), p.l4.fileno()) in out or "pid=%d,fd=%d" % (os.getpid(), p.l4.fileno())
         in out, out)
-    recs = jrun("-N", "pid:%d" % os.getpid(), "-tan")
-    check("-N pid:PID lists that namespace", ino(p.l4) in [x["inode"] for x in recs])
+    with OtherNetns() as other:
+        recs = jrun("-N", "pid:%d" % other.pid, "-tan")
+    inodes = [x["inode"] for x in recs]
+    check("-N pid:PID lists that namespace: its listener, none of ours",
+          inodes == [other.inode] and ino(p.l4) not in inodes, repr(recs))
 
 
 def test_many():

@@ -228,6 +228,35 @@ def same_rows(a, b):
     return norm(a) == norm(b)
 
 
+def test_smc_xdp_tipc():
+    """--smc, --xdp, --tipc for list and kill. On a kernel without the family's
+    diag module (asked of the kernel with a dump request): list exits 0 with
+    the documented line and no rows; kill --all exits 1, names the table it
+    skipped and destroys nothing. With the module: no error, and kill destroys
+    nothing (these families cannot be destroyed)."""
+    for opt, name, module in (("--smc", "smc", "smc_diag"), ("--xdp", "xdp", "xsk_diag"),
+                              ("--tipc", "tipc", "tipc_diag")):
+        has = kernel_has(kernel_probe.family_diag_supported, module)
+        rc, out, err = run("kill", opt, "--all", sub=False)
+        summary = "destroyed 0, already gone 0, not destroyable %d, denied 0\n"
+        if has is False:
+            print("kernel: no %s (checked with a dump request)" % module)
+            unsupported(opt, name, module)
+            check("kill %s --all on a kernel without %s: exit 1, the table named, "
+                  "nothing destroyed" % (opt, module),
+                  rc == 1 and rows_of(out) == [] and err ==
+                  "sockdiag kill: %s: the kernel cannot dump these sockets (%s); skipped\n"
+                  % (name, os.strerror(97)) + summary % 0,
+                  "rc %d out %r err %r" % (rc, out, err))
+        else:
+            lrc, lout, lerr = run(opt, "-an")
+            check("%s on a kernel with %s: exit 0, no error" % (opt, module),
+                  lrc == 0 and lerr == "", "rc %d err %r" % (lrc, lerr))
+            n = len(rows_of(out))
+            check("kill %s --all: exit 1, %d listed, none destroyed" % (opt, n),
+                  rc == 1 and err.endswith(summary % n), "rc %d err %r" % (rc, err))
+
+
 def test_socket_alias():
     for q in ("tcp,udp", "all,!tcp", "udp"):
         ref = ok_run("-an", "-A", q)
@@ -253,7 +282,8 @@ def test_long_spellings():
     fil.write("sport = :%d\n" % P_L)
     fil.close()
     ARGS["-F"] = [fil.name]
-    ARGS["-N"] = ["pid:%d" % os.getpid()]
+    other = T.OtherNetns().__enter__()
+    ARGS["-N"] = ["pid:%d" % other.pid]
     for short, long_ in pairs:
         arg = ARGS.get(short, [])
         if short in ("-h", "-V"):
@@ -265,6 +295,11 @@ def test_long_spellings():
         # SELinux, must be the same refusal).
         check("%s is %s" % (long_, short), a[0] == b[0] and a[2] == b[2] and
               same_rows(a[1], b[1]) and (a[1] != "" or a[0] != 0), "%r vs %r" % (a, b))
+        if short == "-N":
+            # Both spellings list the other namespace: its listener, none of ours.
+            check("-N pid:PID and %s list that namespace only" % long_,
+                  ":%d " % T.OTHER_NS_PORT in a[1] and ":%d " % P_L not in a[1], repr(a[1]))
+    other.__exit__()
     os.unlink(fil.name)
 
 
@@ -354,6 +389,7 @@ def main():
     test_no_kernel_filter()
     test_filter_stdin()
     test_socket_alias()
+    test_smc_xdp_tipc()
     test_long_spellings()
     test_kill_passes()
     test_guard_check_config()
