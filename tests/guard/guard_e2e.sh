@@ -15,8 +15,9 @@
 #    SIGHUP is refused and the old one kept; a good one is taken;
 #  - without CAP_NET_ADMIN, or on a kernel without CONFIG_INET_DIAG_DESTROY
 #    (simulated by the NODESTROY LD_PRELOAD shim), it exits 3 at start with
-#    one line saying so (a --dry-run guard starts, and refuses a reload
-#    that would end the dry run).
+#    one line saying so (a --dry-run guard starts, says what it would
+#    destroy and destroys nothing, and refuses a reload that would end the
+#    dry run).
 #   usage: guard_e2e.sh SOCKDIAG NETPEER NODESTROY.so
 set -euo pipefail
 
@@ -109,6 +110,19 @@ printf 'dry-run = yes\n' >"$T/dry.conf"
 DRY=$!
 PIDS+=($DRY)
 wait_for "$T/drynocap.log" "started.*dry run" || fail "dry run without CAP_NET_ADMIN did not start"
+# It still decides: a client's address removed, it says what it would destroy
+# (that socket), and the socket is still there (ss).
+ip -n "$B" addr add 10.9.5.5/16 dev vb
+rm -f "$T/dryclient"
+ip netns exec "$B" "$NP" client 10.9.0.1 7000 10.9.5.5 >"$T/dryclient" 2>&1 &
+PIDS+=($!)
+wait_for "$T/dryclient" connected || fail "dry run: client did not connect: $(cat "$T/dryclient")"
+ip -n "$B" addr del 10.9.5.5/16 dev vb
+wait_for "$T/drynocap.log" "address 10.9.5.5/16 removed from vb: would destroy 1 socket (kept 0) in " ||
+	fail "dry run without CAP_NET_ADMIN: no 'would destroy 1 socket': $(cat "$T/drynocap.log")"
+n=$(ip netns exec "$B" ss -Htn state established src 10.9.5.5 | wc -l)
+[ "$n" = 1 ] || fail "dry run without CAP_NET_ADMIN: ss sees $n sockets from 10.9.5.5, not 1"
+grep -q "^recv" "$T/dryclient" && fail "dry run without CAP_NET_ADMIN: the client's socket was destroyed"
 printf 'dry-run = no\n' >"$T/dry.conf"
 kill -HUP "$DRY"
 wait_for "$T/drynocap.log" "no CAP_NET_ADMIN.*keeping the previous configuration" ||
@@ -159,14 +173,18 @@ for attempt in 1 2 3; do
 	ip -n "$B" addr add 10.9.0.2/16 dev vb
 done
 pass "address removed: TCP and UDP owners got ECONNABORTED after $ms ms"
-sleep 0.2
+# The whole action line: both victims destroyed, the exempt socket counted as
+# kept for its uid (and nothing else kept: the other address is unrelated).
+# It is written once the event was handled: then what was kept is asked of the
+# kernel (ss), which has no delay, unlike a client's report of its recv.
+wait_for "$T/guard.log" "address 10.9.0.2/16 removed from vb: destroyed 2 sockets (already gone 0, failed 0; kept 1: uid 1) in " ||
+	fail "no exact action line for the address"
+tcp_from() { ip netns exec "$B" ss -Htn state established src "$1" | wc -l; }
+[ "$(tcp_from 10.10.0.3)" = 1 ] || fail "socket on another address was destroyed (ss: $(tcp_from 10.10.0.3))"
+[ "$(tcp_from 10.9.0.2)" = 1 ] || fail "socket of an exempt uid was destroyed (ss: $(tcp_from 10.9.0.2))"
 grep -q "^recv" "$T/other" && fail "socket on another address was destroyed"
 grep -q "^recv" "$T/exempt" && fail "socket of an exempt uid was destroyed"
 "$SD" list -N "$B" -tn 'src 10.10.0.3' | grep -q 10.10.0.3 || fail "other socket gone"
-# The whole action line: both victims destroyed, the exempt socket counted as
-# kept for its uid (and nothing else kept: the other address is unrelated).
-grep -qF "address 10.9.0.2/16 removed from vb: destroyed 2 sockets (already gone 0, failed 0; kept 1: uid 1) in " \
-	"$T/guard.log" || fail "no exact action line for the address"
 pass "other address and exempt uid survived; logged: $(grep 'removed from vb' "$T/guard.log" | head -1 | cut -d' ' -f3-)"
 
 # ---- SIGHUP reload ------------------------------------------------------------------------------
@@ -203,8 +221,9 @@ pass "rtnetlink overflow recovered by resync; stranded socket destroyed"
 ip -n "$B" link set vb down
 wait_for "$T/other" "^recv" 20 || fail "socket on the downed link survived"
 grep -q "errno=ECONNABORTED" "$T/other" || fail "other: $(cat "$T/other")"
-grep -q "link vb went down.*: destroyed 1 socket (already gone 0, failed 0; kept 0) in " "$T/guard.log" ||
+wait_for "$T/guard.log" "link vb went down.*: destroyed 1 socket (already gone 0, failed 0; kept 0) in " ||
 	fail "no exact action line for the link"
+[ "$(tcp_from 10.9.0.2)" = 1 ] || fail "exempt uid destroyed on link down (ss: $(tcp_from 10.9.0.2))"
 grep -q "^recv" "$T/exempt" && fail "exempt uid destroyed on link down"
 pass "link down: sockets using its addresses destroyed, exempt uid kept"
 

@@ -9,6 +9,8 @@
  *                                      block in recv, then print how it ended:
  *                                      "recv errno=ECONNABORTED at=SECONDS.NANOS"
  *   netpeer udpclient ADDR PORT [SRC]  connected UDP socket, block in recv, as above
+ *                                      (clients: NETPEER_MARK=N in the environment
+ *                                      sets SO_MARK N, decimal or 0x hex, first)
  *   netpeer burst N                    open N UDP sockets (forking as the fd limit
  *                                      needs), print "ready", wait for stdin to close,
  *                                      then close them all at once; print "closed N"
@@ -73,6 +75,7 @@ static int client(int type, const char *addr, unsigned port, const char *src, co
 	struct timespec at;
 	socklen_t len, slen;
 	char buf[64];
+	const char *mark = getenv("NETPEER_MARK");
 	int fam = parse_addr(addr, port, &ss, &len), fd;
 	ssize_t n;
 
@@ -84,6 +87,14 @@ static int client(int type, const char *addr, unsigned port, const char *src, co
 	if (fd < 0) {
 		perror("netpeer socket");
 		return 1;
+	}
+	if (mark && *mark) {
+		unsigned m = (unsigned)strtoul(mark, NULL, 0);
+
+		if (setsockopt(fd, SOL_SOCKET, SO_MARK, &m, sizeof(m)) < 0) {
+			perror("netpeer SO_MARK");
+			return 1;
+		}
 	}
 	if (src && *src) {
 		parse_addr(src, 0, &sss, &slen);
