@@ -301,7 +301,8 @@ static int snapshot(struct cli_opts *o, struct list_ctx *c)
 		clock_gettime(CLOCK_REALTIME, &c->snapshot);
 		clock_gettime(CLOCK_MONOTONIC, &c->snapshot_mono);
 	}
-	r = c->keys ? count_new(&c->count, c->keys, &o->out) : out_new(&c->out, &o->out);
+	r = c->keys ? count_new(&c->count, c->keys, &o->out, c->extra.time) :
+		      out_new(&c->out, &o->out);
 	if (r < 0) {
 		fprintf(stderr, "sockdiag: %s\n", strerror(-r));
 		return r;
