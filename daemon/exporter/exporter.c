@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * sockdiag exporter [--listen ADDR:PORT] [-c FILE] [-N NETNS | --all-netns]
+ * sockdiag exporter [--listen HOST:PORT] [-c FILE] [-N NETNS | --all-netns]
  *
  * Serves socket metrics over HTTP (http.c). A scrape is one pass over the
  * kernel's dumps (exporter_collect.c); a scrape that arrives while a pass runs
@@ -293,9 +293,9 @@ struct args {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: sockdiag exporter [--listen ADDR:PORT] [-c FILE] [-N NETNS | --all-netns]\n"
+		"usage: sockdiag exporter [--listen HOST:PORT] [-c FILE] [-N NETNS | --all-netns]\n"
 		"                         [--check-config] [--once [--openmetrics]]\n"
-		"  --listen ADDR:PORT  serve /metrics there (default " EXP_DEFAULT_LISTEN ")\n"
+		"  --listen HOST:PORT  serve /metrics there (default " EXP_DEFAULT_LISTEN ")\n"
 		"  -c, --config FILE   configuration (default " EXP_DEFAULT_CONFIG ", if present)\n"
 		"  -N, --netns NETNS   the sockets of that network namespace\n"
 		"  --all-netns         the sockets of every network namespace (netns label)\n"

@@ -33,7 +33,7 @@ static void usage(FILE *f)
 		   "          --dry-run (log what would be destroyed, destroy nothing)\n"
 		   "          --check-config (validate the configuration, then exit)\n"
 		   "          --rtnl-rcvbuf BYTES (rtnetlink receive buffer, 4096 to 1 GiB)\n"
-		   "          --metrics ADDR:PORT (serve the guard's counters over HTTP)\n"
+		   "          --metrics HOST:PORT (serve the guard's counters over HTTP)\n"
 		   "          -h|--help\n"
 		   "See sockdiag-guard.conf(5).\n");
 }

@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 
 SD = sys.argv[1]
 FAILED = []
@@ -127,7 +128,7 @@ def test_long_values():
             ("guard", ["-x"], "unknown option '-x'"),
             ("guard", ["extra"], "unexpected argument 'extra'"),
             ("guard", ["--metrics", "\x1b[2J"],
-             "--metrics '\\x1b[2J': expected ADDR:PORT or [ADDR6]:PORT"),
+             "--metrics '\\x1b[2J': no port (expected HOST:PORT, [ADDR6]:PORT or :PORT)"),
             ("guard", ["-N", "pid:0"], "-N 'pid:0': PID must be a process id (a positive "
              "number) (-N NAME|PATH|pid:PID)"),
             ("exporter", ["--once=1"], "option '--once' takes no value"),
@@ -136,7 +137,12 @@ def test_long_values():
             ("exporter", ["--frob=1"], "unknown option '--frob'"),
             ("exporter", ["extra"], "unexpected argument 'extra'"),
             ("exporter", ["--listen", "\x7f"],
-             "--listen '\\x7f': expected ADDR:PORT or [ADDR6]:PORT"),
+             "--listen '\\x7f': no port (expected HOST:PORT, [ADDR6]:PORT or :PORT)"),
+            ("exporter", ["--listen", "127.0.0.1:http"], "--listen '127.0.0.1:http': port "
+             "'http' is not a number from 1 to 65535 (expected HOST:PORT, [ADDR6]:PORT or "
+             ":PORT)"),
+            ("exporter", ["--listen", "::1:80"], "--listen '::1:80': an IPv6 address goes "
+             "in brackets: [::1]:80 (expected HOST:PORT, [ADDR6]:PORT or :PORT)"),
             ("exporter", ["-N", ""], "-N '': empty name (-N NAME|PATH|pid:PID)")):
         usage_error([cmd] + args, "sockdiag %s: %s" % (cmd, want))
 
@@ -243,7 +249,52 @@ def test_ss_extras():
         check("-Z with SELinux: refused, one line", rc == 2 and len(err.splitlines()) == 1)
 
 
+def scrape(family, addr, port):
+    """GET /metrics from addr:port, retried for 5 s (the server starts): the body or None."""
+    deadline = time.monotonic() + 5 * float(os.environ.get("SOCKDIAG_TEST_SLOWDOWN", "1"))
+    while True:
+        try:
+            with socket.socket(family) as s:
+                s.settimeout(5)
+                s.connect((addr, port))
+                s.sendall(b"GET /metrics HTTP/1.0\r\n\r\n")
+                data = b""
+                while True:
+                    chunk = s.recv(65536)
+                    if not chunk:
+                        return data.decode(errors="replace")
+                    data += chunk
+        except OSError:
+            if time.monotonic() > deadline:
+                return None
+            time.sleep(0.05)
+
+
+def test_listen():
+    """exporter --listen HOST:PORT (a name, resolved) and :PORT (every address, IPv4 and
+    IPv6); what was wrong with a bad one is checked in test_long_values."""
+    with tempfile.NamedTemporaryFile("w", suffix=".conf") as conf:
+        for spec, where in (("localhost:7191", [(socket.AF_INET, "127.0.0.1")]),
+                            (":7192", [(socket.AF_INET, "127.0.0.1"),
+                                       (socket.AF_INET6, "::1")])):
+            p = subprocess.Popen([SD, "exporter", "--listen", spec, "-c", conf.name],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            try:
+                port = int(spec.rsplit(":", 1)[1])
+                for fam, addr in where:
+                    body = scrape(fam, addr, port)
+                    check("exporter --listen %s: serves on %s" % (spec, addr),
+                          body is not None and " 200 " in body.split("\n")[0] and
+                          "sockdiag_sockets" in body, repr(body)[:200])
+            finally:
+                p.terminate()
+                _, err = p.communicate(timeout=10)
+            check("exporter --listen %s: stopped cleanly" % spec, p.returncode == 0,
+                  "rc %s: %s" % (p.returncode, err.decode()[-300:]))
+
+
 def main():
+    test_listen()
     l, c, a = pair()
     test_first_word(l)
     for s in (l, c, a):
