@@ -350,12 +350,13 @@ static int exit_status(const struct kill_opts *k, const struct tally *t)
 	return t->destroyed && !t->denied && !t->error ? EXIT_OK : EXIT_RUNTIME;
 }
 
+/* In the layout of opts_usage(): a group label in 10 columns, <= 80 wide. */
 static const char kill_usage[] =
-	"      --all              no FILTER: destroy every socket the options select\n"
-	"      --dry-run          destroy nothing; show what would be destroyed\n"
-	"      --mptcp-subflows   for matched MPTCP sockets, destroy their TCP subflows\n"
-	"      --batch N          destroy requests per batch (default 1024)\n"
-	"      --passes N         dumps at most (default 4; 1 = no re-dump)\n";
+	"Kill:     --all (no FILTER: destroy every socket the options select)\n"
+	"          --dry-run (destroy nothing; show what would be destroyed)\n"
+	"          --mptcp-subflows (for matched MPTCP sockets, their TCP subflows)\n"
+	"          --batch N (destroy requests per batch, default 1024)\n"
+	"          --passes N (dumps at most, default 4; 1 = no re-dump)\n";
 
 int cmd_kill(int argc, char **argv)
 {

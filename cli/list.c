@@ -331,12 +331,12 @@ int cmd_list(int argc, char **argv)
 		.shortopts = "",
 		.handle = repeat_opt,
 		.ctx = &rp,
-		.usage = "  --interval DURATION a snapshot every DURATION (500ms, 2s, 1m), each\n"
-			 "                      record stamped with its time\n"
-			 "  --count N           with --interval: N snapshots, then exit\n"
-			 "  --count-by KEY[,KEY...]  counts instead of sockets, grouped by state,\n"
-			 "                      proto, family, netns, cgroup, unit, process, user,\n"
-			 "                      lport, rport, laddr, raddr\n",
+		.usage = "Repeat:   --interval DURATION (a snapshot every DURATION: 500ms, 2s,\n"
+			 "          1m; each record stamped with its time)\n"
+			 "          --count N (with --interval: N snapshots, then exit)\n"
+			 "Count:    --count-by KEY[,KEY...] (counts instead of sockets, grouped\n"
+			 "          by state, proto, family, netns, cgroup, unit, process, user,\n"
+			 "          lport, rport, laddr, raddr)\n",
 	};
 	struct sdiag_filter *f = NULL;
 	struct list_ctx c = { 0 };

@@ -636,7 +636,8 @@ void opts_usage(FILE *f, const char *cmd, const struct opt_extra *extra)
 			col += 1 + (size_t)len;
 		}
 	}
-	fprintf(f, "\nFILTER:   ss's expression language, see sockdiag(8)\n");
-	if (extra && extra->usage)
+	fputc('\n', f);
+	if (extra && extra->usage)	/* the command's own groups, in the same layout */
 		fputs(extra->usage, f);
+	fprintf(f, "FILTER:   ss's expression language, see sockdiag(8)\n");
 }

@@ -177,8 +177,8 @@ int cmd_watch(int argc, char **argv)
 		.handle = watch_opt,
 		.ctx = &w,
 		.refuse = refuse,
-		.usage = "  --count N           stop after N events\n"
-			 "  --rcvbuf BYTES      receive buffer (default 32 MiB)\n",
+		.usage = "Watch:    --count N (stop after N events)\n"
+			 "          --rcvbuf BYTES (receive buffer, default 32 MiB)\n",
 	};
 	struct sdiag_filter *f = NULL;
 	struct sdiag_watch *sw = NULL;

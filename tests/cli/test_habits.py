@@ -215,6 +215,34 @@ def test_help():
         check("%s accepts every option its --help lists" % cmd, not bad, repr(bad))
 
 
+def test_help_layout():
+    """The five commands' --help in one layout: 'Usage: sockdiag CMD ...' first; then
+    the option block, every line a 'Group:' label padded to column 10 or a continuation
+    indented 10, none wider than 80 columns; a sentence without options may come
+    before or after the block; -h|--help in every one."""
+    for cmd in ("list", "kill", "watch", "guard", "exporter"):
+        rc, out, _ = run(cmd, "--help")
+        _, out_h, _ = run(cmd, "-h")
+        lines = out.splitlines()
+        bad = ["%d: %r" % (i + 1, l) for i, l in enumerate(lines) if len(l) > 80]
+        block = [i for i, l in enumerate(lines)
+                 if i and re.match(r"^([A-Z][A-Za-z]*:|\s)", l)]
+        if not block or block != list(range(block[0], block[-1] + 1)):
+            bad.append("not one option block: lines %s" % [i + 1 for i in block])
+        for i in block:
+            l = lines[i]
+            if not re.match(r"^([A-Z][A-Za-z]*: *| {10})\S", l) or len(
+                    re.match(r"^([A-Z][A-Za-z]*: *| *)", l).group(0)) != 10:
+                bad.append("%d: %r: not at column 10" % (i + 1, l))
+        for i, l in enumerate(lines):
+            if i and i not in block and re.search(r"(^| )--?[a-z]", l):
+                bad.append("%d: %r: an option outside the block" % (i + 1, l))
+        check("%s --help: the common layout" % cmd,
+              rc == 0 and re.match(r"Usage: sockdiag %s \S" % cmd, out) is not None and
+              len(block) > 1 and "-h|--help" in out and out_h == out and not bad,
+              "rc %d %s\n%s" % (rc, bad, out))
+
+
 def test_ss_extras():
     """-b against ss; -Z/-z refused with their reasons."""
     import ctypes
@@ -304,6 +332,7 @@ def main():
     test_addresses()
     test_filter_file()
     test_help()
+    test_help_layout()
     test_ss_extras()
     print("# checks: %d passed, %d failed, 0 skipped" % (len(PASSED), len(FAILED)))
     if FAILED:
