@@ -195,7 +195,7 @@ static int fatal(int r, const char *netns)
 	if (r == -EPERM) {
 		fprintf(stderr,
 			"sockdiag kill: no CAP_NET_ADMIN over the target network namespace%s%s: "
-			"no socket can be destroyed\n",
+			"no socket can be destroyed (run it as root, or grant it CAP_NET_ADMIN)\n",
 			in, netns ? netns : "");
 		return EXIT_FATAL;
 	}
@@ -417,7 +417,7 @@ int cmd_kill(int argc, char **argv)
 		r = opts_scan_owners(&o, "kill", &pm);
 		if (r < 0) {
 			fprintf(stderr, "sockdiag kill: cannot scan processes: %s%s\n", strerror(-r),
-				o.owners == SDIAG_OWNERS_BPF ? " (--owners=bpf)" : "");
+				opts_owners_hint(&o, r));
 			status = EXIT_RUNTIME;
 			goto out;
 		}

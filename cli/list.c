@@ -235,7 +235,7 @@ static int run(struct cli_opts *o, struct list_ctx *c)
 		r = opts_scan_owners(o, "list", &pm);
 		if (r < 0) {
 			fprintf(stderr, "sockdiag: cannot scan processes: %s%s\n", strerror(-r),
-				o->owners == SDIAG_OWNERS_BPF ? " (--owners=bpf)" : "");
+				opts_owners_hint(o, r));
 			c->failed = true;
 			if (o->owners == SDIAG_OWNERS_BPF)
 				return 0; /* the iterator was asked for: no list without it */

@@ -6,6 +6,7 @@ each command's --help listing exactly what it accepts and refusing the rest,
 `sockdiag help COMMAND`, kill's {FILTER|--all}."""
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -102,8 +103,15 @@ def test_long_values():
                        (["--json=1"], "option '--json' takes no value"),
                        (["--help=x"], "option '--help' takes no value"),
                        (["--tc=1"], "option '--tcp' takes no value"),
-                       (["--no=1"], "ambiguous option '--no'"),
-                       (["--frob"], "unknown option '--frob'")):
+                       (["--no=1"], "ambiguous option '--no' (--no-header, --no-queues, "
+                        "--no-kernel-filter; see 'sockdiag list --help')"),
+                       (["--frob"], "unknown option '--frob' (see 'sockdiag list --help')"),
+                       (["--jsno"], "unknown option '--jsno' (did you mean '--json'? see "
+                        "'sockdiag list --help')"),
+                       (["--count-bu", "x"], "unknown option '--count-bu' (did you mean "
+                        "'--count-by'? see 'sockdiag list --help')"),
+                       (["-A", "tcp6"], "unknown socket table \"tcp6\" (-A takes no family: "
+                        "-A tcp -6)")):
         usage_error(["list"] + args, "sockdiag list: " + want)
     usage_error(["kill", "--dry-run=yes", "dport = :1"],
                 "sockdiag kill: option '--dry-run' takes no value")
@@ -114,7 +122,7 @@ def test_long_values():
                        (["--interval"], "option '--interval' requires an argument"),
                        (["--qu"], "option '--query' requires an argument"),
                        (["-tN"], "option '-N' requires an argument"),
-                       (["--tcp", "-Xt"], "unknown option '-X'"),
+                       (["--tcp", "-Xt"], "unknown option '-X' (see 'sockdiag list --help')"),
                        (["-N", "pid:\x1b"], "-N 'pid:\\x1b': PID must be a process id (a "
                         "positive number) (-N NAME|PATH|pid:PID|cgroup:PATH|unit:NAME)")):
         usage_error(["list"] + args, "sockdiag list: " + want)
@@ -124,8 +132,10 @@ def test_long_values():
             ("guard", ["--all-netns=yes"], "option '--all-netns' takes no value"),
             ("guard", ["--metr"], "option '--metrics' requires an argument"),
             ("guard", ["-c"], "option '-c' requires an argument"),
-            ("guard", ["--frob"], "unknown option '--frob'"),
-            ("guard", ["-x"], "unknown option '-x'"),
+            ("guard", ["--frob"], "unknown option '--frob' (see 'sockdiag guard --help')"),
+            ("guard", ["--dry-rn"], "unknown option '--dry-rn' (did you mean '--dry-run'? "
+             "see 'sockdiag guard --help')"),
+            ("guard", ["-x"], "unknown option '-x' (see 'sockdiag guard --help')"),
             ("guard", ["extra"], "unexpected argument 'extra'"),
             ("guard", ["--metrics", "\x1b[2J"],
              "--metrics '\\x1b[2J': no port (expected HOST:PORT, [ADDR6]:PORT or :PORT)"),
@@ -134,7 +144,10 @@ def test_long_values():
             ("exporter", ["--once=1"], "option '--once' takes no value"),
             ("exporter", ["--check-config=x"], "option '--check-config' takes no value"),
             ("exporter", ["--listen"], "option '--listen' requires an argument"),
-            ("exporter", ["--frob=1"], "unknown option '--frob'"),
+            ("exporter", ["--frob=1"], "unknown option '--frob' (see 'sockdiag exporter "
+             "--help')"),
+            ("exporter", ["--lisen", "x"], "unknown option '--lisen' (did you mean "
+             "'--listen'? see 'sockdiag exporter --help')"),
             ("exporter", ["extra"], "unexpected argument 'extra'"),
             ("exporter", ["--listen", "\x7f"],
              "--listen '\\x7f': no port (expected HOST:PORT, [ADDR6]:PORT or :PORT)"),
@@ -243,6 +256,60 @@ def test_help_layout():
               "rc %d %s\n%s" % (rc, bad, out))
 
 
+NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all",
+          "--"]
+NO_NET_ADMIN = ["setpriv", "--inh-caps=-net_admin", "--bounding-set=-net_admin", "--"]
+
+
+def run_as(pre, *args, timeout=20):
+    r = subprocess.run(pre + [SD] + list(args), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=timeout)
+    return r.returncode, r.stdout.decode(), r.stderr.decode()
+
+
+def test_messages_say_the_fix():
+    """Messages that name the fix, not only the problem (issue 24)."""
+    rc, out, err = run("list", "-A", "frob")
+    check("-A frob: the table names listed", rc == 2 and re.search(
+          r"takes all, inet, unix, packet, vsock, tcp, udp, .*, smc; !NAME excludes\)\n$", err)
+          is not None, repr(err))
+    rc, out, err = run("list", "-tan", "idle")
+    check("'idle' alone (idle > 10 unquoted): suggests quoting or gt", rc == 2 and
+          "quote the filter" in err and "'idle gt N'" in err, repr(err))
+    rc, out, err = run("list", "-tan", "idle 10m")
+    check("'idle 10m': no quoting hint (something follows)", rc == 2 and
+          "quote" not in err and "needs a comparison" in err, repr(err))
+    if not shutil.which("setpriv"):
+        check("setpriv installed (util-linux)", False)
+        return
+    l = socket.socket()
+    l.bind(("127.0.0.1", 7193))
+    l.listen(1)
+    try:
+        rc, out, err = run_as(NO_NET_ADMIN, "kill", "-t", "sport = :7193")
+        check("kill without CAP_NET_ADMIN: exit 3, says to run as root or grant it", rc == 3
+              and "run it as root, or grant it CAP_NET_ADMIN" in err and
+              len(err.splitlines()) == 1, repr(err))
+        with tempfile.NamedTemporaryFile("w", suffix=".conf") as conf:
+            os.chmod(conf.name, 0o644)
+            rc, out, err = run_as(NO_NET_ADMIN, "guard", "-c", conf.name)
+        check("guard without CAP_NET_ADMIN: exit 3, says to run as root or grant it",
+              rc == 3 and "run it as root, or grant it CAP_NET_ADMIN" in err, repr(err))
+        rc, out, err = run_as(NOBODY, "list", "-tn", "--owners=bpf", "-p")
+        check("--owners=bpf as nobody: suggests --owners=proc", rc == 1 and
+              "--owners=proc walks /proc instead" in err, "rc %d %r" % (rc, err))
+        note = ("sockdiag list: note: not root (no CAP_SYS_PTRACE): the owners of other "
+                "users' sockets are not shown\n")
+        rc, out, err = run_as(NOBODY, "list", "-tanp", "--owners=proc", "--interval", "50ms",
+                              "--count", "2")
+        check("-tanp as nobody: one note on stderr (two snapshots)", rc == 0 and err == note
+              and out.count(":7193") == 2, "rc %d %r %r" % (rc, err, out))
+        rc, out, err = run("list", "-tanp", "--owners=proc")
+        check("-tanp as root: no note", rc == 0 and err == "" and ":7193" in out, repr(err))
+    finally:
+        l.close()
+
+
 def test_ss_extras():
     """-b against ss; -Z/-z refused with their reasons."""
     import ctypes
@@ -333,6 +400,7 @@ def main():
     test_filter_file()
     test_help()
     test_help_layout()
+    test_messages_say_the_fix()
     test_ss_extras()
     print("# checks: %d passed, %d failed, 0 skipped" % (len(PASSED), len(FAILED)))
     if FAILED:
