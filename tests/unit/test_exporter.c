@@ -32,6 +32,32 @@ static void config_defaults(void **state)
 	exp_config_fini(&c);
 }
 
+static const char *example_path;
+
+/* The installed exporter.conf (the example) is the built-in defaults, key for key. */
+static void config_example(void **state)
+{
+	struct exp_config def, ex;
+	char err[256] = "";
+
+	(void)state;
+	assert_non_null(example_path);
+	assert_int_equal(exp_config_parse(&def, "", err, sizeof(err)), 0);
+	assert_int_equal(exp_config_load(&ex, example_path, err, sizeof(err)), 0);
+	assert_null(ex.listen);
+	assert_int_equal(ex.tables, def.tables);
+	assert_int_equal(ex.tcp_info, def.tcp_info);
+	assert_int_equal(ex.listeners, def.listeners);
+	assert_int_equal(ex.max_listeners, def.max_listeners);
+	assert_int_equal(ex.n_ports, def.n_ports);
+	assert_int_equal(ex.by_cgroup, def.by_cgroup);
+	assert_int_equal(ex.by_comm, def.by_comm);
+	assert_int_equal(ex.max_series, def.max_series);
+	assert_null(ex.cgroup_root);
+	exp_config_fini(&def);
+	exp_config_fini(&ex);
+}
+
 static void config_full(void **state)
 {
 	const char *text = "listen = [::1]:9999\n"
@@ -242,14 +268,16 @@ static void render_openmetrics(void **state)
 	exp_config_fini(&c);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(config_defaults),   cmocka_unit_test(config_full),
+		cmocka_unit_test(config_example),
 		cmocka_unit_test(config_errors),     cmocka_unit_test(config_ports_cap),
 		cmocka_unit_test(listen_forms),
 		cmocka_unit_test(render_text),	     cmocka_unit_test(render_openmetrics),
 	};
 
+	example_path = argc > 1 ? argv[1] : NULL;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
