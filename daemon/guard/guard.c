@@ -633,7 +633,7 @@ static int loop(struct guard *g)
  * exit status. */
 static int serve(struct guard *g, const char *label, int metrics_fd)
 {
-	int r, status = 1;
+	int r = 0, status = 1;
 	char err[256];
 
 	g->sigfd = open_signals();
