@@ -7,7 +7,8 @@
  * in an open-addressing hash table: memory grows with the number of
  * groups, never with the number of sockets. At the end the groups are sorted
  * (largest first, then by value) and printed as an aligned table or as JSON
- * objects {"KEY": value, ..., "count": N}.
+ * objects {"KEY": value, ..., "count": N}; with list --interval each row or
+ * object starts with the snapshot's time, as records do.
  */
 #include <errno.h>
 #include <pwd.h>
@@ -99,6 +100,7 @@ struct count {
 	struct count_keys k;
 	struct cg_memo memo[CG_MEMO];
 	struct out_opts o;
+	const struct timespec *time;	/* --interval: the snapshot's stamp, or NULL */
 	struct names *names;
 	struct group *tab; /* open addressing, key NULL = empty */
 	size_t cap, used;
@@ -108,7 +110,8 @@ struct count {
 	bool have_user;
 };
 
-int count_new(struct count **ret, const struct count_keys *k, const struct out_opts *o)
+int count_new(struct count **ret, const struct count_keys *k, const struct out_opts *o,
+	      const struct timespec *time)
 {
 	struct count *c = calloc(1, sizeof(*c));
 
@@ -116,6 +119,7 @@ int count_new(struct count **ret, const struct count_keys *k, const struct out_o
 		return -ENOMEM;
 	c->k = *k;
 	c->o = *o;
+	c->time = time;
 	c->cap = 64;
 	c->tab = calloc(c->cap, sizeof(*c->tab));
 	c->names = names_new(false);
@@ -348,9 +352,15 @@ static const char *field(const char *key, size_t k, size_t *len)
 	return key;
 }
 
-static void json_group(struct count *c, struct obuf *b, const struct group *g)
+static void json_group(struct count *c, struct obuf *b, const struct group *g,
+		       const char *time, size_t time_len)
 {
 	obuf_putc(b, '{');
+	if (time_len) {
+		obuf_puts(b, "\"time\":\"");
+		obuf_put(b, time, time_len);
+		obuf_puts(b, "\",");
+	}
 	for (size_t k = 0; k < c->k.n; k++) {
 		size_t len;
 		const char *v = field(g->key, k, &len);
@@ -371,7 +381,8 @@ static void json_group(struct count *c, struct obuf *b, const struct group *g)
 	obuf_putc(b, '}');
 }
 
-static void table_rows(struct count *c, struct obuf *b, const struct group *v, size_t n)
+static void table_rows(struct count *c, struct obuf *b, const struct group *v, size_t n,
+		       const char *time, size_t time_len)
 {
 	size_t w[COUNT_MAX_KEYS + 1] = { 0 };
 
@@ -386,6 +397,10 @@ static void table_rows(struct count *c, struct obuf *b, const struct group *v, s
 				w[k] = len;
 		}
 	if (!c->o.no_header) {
+		if (time_len) {
+			obuf_puts(b, "TIME");
+			obuf_spaces(b, time_len - 4 + 1);
+		}
 		for (size_t k = 0; k < c->k.n; k++) {
 			for (const char *p = keys[c->k.k[k]].name; *p; p++)
 				obuf_putc(b, (char)(*p - 'a' + 'A'));
@@ -394,6 +409,10 @@ static void table_rows(struct count *c, struct obuf *b, const struct group *v, s
 		obuf_puts(b, "COUNT\n");
 	}
 	for (size_t i = 0; i < n; i++) {
+		if (time_len) {
+			obuf_put(b, time, time_len);
+			obuf_putc(b, ' ');
+		}
 		for (size_t k = 0; k < c->k.n; k++) {
 			size_t len;
 			const char *f = field(v[i].key, k, &len);
@@ -411,6 +430,8 @@ static void table_rows(struct count *c, struct obuf *b, const struct group *v, s
 int count_finish(struct count *c)
 {
 	struct group *v = NULL;
+	char time[48];
+	size_t time_len = 0;
 	struct obuf b;
 	size_t n = 0;
 	int r;
@@ -427,13 +448,15 @@ int count_finish(struct count *c)
 		if (c->tab[i].key)
 			v[n++] = c->tab[i];
 	qsort(v, n, sizeof(*v), cmp_group);
+	if (c->time)
+		time_len = out_time_fmt(time, c->time, c->o.format != OUT_TABLE);
 	if (c->o.format == OUT_TABLE) {
-		table_rows(c, &b, v, n);
+		table_rows(c, &b, v, n, time, time_len);
 	} else {
 		if (c->o.format == OUT_JSON)
 			obuf_puts(&b, "[\n");
 		for (size_t i = 0; i < n; i++) {
-			json_group(c, &b, &v[i]);
+			json_group(c, &b, &v[i], time, time_len);
 			if (c->o.format == OUT_JSON && i + 1 < n)
 				obuf_putc(&b, ',');
 			obuf_putc(&b, '\n');

@@ -3,7 +3,7 @@
  * list --count-by: counts grouped by keys instead of sockets (count.c).
  *
  *	count_keys_parse(&k, "unit,state");
- *	count_new(&c, &k, &out_opts);     // format, fd, -H, -n
+ *	count_new(&c, &k, &out_opts, t);  // format, fd, -H, -n; t: --interval's stamp
  *	for each socket: count_sock(c, s, netns_label);
  *	count_finish(c);                   // sort, print
  *	count_free(c);
@@ -44,7 +44,10 @@ bool count_keys_has(const struct count_keys *k, enum count_key key);
 
 struct count;
 
-int count_new(struct count **ret, const struct count_keys *k, const struct out_opts *o);
+/* time: the snapshot's time (list --interval), or NULL: with it, every group
+ * is stamped (a TIME column, a "time" member first), as records are. */
+int count_new(struct count **ret, const struct count_keys *k, const struct out_opts *o,
+	      const struct timespec *time);
 /* Count one socket. Returns 0 or -ENOMEM. */
 int count_sock(struct count *c, const struct sdiag_sock *s, const char *netns);
 /* Print the groups. Returns 0 or a negative errno (write error). */

@@ -205,7 +205,7 @@ static int fatal(int r, const char *netns)
 	if (r == -EPERM) {
 		fprintf(stderr,
 			"sockdiag kill: no CAP_NET_ADMIN over the target network namespace%s%s: "
-			"no socket can be destroyed\n",
+			"no socket can be destroyed (run it as root, or grant it CAP_NET_ADMIN)\n",
 			in, netns ? netns : "");
 		return EXIT_FATAL;
 	}
@@ -364,12 +364,13 @@ static int exit_status(const struct kill_opts *k, const struct tally *t)
 	return t->destroyed && !t->denied && !t->error ? EXIT_OK : EXIT_RUNTIME;
 }
 
+/* In the layout of opts_usage(): a group label in 10 columns, <= 80 wide. */
 static const char kill_usage[] =
-	"      --all              no FILTER: destroy every socket the options select\n"
-	"      --dry-run          destroy nothing; show what would be destroyed\n"
-	"      --mptcp-subflows   for matched MPTCP sockets, destroy their TCP subflows\n"
-	"      --batch N          destroy requests per batch (default 1024)\n"
-	"      --passes N         dumps at most (default 4; 1 = no re-dump)\n";
+	"Kill:     --all (no FILTER: destroy every socket the options select)\n"
+	"          --dry-run (destroy nothing; show what would be destroyed)\n"
+	"          --mptcp-subflows (for matched MPTCP sockets, their TCP subflows)\n"
+	"          --batch N (destroy requests per batch, default 1024)\n"
+	"          --passes N (dumps at most, default 4; 1 = no re-dump)\n";
 
 int cmd_kill(int argc, char **argv)
 {
@@ -430,7 +431,7 @@ int cmd_kill(int argc, char **argv)
 		r = opts_scan_owners(&o, "kill", &pm);
 		if (r < 0) {
 			fprintf(stderr, "sockdiag kill: cannot scan processes: %s%s\n", strerror(-r),
-				o.owners == SDIAG_OWNERS_BPF ? " (--owners=bpf)" : "");
+				opts_owners_hint(&o, r));
 			status = EXIT_RUNTIME;
 			goto out;
 		}

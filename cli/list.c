@@ -235,7 +235,7 @@ static int run(struct cli_opts *o, struct list_ctx *c)
 		r = opts_scan_owners(o, "list", &pm);
 		if (r < 0) {
 			fprintf(stderr, "sockdiag: cannot scan processes: %s%s\n", strerror(-r),
-				o->owners == SDIAG_OWNERS_BPF ? " (--owners=bpf)" : "");
+				opts_owners_hint(o, r));
 			c->failed = true;
 			if (o->owners == SDIAG_OWNERS_BPF)
 				return 0; /* the iterator was asked for: no list without it */
@@ -301,7 +301,8 @@ static int snapshot(struct cli_opts *o, struct list_ctx *c)
 		clock_gettime(CLOCK_REALTIME, &c->snapshot);
 		clock_gettime(CLOCK_MONOTONIC, &c->snapshot_mono);
 	}
-	r = c->keys ? count_new(&c->count, c->keys, &o->out) : out_new(&c->out, &o->out);
+	r = c->keys ? count_new(&c->count, c->keys, &o->out, c->extra.time) :
+		      out_new(&c->out, &o->out);
 	if (r < 0) {
 		fprintf(stderr, "sockdiag: %s\n", strerror(-r));
 		return r;
@@ -330,12 +331,12 @@ int cmd_list(int argc, char **argv)
 		.shortopts = "",
 		.handle = repeat_opt,
 		.ctx = &rp,
-		.usage = "  --interval DURATION a snapshot every DURATION (500ms, 2s, 1m), each\n"
-			 "                      record stamped with its time\n"
-			 "  --count N           with --interval: N snapshots, then exit\n"
-			 "  --count-by KEY[,KEY...]  counts instead of sockets, grouped by state,\n"
-			 "                      proto, family, netns, cgroup, unit, process, user,\n"
-			 "                      lport, rport, laddr, raddr\n",
+		.usage = "Repeat:   --interval DURATION (a snapshot every DURATION: 500ms, 2s,\n"
+			 "          1m; each record stamped with its time)\n"
+			 "          --count N (with --interval: N snapshots, then exit)\n"
+			 "Count:    --count-by KEY[,KEY...] (counts instead of sockets, grouped\n"
+			 "          by state, proto, family, netns, cgroup, unit, process, user,\n"
+			 "          lport, rport, laddr, raddr)\n",
 	};
 	struct sdiag_filter *f = NULL;
 	struct list_ctx c = { 0 };

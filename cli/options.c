@@ -140,6 +140,29 @@ static void merge_defaults(struct sel *s)
 	}
 }
 
+/* An unknown -A NAME: one line with the names there are (and, for "tcp6",
+ * how to say IPv6). */
+static void query_unknown(const char *cmd, const char *n)
+{
+	char q[TEXT_QUOTE_LEN], base[16];
+	size_t len = strlen(n);
+
+	fprintf(stderr, "sockdiag %s: unknown socket table \"%s\" (-A ", cmd, TQ(q, n));
+	if (len > 1 && len < sizeof(base) && (n[len - 1] == '4' || n[len - 1] == '6')) {
+		memcpy(base, n, len - 1);
+		base[len - 1] = '\0';
+		if (sdiag_table_mask_by_name(base)) {
+			fprintf(stderr, "takes no family: -A %s -%c)\n", base, n[len - 1]);
+			return;
+		}
+	}
+	fputs("takes all, inet, unix, packet, vsock", stderr);
+	for (unsigned t = 0; t < SDIAG_T_MAX; t++)
+		if (sdiag_table_netid((enum sdiag_table)t))
+			fprintf(stderr, ", %s", sdiag_table_netid((enum sdiag_table)t));
+	fputs("; !NAME excludes)\n", stderr);
+}
+
 /* -A NAME: ss's names and aliases (u_str, p_raw, ...), "!NAME" excludes. */
 static int query_set(struct sel *s, const char *cmd, char *list)
 {
@@ -163,10 +186,7 @@ static int query_set(struct sel *s, const char *cmd, char *list)
 				mask = SDIAG_TABLE_BIT(t);
 		}
 		if (!mask) {
-			char q[TEXT_QUOTE_LEN];
-
-			fprintf(stderr, "sockdiag %s: unknown socket table \"%s\" (-A)\n", cmd,
-				TQ(q, n));
+			query_unknown(cmd, n);
 			return -EINVAL;
 		}
 		table_set(s, mask, enable, strcmp(n, "all") && strcmp(n, "inet"));
@@ -636,7 +656,8 @@ void opts_usage(FILE *f, const char *cmd, const struct opt_extra *extra)
 			col += 1 + (size_t)len;
 		}
 	}
-	fprintf(f, "\nFILTER:   ss's expression language, see sockdiag(8)\n");
-	if (extra && extra->usage)
+	fputc('\n', f);
+	if (extra && extra->usage)	/* the command's own groups, in the same layout */
 		fputs(extra->usage, f);
+	fprintf(f, "FILTER:   ss's expression language, see sockdiag(8)\n");
 }

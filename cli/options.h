@@ -50,6 +50,7 @@ struct cli_opts {
 	bool threads;		/* -T: owners per thread (implies processes) */
 	enum sdiag_owners owners;	/* --owners: how -p and process filters find owners */
 	bool verbose;		/* -v: say on stderr how things were done */
+	bool owners_noted;	/* opts_scan_owners said what it cannot see */
 };
 
 /* Options a subcommand adds. handle() gets getopt's value and argument; it
@@ -97,10 +98,15 @@ void opts_usage(FILE *f, const char *cmd, const struct opt_extra *extra);
 /*
  * Scan the socket owners the way --owners says (sdiag_procmap_scan_using)
  * and, with -v, say on stderr which way ran ("sockdiag CMD: owners: BPF
- * iterator", or "/proc walk" and why not the iterator). Returns 0 or the
- * scan's negative errno; prints nothing on failure.
+ * iterator", or "/proc walk" and why not the iterator). A /proc walk without
+ * CAP_SYS_PTRACE (not root) cannot see other users' descriptors: said once,
+ * on stderr. Returns 0 or the scan's negative errno; prints nothing on
+ * failure (opts_owners_hint() completes the caller's line).
  */
-int opts_scan_owners(const struct cli_opts *o, const char *cmd, struct sdiag_procmap **ret);
+int opts_scan_owners(struct cli_opts *o, const char *cmd, struct sdiag_procmap **ret);
+/* The end of a "cannot scan processes: ERROR" line: what --owners=bpf lacks and
+ * the way that needs no privilege, or "". */
+const char *opts_owners_hint(const struct cli_opts *o, int err);
 
 /*
  * Whether the -N options need the namespace list of opts_netns_list (several

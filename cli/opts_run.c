@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/capability.h>
+#include <sys/syscall.h>
 
 #include "cli/options.h"
 #include "util/argerr.h"
@@ -214,16 +216,44 @@ bool opts_report_table_error(const struct cli_opts *o, uint32_t *reported, enum 
 	return !unsupported;
 }
 
-int opts_scan_owners(const struct cli_opts *o, const char *cmd, struct sdiag_procmap **ret)
+/* Whether this process may read every process's descriptors (/proc/PID/fd). */
+static bool can_ptrace(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = { { 0 } };
+
+	if (syscall(SYS_capget, &h, d) < 0)
+		return geteuid() == 0;
+	return d[CAP_SYS_PTRACE / 32].effective & (1u << (CAP_SYS_PTRACE % 32));
+}
+
+const char *opts_owners_hint(const struct cli_opts *o, int err)
+{
+	if (o->owners != SDIAG_OWNERS_BPF)
+		return "";
+	if (err == -EPERM)
+		return " (--owners=bpf): the BPF iterator needs root (CAP_BPF and CAP_PERFMON); "
+		       "--owners=proc walks /proc instead";
+	return " (--owners=bpf)";
+}
+
+int opts_scan_owners(struct cli_opts *o, const char *cmd, struct sdiag_procmap **ret)
 {
 	enum sdiag_owners src;
 	int r, err;
 
 	r = sdiag_procmap_scan_using(ret, NULL, o->threads ? o->owners | SDIAG_OWNERS_THREADS
 								: o->owners);
-	if (r < 0 || !o->verbose)
+	if (r < 0)
 		return r;
 	src = sdiag_procmap_source(*ret, &err);
+	if (src != SDIAG_OWNERS_BPF && !o->owners_noted && !can_ptrace()) {
+		fprintf(stderr, "sockdiag %s: note: not root (no CAP_SYS_PTRACE): the owners of "
+				"other users' sockets are not shown\n", cmd);
+		o->owners_noted = true;
+	}
+	if (!o->verbose)
+		return 0;
 	if (o->threads)
 		fprintf(stderr, "sockdiag %s: owners: /proc walk, per thread (-T%s)\n", cmd,
 			o->owners == SDIAG_OWNERS_BPF ? ": not the BPF iterator, which reads a "

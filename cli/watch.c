@@ -8,11 +8,15 @@
  * event reports the socket's final state, normally CLOSE.
  * When events come faster than they are read the kernel drops some; each
  * loss is reported on stderr with its exact count and watching goes on.
+ * -N as list takes it: one namespace, or several (-N repeated, cgroup:PATH,
+ * unit:NAME: the namespaces found at start), each with a subscription of its
+ * own and its events labelled (Netns column, "netns" member).
  *
  * Exit status: 0 stopped by a signal or --count reached, 1 runtime error,
  * 2 usage or filter error.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -120,40 +124,119 @@ static int open_signals(void)
 	return fd < 0 ? -errno : fd;
 }
 
-/* Returns 0 when stopped normally, a negative errno on failure. */
-static int watch_loop(struct watch_ctx *w, struct sdiag_watch *sw, const struct sdiag_filter *f,
-		      int sigfd)
-{
-	struct pollfd p[2] = {
-		{ .fd = sdiag_watch_fd(sw), .events = POLLIN },
-		{ .fd = sigfd, .events = POLLIN },
-	};
-	uint64_t lost;
-	int r;
+/* The subscriptions: one per namespace (labels NULL: just ours or -N's). */
+struct watches {
+	struct sdiag_watch **w;
+	const struct sdiag_netns *ns;	/* several: ws->n of them, labelled; else NULL */
+	size_t n;
+};
 
+/* Returns 0 when stopped normally, a negative errno on failure. */
+static int watch_loop(struct watch_ctx *w, const struct watches *ws,
+		      const struct sdiag_filter *f, int sigfd)
+{
+	struct pollfd *p = calloc(ws->n + 1, sizeof(*p));
+	uint64_t lost;
+	int r = 0;
+
+	if (!p)
+		return -ENOMEM;
+	for (size_t i = 0; i < ws->n; i++)
+		p[i] = (struct pollfd){ .fd = sdiag_watch_fd(ws->w[i]), .events = POLLIN };
+	p[ws->n] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
 	for (;;) {
-		if (poll(p, 2, -1) < 0) {
+		if (poll(p, ws->n + 1, -1) < 0) {
 			if (errno == EINTR)
 				continue;
-			return -errno;
+			r = -errno;
+			break;
 		}
-		if (p[1].revents & POLLIN)
-			return 0;
+		if (p[ws->n].revents & POLLIN)
+			break;
 		clock_gettime(CLOCK_REALTIME, &w->now);
-		r = sdiag_watch_read(sw, f, event_cb, w, &lost);
-		if (r < 0)
-			return w->out_err ? w->out_err : r;
-		if (lost) {
-			w->lost += lost;
-			fprintf(stderr, "sockdiag watch: %llu event%s lost (receive queue overflow)\n",
-				(unsigned long long)lost, lost == 1 ? "" : "s");
+		for (size_t i = 0; i < ws->n && r >= 0; i++) {
+			if (!(p[i].revents & (POLLIN | POLLERR)))
+				continue;
+			w->extra.netns = ws->ns ? ws->ns[i].label : NULL;
+			w->extra.netns_inode = ws->ns ? ws->ns[i].inode : 0;
+			r = sdiag_watch_read(ws->w[i], f, event_cb, w, &lost);
+			if (r < 0)
+				r = w->out_err ? w->out_err : r;
+			else if (lost) {
+				w->lost += lost;
+				fprintf(stderr, "sockdiag watch: %llu event%s lost (receive queue "
+						"overflow)%s%s\n", (unsigned long long)lost,
+					lost == 1 ? "" : "s", ws->ns ? " in netns " : "",
+					ws->ns ? ws->ns[i].label : "");
+			}
 		}
-		r = out_flush(w->out);
-		if (r < 0)
-			return r;
-		if (w->limit && w->count >= w->limit)
-			return 0;
+		if (r >= 0)
+			r = out_flush(w->out);
+		if (r < 0 || (w->limit && w->count >= w->limit))
+			break;
 	}
+	free(p);
+	return r < 0 ? r : 0;
+}
+
+/* One subscription per namespace of -N (several, cgroup:, unit:), or one in
+ * ours or -N's. Returns 0 or an exit status after one line on stderr. */
+static int watches_open(struct watches *ws, const struct cli_opts *o, unsigned groups,
+			int rcvbuf, struct sdiag_netns **ns_out)
+{
+	struct sdiag_netns *ns = NULL;
+	size_t n = 1;
+	int r, nsfd = -1;
+
+	if (opts_netns_many(o)) {
+		r = opts_netns_list(o, "watch", &ns, &n);
+		if (r < 0)
+			return r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+		*ns_out = ns;
+		if (!n) {
+			fprintf(stderr, "sockdiag watch: -N: no process in those cgroups, "
+					"no namespace to watch\n");
+			return EXIT_RUNTIME;
+		}
+	}
+	ws->w = calloc(n, sizeof(*ws->w));
+	if (!ws->w)
+		return EXIT_RUNTIME;
+	for (size_t i = 0; i < n; i++) {
+		const char *spec = ns ? ns[i].path : o->netns;
+
+		if (ns) {
+			nsfd = open(spec, O_RDONLY | O_CLOEXEC);
+			r = nsfd < 0 ? -errno : 0;
+		} else {
+			r = spec ? sdiag_netns_open(spec, &nsfd) : 0;
+		}
+		if (r < 0) {
+			if (ns)
+				fprintf(stderr, "sockdiag watch: netns %s: cannot enter: %s\n",
+					ns[i].label, strerror(-r));
+			else
+				argerr_netns("watch", spec, r);
+			return EXIT_RUNTIME;
+		}
+		r = sdiag_watch_open(&ws->w[i], groups, nsfd);
+		if (nsfd >= 0)
+			close(nsfd);
+		nsfd = -1;
+		ws->n = i + (r >= 0);
+		ws->ns = ns;
+		if (r < 0) {
+			fprintf(stderr, "sockdiag watch: cannot subscribe to socket-destroy events%s%s: "
+					"%s\n", ns ? " in netns " : "", ns ? ns[i].label : "",
+				strerror(-r));
+			return EXIT_RUNTIME;
+		}
+		if (rcvbuf && (r = sdiag_watch_set_rcvbuf(ws->w[i], rcvbuf)) < 0) {
+			fprintf(stderr, "sockdiag watch: --rcvbuf: %s\n", strerror(-r));
+			return EXIT_RUNTIME;
+		}
+	}
+	return 0;
 }
 
 int cmd_watch(int argc, char **argv)
@@ -177,13 +260,14 @@ int cmd_watch(int argc, char **argv)
 		.handle = watch_opt,
 		.ctx = &w,
 		.refuse = refuse,
-		.usage = "  --count N           stop after N events\n"
-			 "  --rcvbuf BYTES      receive buffer (default 32 MiB)\n",
+		.usage = "Watch:    --count N (stop after N events)\n"
+			 "          --rcvbuf BYTES (receive buffer, default 32 MiB)\n",
 	};
 	struct sdiag_filter *f = NULL;
-	struct sdiag_watch *sw = NULL;
+	struct watches ws = { 0 };
+	struct sdiag_netns *ns = NULL;
 	struct cli_opts o;
-	int r, nsfd = -1, sigfd = -1, status = EXIT_RUNTIME;
+	int r, sigfd = -1, status = EXIT_RUNTIME;
 	unsigned groups;
 
 	r = opts_parse(&o, argc, argv, &extra);
@@ -216,30 +300,15 @@ int cmd_watch(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto out;
 	}
-	if (opts_netns_many(&o)) {
-		fprintf(stderr, "sockdiag watch: one -N NAME|PATH|pid:PID only\n");
-		status = EXIT_USAGE;
+	status = watches_open(&ws, &o, groups, w.rcvbuf, &ns);
+	if (status)
 		goto out;
-	}
-	if (o.netns && (r = sdiag_netns_open(o.netns, &nsfd)) < 0) {
-		argerr_netns("watch", o.netns, r);
-		goto out;
-	}
-	r = sdiag_watch_open(&sw, groups, nsfd);
-	if (r < 0) {
-		fprintf(stderr, "sockdiag watch: cannot subscribe to socket-destroy events: %s\n",
-			strerror(-r));
-		goto out;
-	}
-	if (w.rcvbuf && (r = sdiag_watch_set_rcvbuf(sw, w.rcvbuf)) < 0) {
-		fprintf(stderr, "sockdiag watch: --rcvbuf: %s\n", strerror(-r));
-		goto out;
-	}
+	status = EXIT_RUNTIME;
 	sigfd = open_signals();
-	o.out.columns |= OUT_COL_TIME;
+	o.out.columns |= OUT_COL_TIME | (ws.ns ? OUT_COL_NETNS : 0);
 	if (sigfd < 0 || out_new(&w.out, &o.out) < 0)
 		goto out;
-	r = watch_loop(&w, sw, f, sigfd);
+	r = watch_loop(&w, &ws, f, sigfd);
 	if (out_finish(w.out) < 0 && r == 0)
 		r = -EIO;
 	fprintf(stderr, "sockdiag watch: %llu event%s, %llu lost\n", (unsigned long long)w.count,
@@ -249,10 +318,11 @@ int cmd_watch(int argc, char **argv)
 	status = r < 0 && r != -EPIPE ? EXIT_RUNTIME : EXIT_OK;
 out:
 	out_free(w.out);
-	sdiag_watch_close(sw);
+	for (size_t i = 0; i < ws.n; i++)
+		sdiag_watch_close(ws.w[i]);
+	free(ws.w);
+	free(ns);
 	sdiag_filter_free(f);
-	if (nsfd >= 0)
-		close(nsfd);
 	if (sigfd >= 0)
 		close(sigfd);
 	opts_fini(&o);

@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # bash completion for sockdiag(8): commands, options (read from `sockdiag COMMAND --help`,
-# so they never drift), filter keywords, state names, families, socket tables, network
-# namespaces (/run/netns), devices, users and cgroup paths (systemd units' cgroups).
+# so they never drift), filter keywords, state names, families, socket tables (also the
+# last of a comma list), network namespaces (/run/netns), devices, users, cgroup paths,
+# unit names (the cgroup tree, systemctl), rtnetlink group names and command names
+# (/proc/*/comm).
 
 _sockdiag_cmds="list kill watch guard exporter help"
 _sockdiag_states="established syn-sent syn-recv fin-wait-1 fin-wait-2 time-wait closed
@@ -15,6 +17,12 @@ unix_seqpacket u_str u_dgr u_seq packet packet_raw packet_dgram p_raw p_dgr netl
 vsock_stream vsock_dgram vsock_seqpacket v_str v_dgr v_seq xdp tipc smc"
 _sockdiag_protos="tcp udp udplite raw mptcp sctp smc tipc xdp netlink inet unix unix_stream
 unix_dgram unix_seqpacket packet vsock"
+# rtnetlink multicast groups by name (the filter's `group G`; sdiag_rtnl_group_name).
+_sockdiag_nlgroups="link notify neigh tc ipv4_ifaddr ipv4_mroute ipv4_route ipv4_rule
+ipv6_ifaddr ipv6_mroute ipv6_route ipv6_ifinfo decnet_ifaddr decnet_route decnet_rule
+ipv6_prefix ipv6_rule nd_useropt phonet_ifaddr phonet_route dcb ipv4_netconf ipv6_netconf mdb
+mpls_route nsid mpls_netconf ipv4_mroute_r ipv6_mroute_r nexthop brvlan mctp_ifaddr tunnel
+stats ipv4_mcaddr ipv6_mcaddr ipv6_acaddr"
 _sockdiag_nlprotos="route unused usersock firewall sock_diag nflog xfrm selinux iscsi audit
 fib_lookup connector netfilter ip6_fw dnrtmsg kobject_uevent generic scsitransport ecryptfs
 rdma crypto smc"
@@ -53,6 +61,39 @@ _sockdiag_cgroups()
 	[[ -n $root && -d $root ]] || return
 	[[ $cur == /* ]] || cur=/$cur
 	compgen -d -- "$root$cur" 2>/dev/null | sed "s|^$root||; s|\$|/|"
+}
+
+# Unit names (the filter's `unit NAME`): the cgroup tree's *.service/.scope/.slice/...
+# directories, and systemctl's units when there is a systemd to ask.
+_sockdiag_units()
+{
+	local root
+
+	root=$(awk '$9 == "cgroup2" {print $5; exit}' /proc/self/mountinfo 2>/dev/null)
+	{
+		[[ -n $root && -d $root ]] && find "$root" -maxdepth 4 -type d \
+			\( -name '*.service' -o -name '*.scope' -o -name '*.slice' -o -name '*.socket' \
+			-o -name '*.mount' -o -name '*.swap' \) -printf '%f\n' 2>/dev/null
+		command -v systemctl >/dev/null && [[ -d /run/systemd/system ]] &&
+			systemctl list-units --all --plain --no-legend --no-pager \
+				--type=service,scope,slice,socket 2>/dev/null | awk '{print $1}'
+	} | sort -u
+}
+
+# Command names of the running processes (the filter's `comm NAME`).
+_sockdiag_comms()
+{
+	cat /proc/[0-9]*/comm 2>/dev/null | sort -u
+}
+
+# compgen over a comma list (--count-by state,pro; -A tcp,ud): the last item completed,
+# the earlier ones kept.
+_sockdiag_list_words()
+{
+	local words=$1 cur=$2 head=""
+
+	[[ $cur == *,* ]] && head=${cur%,*},
+	compgen -W "$words" -P "$head" -- "${cur##*,}"
 }
 
 _sockdiag()
@@ -95,12 +136,16 @@ _sockdiag()
 		return
 		;;
 	-A | --query | --socket)
-		mapfile -t COMPREPLY < <(compgen -W "$_sockdiag_tables" -- "$cur")
+		mapfile -t COMPREPLY < <(_sockdiag_list_words "$_sockdiag_tables" "$cur")
 		return
 		;;
 	--count-by)
-		mapfile -t COMPREPLY < <(compgen -W "state proto family netns cgroup unit process
-			user lport rport laddr raddr" -- "${cur##*,}")
+		mapfile -t COMPREPLY < <(_sockdiag_list_words "state proto family netns cgroup unit
+			process user lport rport laddr raddr" "$cur")
+		return
+		;;
+	--owners)
+		mapfile -t COMPREPLY < <(compgen -W "auto bpf proc" -- "$cur")
 		return
 		;;
 	-F | --filter | -c | --config)
@@ -128,6 +173,18 @@ _sockdiag()
 		;;
 	netlink-proto | nlproto)
 		mapfile -t COMPREPLY < <(compgen -W "$_sockdiag_nlprotos" -- "$cur")
+		return
+		;;
+	group)
+		mapfile -t COMPREPLY < <(compgen -W "$_sockdiag_nlgroups" -- "$cur")
+		return
+		;;
+	unit)
+		mapfile -t COMPREPLY < <(compgen -W "$(_sockdiag_units)" -- "$cur")
+		return
+		;;
+	comm)
+		mapfile -t COMPREPLY < <(compgen -W "$(_sockdiag_comms)" -- "$cur")
 		return
 		;;
 	cgroup)

@@ -57,7 +57,7 @@ SECTIONS = {"OPTIONS": ["list", "kill", "watch"], "KILL": ["kill"], "WATCH": ["w
 # A value for each placeholder the page uses (its first word).
 VALUES = {"FAMILY": "inet", "LIST": "tcp", "NAME": "pid:%d" % os.getpid(), "FILE": "/dev/null",
           "NETNS": "pid:%d" % os.getpid(), "N": "1", "BYTES": "65536",
-          "ADDR:PORT": "127.0.0.1:10113", "auto": "auto", "DURATION": "1s",
+          "HOST:PORT": "127.0.0.1:10113", "auto": "auto", "DURATION": "1s",
           "KEY[,KEY...]": "state"}
 
 

@@ -9,11 +9,14 @@
  * argv[optind - 1] is some earlier word and only optopt tells.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "util/argerr.h"
 #include "util/textfile.h"
+
+#define ARGERR_NAME_MAX 32	/* longer names are never suggested */
 
 /* The long options whose names start with the n bytes at name; an exact name wins. */
 static const struct option *long_match(const struct option *lo, const char *name, size_t n,
@@ -38,6 +41,54 @@ static const struct option *long_match(const struct option *lo, const char *name
 	return match;
 }
 
+/* Optimal string alignment distance of a[0..la) and b, both short (option
+ * names): insertions, deletions, substitutions, adjacent transpositions. */
+static size_t edit_distance(const char *a, size_t la, const char *b)
+{
+	size_t lb = strlen(b), d[3][ARGERR_NAME_MAX + 1];
+
+	if (la > ARGERR_NAME_MAX || lb > ARGERR_NAME_MAX)
+		return SIZE_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t *cur = d[i % 3], *prev = d[(i + 2) % 3], *pp = d[(i + 1) % 3];
+
+		cur[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t v = prev[j - 1] + (a[i - 1] != b[j - 1]);
+
+			if (prev[j] + 1 < v)
+				v = prev[j] + 1;
+			if (cur[j - 1] + 1 < v)
+				v = cur[j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    pp[j - 2] + 1 < v)
+				v = pp[j - 2] + 1;
+			cur[j] = v;
+		}
+	}
+	return d[la % 3][lb];
+}
+
+/* The long option closest to the n bytes at w, if close enough to be a typo:
+ * at most 1 edit for a name of up to 3 bytes, 2 up to 7, 3 beyond. */
+static const char *closest(const struct option *lo, const char *w, size_t n)
+{
+	size_t best = n <= 3 ? 1 : n <= 7 ? 2 : 3;
+	const char *name = NULL;
+
+	for (size_t i = 0; lo[i].name; i++) {
+		size_t d = edit_distance(w, n, lo[i].name);
+
+		if (d <= best && (!name || d < best)) {
+			best = d;
+			name = lo[i].name;
+		}
+	}
+	return name;
+}
+
 int argerr_getopt(const char *cmd, const struct option *lo, int c, char *const *argv)
 {
 	const char *word = optind > 0 ? argv[optind - 1] : NULL;
@@ -60,10 +111,26 @@ int argerr_getopt(const char *cmd, const struct option *lo, int c, char *const *
 				m->name);
 			return -EINVAL;
 		}
-		if (c == ':' || count != 1) {
-			fprintf(stderr, "sockdiag %s: %s option '--%s'\n", cmd,
-				count > 1 ? "ambiguous" : "unknown",
+		if (count > 1) {	/* the first candidates, then the pointer */
+			size_t shown = 0;
+
+			fprintf(stderr, "sockdiag %s: ambiguous option '--%s' (", cmd,
 				text_excerpt(q, sizeof(q), word + 2, n, 32));
+			for (size_t i = 0; lo[i].name && shown < 4; i++)
+				if (!strncmp(lo[i].name, word + 2, n) &&
+				    (i == 0 || strcmp(lo[i - 1].name, lo[i].name)))
+					fprintf(stderr, "%s--%s", shown++ ? ", " : "", lo[i].name);
+			fprintf(stderr, "%s; see 'sockdiag %s --help')\n", count > shown ? ", ..." : "",
+				cmd);
+			return -EINVAL;
+		}
+		if (c == ':' || count != 1) {
+			const char *near = closest(lo, word + 2, n);
+
+			fprintf(stderr, "sockdiag %s: unknown option '--%s' (%s%s%ssee 'sockdiag %s "
+					"--help')\n", cmd, text_excerpt(q, sizeof(q), word + 2, n, 32),
+				near ? "did you mean '--" : "", near ? near : "", near ? "'? " : "",
+				cmd);
 			return -EINVAL;
 		}
 	}
@@ -71,7 +138,8 @@ int argerr_getopt(const char *cmd, const struct option *lo, int c, char *const *
 		fprintf(stderr, "sockdiag %s: option '-%s' requires an argument\n", cmd,
 			TQ(q, opt));
 	else
-		fprintf(stderr, "sockdiag %s: unknown option '-%s'\n", cmd, TQ(q, opt));
+		fprintf(stderr, "sockdiag %s: unknown option '-%s' (see 'sockdiag %s --help')\n",
+			cmd, TQ(q, opt), cmd);
 	return -EINVAL;
 }
 

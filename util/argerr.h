@@ -13,7 +13,9 @@
  * getopt_long returned c ('?' or ':'; run with opterr = 0 and ':' first in
  * the option string) while parsing argv with the long options lo. Prints
  * "sockdiag CMD: " and one of
- *   unknown option '--x' | unknown option '-x' | ambiguous option '--co'
+ *   unknown option '--jsno' (did you mean '--json'? see 'sockdiag CMD --help')
+ *   unknown option '-x' (see 'sockdiag CMD --help')
+ *   ambiguous option '--co' (--count, --count-by, ...; see 'sockdiag CMD --help')
  *   option '--tcp' takes no value
  *   option '--count-by' requires an argument | option '-N' requires an argument
  * naming the option as the user wrote it (a long option by its full name).

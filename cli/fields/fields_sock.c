@@ -5,6 +5,7 @@
  * object; SMC info, memory and processes at its tail. Time, namespace, result
  * and processes are also the table's columns of those names (FL_CELL).
  */
+#include <stdio.h>
 #include <time.h>
 
 #include "cli/fields/field.h"
@@ -50,22 +51,35 @@ static uint64_t netns_inode(const struct fctx *c)
 
 /* JSON "time": UTC, ISO 8601; the table's Time: local time of day. Both to
  * the microsecond. */
-static void time_put(struct fctx *c, const struct field *f, bool json)
+size_t out_time_fmt(char buf[48], const struct timespec *ts, bool json)
 {
-	const struct timespec *ts = c->x->time;
 	struct tm tm;
-	char buf[40];
 	size_t n;
+	int r;
 
 	if (!(json ? gmtime_r(&ts->tv_sec, &tm) : localtime_r(&ts->tv_sec, &tm)))
+		return 0;
+	n = strftime(buf, 40, json ? "%Y-%m-%dT%H:%M:%S" : "%H:%M:%S", &tm);
+	if (!n)
+		return 0;
+	r = snprintf(buf + n, 48 - n, json ? ".%06ldZ" : ".%06ld", ts->tv_nsec / 1000);
+	return r > 0 && (size_t)r < 48 - n ? n + (size_t)r : 0;
+}
+
+static void time_put(struct fctx *c, const struct field *f, bool json)
+{
+	char buf[48];
+	size_t n = out_time_fmt(buf, c->x->time, json);
+
+	if (!n)
 		return;
-	n = strftime(buf, sizeof(buf), json ? "%Y-%m-%dT%H:%M:%S" : "%H:%M:%S", &tm);
 	if (json) {
 		fld_key(c, f);
 		obuf_putc(c->b, '"');
 	}
 	obuf_put(c->b, buf, n);
-	obuf_printf(c->b, json ? ".%06ldZ\"" : ".%06ld", ts->tv_nsec / 1000);
+	if (json)
+		obuf_putc(c->b, '"');
 }
 
 static void time_json(struct fctx *c, const struct field *f, uint64_t v)

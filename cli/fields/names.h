@@ -37,5 +37,9 @@ const char *names_ethertype(unsigned type);
 const char *out_family_name(const struct sdiag_sock *s);
 /* Timer names as ss prints them (0 off, 1 on, 2 keepalive, ...). */
 const char *out_timer_name(unsigned timer);
+/* A record's time, to the microsecond: for JSON UTC in ISO 8601
+ * ("2026-01-02T03:04:05.000006Z", no quotes), for a table the local time of
+ * day ("04:04:05.000006"). Returns its length (0: no such time). */
+size_t out_time_fmt(char buf[48], const struct timespec *ts, bool json);
 
 #endif

@@ -57,6 +57,18 @@ int conf_fail(struct conf_line *l, const char *fmt, ...)
 	return -EINVAL;
 }
 
+int conf_fail_why(struct conf_line *l, const char *key, const char *value, const char *why)
+{
+	char q[TEXT_QUOTE_LEN];
+
+	text_quote(q, sizeof(q), value);
+	if (l->line)
+		snprintf(l->err, l->errlen, "line %u: %s: '%s': %s", l->line, key, q, why);
+	else
+		snprintf(l->err, l->errlen, "%s: '%s': %s", key, q, why);
+	return -EINVAL;
+}
+
 int conf_bool(struct conf_line *l, const char *key, const char *v, bool *out)
 {
 	if (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "on") || !strcmp(v, "1"))

@@ -25,6 +25,9 @@ typedef int (*conf_apply_fn)(void *ctx, struct conf_line *l, const char *key, ch
  * -EINVAL. fmt knows %s (text from the file: escaped, at most 32 bytes
  * shown), %d and %u. */
 __attribute__((format(printf, 2, 3))) int conf_fail(struct conf_line *l, const char *fmt, ...);
+/* "KEY: 'VALUE': WHY", VALUE escaped and cut as conf_fail's %s, WHY as it is
+ * (a parser's own message, which escaped what it quotes). Returns -EINVAL. */
+int conf_fail_why(struct conf_line *l, const char *key, const char *value, const char *why);
 
 /* Walk text's lines through apply, stopping at the first error. Returns 0
  * or the error; err then holds the message (strerror for -ENOMEM). */

@@ -12,6 +12,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
@@ -88,61 +89,132 @@ static int mhd_load(struct mhd *m, char *err, size_t errlen)
 	return 0;
 }
 
-int http_parse_listen(const char *spec, struct sockaddr_storage *ret, socklen_t *ret_len)
+/* PORT: 1-65535, digits only. */
+static int parse_port(const char *p, uint16_t *ret)
 {
-	char host[INET6_ADDRSTRLEN + 2];
-	const char *colon, *h = host;
-	unsigned long port;
-	size_t hlen;
+	unsigned long v;
 	char *end;
 
-	colon = strrchr(spec, ':');
-	if (!colon || colon == spec)
+	if (*p < '0' || *p > '9')
 		return -EINVAL;
+	errno = 0;
+	v = strtoul(p, &end, 10);
+	if (*end || errno || v == 0 || v > 65535)
+		return -EINVAL;
+	*ret = (uint16_t)v;
+	return 0;
+}
+
+/* A host name: the first IPv4 address getaddrinfo() gives, else the first
+ * IPv6 one (one listening socket; "localhost" is then 127.0.0.1, where
+ * scrape configurations point). */
+static int resolve(const char *host, uint16_t port, struct sockaddr_storage *ret,
+		   socklen_t *ret_len, char *err, size_t errlen)
+{
+	const struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+	struct addrinfo *res = NULL, *pick = NULL;
+	char q[TEXT_QUOTE_LEN];
+	int r;
+
+	r = getaddrinfo(host, NULL, &hints, &res);
+	if (r) {
+		snprintf(err, errlen, "cannot resolve host '%s': %s", TQ(q, host),
+			 r == EAI_SYSTEM ? strerror(errno) : gai_strerror(r));
+		return -EINVAL;
+	}
+	for (struct addrinfo *a = res; a; a = a->ai_next)
+		if ((a->ai_family == AF_INET || a->ai_family == AF_INET6) &&
+		    (!pick || (pick->ai_family == AF_INET6 && a->ai_family == AF_INET)))
+			pick = a;
+	if (!pick) {
+		snprintf(err, errlen, "host '%s' has no IPv4 or IPv6 address", TQ(q, host));
+		freeaddrinfo(res);
+		return -EINVAL;
+	}
+	memset(ret, 0, sizeof(*ret));
+	memcpy(ret, pick->ai_addr, pick->ai_addrlen);
+	*ret_len = pick->ai_addrlen;
+	if (pick->ai_family == AF_INET)
+		((struct sockaddr_in *)ret)->sin_port = htons(port);
+	else
+		((struct sockaddr_in6 *)ret)->sin6_port = htons(port);
+	freeaddrinfo(res);
+	return 0;
+}
+
+int http_parse_listen(const char *spec, struct sockaddr_storage *ret, socklen_t *ret_len,
+		      char *err, size_t errlen)
+{
+	const char *colon = strrchr(spec, ':');
+	char host[256], q[TEXT_QUOTE_LEN];
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ret;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)ret;
+	uint16_t port;
+	size_t hlen;
+
+	if (!colon) {
+		snprintf(err, errlen, "no port");
+		return -EINVAL;
+	}
+	if (parse_port(colon + 1, &port) < 0) {
+		snprintf(err, errlen, "port '%s' is not a number from 1 to 65535",
+			 TQ(q, colon + 1));
+		return -EINVAL;
+	}
 	hlen = (size_t)(colon - spec);
-	if (hlen >= sizeof(host))
+	if (hlen >= sizeof(host)) {
+		snprintf(err, errlen, "host name longer than %zu bytes", sizeof(host) - 1);
 		return -EINVAL;
+	}
 	memcpy(host, spec, hlen);
 	host[hlen] = '\0';
-	errno = 0;
-	port = strtoul(colon + 1, &end, 10);
-	if (!colon[1] || *end || errno || port == 0 || port > 65535 || colon[1] == '-' ||
-	    colon[1] == '+')
-		return -EINVAL;
 	memset(ret, 0, sizeof(*ret));
-	if (host[0] == '[' && hlen > 2 && host[hlen - 1] == ']') {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ret;
-
-		host[hlen - 1] = '\0';
-		h = host + 1;
-		if (inet_pton(AF_INET6, h, &s6->sin6_addr) != 1)
-			return -EINVAL;
+	if (!hlen) {	/* :PORT: every address, IPv6 and IPv4 (http_bind) */
 		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons((uint16_t)port);
+		s6->sin6_addr = in6addr_any;
+		s6->sin6_port = htons(port);
 		*ret_len = sizeof(*s6);
 		return 0;
-	} else {
-		struct sockaddr_in *s4 = (struct sockaddr_in *)ret;
-
-		if (inet_pton(AF_INET, h, &s4->sin_addr) != 1)
-			return -EINVAL;
-		s4->sin_family = AF_INET;
-		s4->sin_port = htons((uint16_t)port);
-		*ret_len = sizeof(*s4);
 	}
-	return 0;
+	if (host[0] == '[') {
+		if (hlen < 3 || host[hlen - 1] != ']') {
+			snprintf(err, errlen, "'%s' is not [IPV6-ADDRESS]", TQ(q, host));
+			return -EINVAL;
+		}
+		host[hlen - 1] = '\0';
+		if (inet_pton(AF_INET6, host + 1, &s6->sin6_addr) != 1) {
+			snprintf(err, errlen, "'%s' is not an IPv6 address", TQ(q, host + 1));
+			return -EINVAL;
+		}
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(port);
+		*ret_len = sizeof(*s6);
+		return 0;
+	}
+	if (strchr(host, ':')) {
+		snprintf(err, errlen, "an IPv6 address goes in brackets: [%s]:%u", TQ(q, host),
+			 port);
+		return -EINVAL;
+	}
+	if (inet_pton(AF_INET, host, &s4->sin_addr) == 1) {
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(port);
+		*ret_len = sizeof(*s4);
+		return 0;
+	}
+	return resolve(host, port, ret, ret_len, err, errlen);
 }
 
 int http_listen_arg(const char *cmd, const char *opt, const char *arg)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
-	char q[TEXT_QUOTE_LEN];
+	char q[TEXT_QUOTE_LEN], why[HTTP_LISTEN_ERRLEN];
 
-	if (http_parse_listen(arg, &ss, &sl) == 0)
+	if (http_parse_listen(arg, &ss, &sl, why, sizeof(why)) == 0)
 		return 0;
-	fprintf(stderr, "sockdiag %s: --%s '%s': expected ADDR:PORT or [ADDR6]:PORT\n", cmd, opt,
-		TQ(q, arg));
+	fprintf(stderr, "sockdiag %s: --%s '%s': %s " HTTP_LISTEN_FORMS "\n", cmd, opt,
+		TQ(q, arg), why);
 	return -EINVAL;
 }
 
@@ -256,18 +328,37 @@ int http_bind(const char *spec, int *ret_fd, char *err, size_t errlen)
 	socklen_t sl;
 	int fd, one = 1, r;
 
-	r = http_parse_listen(spec, &ss, &sl);
+	char why[HTTP_LISTEN_ERRLEN];
+	bool any;
+
+	r = http_parse_listen(spec, &ss, &sl, why, sizeof(why));
 	if (r < 0) {
 		char q[TEXT_QUOTE_LEN];
 
-		snprintf(err, errlen, "--listen '%s': expected ADDR:PORT or [ADDR6]:PORT",
-			 TQ(q, spec));
+		snprintf(err, errlen, "listen '%s': %s", TQ(q, spec), why);
 		return r;
 	}
+	/* :PORT is every address: [::] taking IPv4 too, or 0.0.0.0 on a
+	 * kernel without IPv6. A named IPv6 address is that address only. */
+	any = spec[0] == ':';
 	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	if (fd < 0 && any && errno == EAFNOSUPPORT) {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+		uint16_t port = ((struct sockaddr_in6 *)&ss)->sin6_port;
+
+		memset(&ss, 0, sizeof(ss));
+		s4->sin_family = AF_INET;
+		s4->sin_port = port;
+		s4->sin_addr.s_addr = htonl(INADDR_ANY);
+		sl = sizeof(*s4);
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	}
+	if (ss.ss_family == AF_INET6 && any)
+		one = 0;
+	if (fd < 0 ||
 	    (ss.ss_family == AF_INET6 &&
 	     setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) < 0) ||
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &(int){ 1 }, sizeof(int)) < 0 ||
 	    bind(fd, (struct sockaddr *)&ss, sl) < 0 || listen(fd, 64) < 0) {
 		r = -errno;
 		snprintf(err, errlen, "cannot listen on %s: %s", spec, strerror(-r));

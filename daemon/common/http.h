@@ -19,7 +19,7 @@
 typedef int (*http_metrics_fn)(void *ctx, bool openmetrics, char **ret_body, size_t *ret_len);
 
 struct http_opts {
-	const char *listen;	/* ADDR:PORT, [V6ADDR]:PORT */
+	const char *listen;	/* HOST:PORT, [V6ADDR]:PORT, :PORT */
 	int fd;			/* a socket from http_bind() (taken over), or -1 */
 	const char *title;	/* for the HTML page */
 	http_metrics_fn metrics;
@@ -28,11 +28,18 @@ struct http_opts {
 
 struct http_server;
 
-/* Parse ADDR:PORT (IPv4, or IPv6 in brackets; PORT 1-65535). */
-int http_parse_listen(const char *spec, struct sockaddr_storage *ret, socklen_t *ret_len);
-/* A command-line ADDR:PORT (`exporter --listen`, `guard --metrics`): 0, or one line on
- * stderr, "sockdiag CMD: --OPT 'VALUE': expected ADDR:PORT or [ADDR6]:PORT" (escaped),
- * and -EINVAL. */
+/* Parse HOST:PORT (PORT 1-65535): HOST an IPv4 address, an IPv6 address in
+ * brackets, a name (resolved now: its first IPv4 address, else its first IPv6
+ * one), or empty: every address ([::] with IPv4 too; http_bind()). On failure
+ * -EINVAL and what was wrong in err ("port 'x' is not a number from 1 to
+ * 65535", "cannot resolve host 'h': ..."). */
+#define HTTP_LISTEN_ERRLEN 320	/* enough for err, with an excerpt of the spec */
+#define HTTP_LISTEN_FORMS "(expected HOST:PORT, [ADDR6]:PORT or :PORT)"
+int http_parse_listen(const char *spec, struct sockaddr_storage *ret, socklen_t *ret_len,
+		      char *err, size_t errlen);
+/* A command-line HOST:PORT (`exporter --listen`, `guard --metrics`): 0, or one line on
+ * stderr, "sockdiag CMD: --OPT 'VALUE': WHY (expected HOST:PORT, [ADDR6]:PORT or :PORT)"
+ * (escaped), and -EINVAL. */
 int http_listen_arg(const char *cmd, const char *opt, const char *arg);
 /* A listening TCP socket on ADDR:PORT, for a caller that must bind before it
  * changes namespace or drops privileges. On failure a negative errno and a

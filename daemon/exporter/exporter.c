@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * sockdiag exporter [--listen ADDR:PORT] [-c FILE] [-N NETNS | --all-netns]
+ * sockdiag exporter [--listen HOST:PORT] [-c FILE] [-N NETNS | --all-netns]
  *
  * Serves socket metrics over HTTP (http.c). A scrape is one pass over the
  * kernel's dumps (exporter_collect.c); a scrape that arrives while a pass runs
@@ -293,15 +293,19 @@ struct args {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: sockdiag exporter [--listen ADDR:PORT] [-c FILE] [-N NETNS | --all-netns]\n"
-		"                         [--check-config] [--once [--openmetrics]]\n"
-		"  --listen ADDR:PORT  serve /metrics there (default " EXP_DEFAULT_LISTEN ")\n"
-		"  -c, --config FILE   configuration (default " EXP_DEFAULT_CONFIG ", if present)\n"
-		"  -N, --netns NETNS   the sockets of that network namespace\n"
-		"  --all-netns         the sockets of every network namespace (netns label)\n"
-		"  --check-config      check the configuration and exit\n"
-		"  --once              print one exposition on standard output and exit\n"
-		"  --openmetrics       with --once: in the OpenMetrics format\n");
+		"Usage: sockdiag exporter [OPTIONS]\n"
+		"A daemon: serves socket metrics to Prometheus over HTTP.\n"
+		"Options:  --listen HOST:PORT (serve /metrics there; :PORT: every address;\n"
+		"          default " EXP_DEFAULT_LISTEN ")\n"
+		"          -c|--config FILE (default " EXP_DEFAULT_CONFIG ",\n"
+		"          if present)\n"
+		"          -N|--netns NAME|PATH|pid:PID (the sockets of that namespace)\n"
+		"          --all-netns (the sockets of every namespace, a netns label each)\n"
+		"          --check-config (check the configuration, then exit)\n"
+		"          --once (print one exposition on standard output, then exit)\n"
+		"          --openmetrics (with --once: in the OpenMetrics format)\n"
+		"          -h|--help\n"
+		"See sockdiag(8), EXPORTER and METRICS.\n");
 }
 
 static int parse_args(struct exporter *e, struct args *a, int argc, char **argv)

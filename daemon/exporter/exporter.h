@@ -30,7 +30,7 @@
 /* ---- configuration ------------------------------------------------------------ */
 
 struct exp_config {
-	char *listen;			/* ADDR:PORT from the file, or NULL */
+	char *listen;			/* HOST:PORT from the file, or NULL */
 	uint32_t tables;		/* SDIAG_TABLE_BIT mask dumped */
 	bool tcp_info;			/* request tcp_info: RTT histogram, TCP sums */
 	bool listeners;			/* per-listener accept queue metrics */

@@ -104,10 +104,13 @@ static int apply(void *ctx, struct conf_line *l, const char *key, char *value)
 		return set_count(l, key, value, 100000, &c->max_series);
 	if (!strcmp(key, "listen")) {
 		struct sockaddr_storage ss;
+		char why[HTTP_LISTEN_ERRLEN + sizeof(HTTP_LISTEN_FORMS)];
 		socklen_t sl;
 
-		if (http_parse_listen(value, &ss, &sl) < 0)
-			return conf_fail(l, "listen: '%s' is not ADDR:PORT or [ADDR6]:PORT", value);
+		if (http_parse_listen(value, &ss, &sl, why, HTTP_LISTEN_ERRLEN) < 0) {
+			strcat(why, " " HTTP_LISTEN_FORMS);
+			return conf_fail_why(l, key, value, why);
+		}
 		return set_string(l, &c->listen, value);
 	}
 	if (!strcmp(key, "cgroup-root")) {

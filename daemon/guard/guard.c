@@ -467,7 +467,8 @@ static int read_events(struct guard *g)
 static const char *destroy_problem(int r)
 {
 	if (r == -EPERM)
-		return "no CAP_NET_ADMIN over the network namespace: no socket could be destroyed";
+		return "no CAP_NET_ADMIN over the network namespace: no socket could be destroyed "
+		       "(run it as root, or grant it CAP_NET_ADMIN)";
 	if (r == -EOPNOTSUPP)
 		return "this kernel cannot destroy sockets: it was built without "
 		       "CONFIG_INET_DIAG_DESTROY";
@@ -632,7 +633,7 @@ static int loop(struct guard *g)
  * exit status. */
 static int serve(struct guard *g, const char *label, int metrics_fd)
 {
-	int r, status = 1;
+	int r = 0, status = 1;
 	char err[256];
 
 	g->sigfd = open_signals();

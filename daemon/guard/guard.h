@@ -45,7 +45,7 @@ struct guard_cmdline {
 	bool all_netns;			/* --all-netns: one child guard per namespace */
 	int rtnl_rcvbuf;		/* --rtnl-rcvbuf, 0 = default */
 	const char *netns;		/* -N, or NULL: the namespace it runs in */
-	const char *metrics_listen;	/* --metrics ADDR:PORT, or NULL */
+	const char *metrics_listen;	/* --metrics HOST:PORT, or NULL */
 };
 
 int cmd_guard(int argc, char **argv);

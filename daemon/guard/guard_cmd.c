@@ -25,17 +25,17 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: sockdiag guard [OPTIONS]\n"
-		   "Daemon: destroy the sockets a removed address or a downed link stranded.\n"
-		   "Options:  -c|--config FILE (default " DEFAULT_CONFIG "; the built-in\n"
-		   "          defaults when it does not exist)\n"
+		   "A daemon: destroys the sockets a removed address or a downed link stranded.\n"
+		   "Options:  -c|--config FILE (default " DEFAULT_CONFIG ";\n"
+		   "          the built-in defaults when that does not exist)\n"
 		   "          -N|--netns NAME|PATH|pid:PID (guard another network namespace)\n"
 		   "          --all-netns (every network namespace, also those made later)\n"
 		   "          --dry-run (log what would be destroyed, destroy nothing)\n"
 		   "          --check-config (validate the configuration, then exit)\n"
 		   "          --rtnl-rcvbuf BYTES (rtnetlink receive buffer, 4096 to 1 GiB)\n"
-		   "          --metrics ADDR:PORT (serve the guard's counters over HTTP)\n"
+		   "          --metrics HOST:PORT (serve the guard's counters over HTTP)\n"
 		   "          -h|--help\n"
-		   "See sockdiag-guard.conf(5).\n");
+		   "See sockdiag(8), GUARD, and sockdiag-guard.conf(5).\n");
 }
 
 static int parse_args(struct guard_cmdline *g, int argc, char **argv)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * sockdiag guard --metrics ADDR:PORT: the guard's counters, served by http.c.
+ * sockdiag guard --metrics HOST:PORT: the guard's counters, served by http.c.
  * The event loop adds to them (every function accepts NULL: no --metrics);
  * the HTTP threads read them under the same mutex.
  */

@@ -118,6 +118,14 @@ int sd_fparse_tcpinfo(struct sd_fparser *p, const char *kw, const struct sd_ftok
 			break;
 	if (i == N_FIELDS)
 		return -EINVAL;
+	/* Nothing after it: most likely "idle > 10" unquoted, the shell having
+	 * taken "> 10" as a redirection. */
+	if (cmp < 0 && !p->expr[kwt->off + kwt->len + strspn(p->expr + kwt->off + kwt->len,
+							       " \t\r\n")])
+		return sd_ferr(p, kwt->off, kwt->len,
+			       "'%s' needs a comparison (<, <=, >, >=, = or !=) and a value; in a "
+			       "shell, quote the filter (a bare > or < is a redirection) or write "
+			       "gt, ge, lt, le: '%s gt N'", kw, kw);
 	if (cmp < 0)
 		return sd_ferr(p, kwt->off, kwt->len,
 			       "'%s' needs a comparison (<, <=, >, >=, = or !=) and a value", kw);

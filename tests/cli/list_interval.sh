@@ -9,6 +9,7 @@
 #  - the filter, -i (tcp_info) and -m (skmem) apply to every snapshot;
 #  - --json: one complete array per snapshot; a table: one header each, a
 #    Time column;
+#  - --count-by: each snapshot's groups stamped too (JSON/NDJSON "time", TIME);
 #  - SIGTERM between snapshots: exit 0 and complete output;
 #  - --count without --interval, bad durations: exit 2 with one line.
 #   usage: list_interval.sh SOCKDIAG
@@ -92,6 +93,53 @@ PY
 "$SD" list -tn --interval 200ms --count 2 >"$T/t" || fail "exit $?"
 [ "$(grep -c '^Time ' "$T/t")" = 2 ] || fail "table: $(cat "$T/t")"
 pass "--json: one array per snapshot; tables: one header each, a Time column"
+
+# ---- --count-by: each snapshot's groups stamped like records -----------------------------------
+"$SD" list -tan --count-by state --interval 300ms --count 2 --ndjson >"$T/cn" || fail "exit $?"
+python3 - "$T/cn" <<'PY' || fail "--count-by NDJSON snapshots: see above"
+import datetime, json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+if any(list(r)[0] != "time" for r in recs):
+    sys.exit("FAIL detail: a group without \"time\" first: %s" % recs)
+times = sorted({r["time"] for r in recs})
+if len(times) != 2:
+    sys.exit("FAIL detail: %d distinct snapshot times, want 2: %s" % (len(times), recs))
+ts = [datetime.datetime.strptime(t, "%Y-%m-%dT%H:%M:%S.%fZ") for t in times]
+if (ts[1] - ts[0]).total_seconds() < 0.29:
+    sys.exit("FAIL detail: snapshots %s apart" % times)
+for t in times:
+    got = sorted((r["state"], r["count"]) for r in recs if r["time"] == t)
+    if got != [("ESTAB", 2), ("LISTEN", 1)]:
+        sys.exit("FAIL detail: snapshot %s: %s" % (t, got))
+PY
+"$SD" list -tan --count-by state --interval 200ms --count 2 --json >"$T/cj" || fail "exit $?"
+python3 - "$T/cj" <<'PY' || fail "--count-by JSON snapshots"
+import json, sys
+text, dec, arrays, i = open(sys.argv[1]).read(), json.JSONDecoder(), [], 0
+while i < len(text):
+    if text[i].isspace():
+        i += 1
+        continue
+    v, i = dec.raw_decode(text, i)
+    arrays.append(v)
+if len(arrays) != 2 or any(len({g.get("time") for g in a}) != 1 or None in {g.get("time") for g in a}
+                           for a in arrays):
+    sys.exit("FAIL detail: %s" % arrays)
+PY
+"$SD" list -tan --count-by state --interval 200ms --count 2 >"$T/ct" || fail "exit $?"
+python3 - "$T/ct" <<'PY' || fail "--count-by table: $(cat "$T/ct")"
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+heads = [l.split() for l in lines if l.startswith("TIME")]
+rows = [l.split() for l in lines if not l.startswith("TIME")]
+if heads != [["TIME", "STATE", "COUNT"]] * 2 or len(rows) != 4:
+    sys.exit("FAIL detail")
+if not all(re.fullmatch(r"\d\d:\d\d:\d\d\.\d{6}", r[0]) for r in rows):
+    sys.exit("FAIL detail: times")
+PY
+"$SD" list -tan --count-by state --ndjson >"$T/c1" || fail "exit $?"
+grep -q '"time"' "$T/c1" && fail "--count-by without --interval: a time: $(cat "$T/c1")"
+pass "--count-by with --interval: a time first in NDJSON/JSON groups, a TIME column per table"
 
 # ---- SIGTERM -----------------------------------------------------------------------------------
 # (SIGTERM: a background job of a script starts with SIGINT ignored.) Sent

@@ -6,10 +6,12 @@ each command's --help listing exactly what it accepts and refusing the rest,
 `sockdiag help COMMAND`, kill's {FILTER|--all}."""
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
 import tempfile
+import time
 
 SD = sys.argv[1]
 FAILED = []
@@ -101,8 +103,15 @@ def test_long_values():
                        (["--json=1"], "option '--json' takes no value"),
                        (["--help=x"], "option '--help' takes no value"),
                        (["--tc=1"], "option '--tcp' takes no value"),
-                       (["--no=1"], "ambiguous option '--no'"),
-                       (["--frob"], "unknown option '--frob'")):
+                       (["--no=1"], "ambiguous option '--no' (--no-header, --no-queues, "
+                        "--no-kernel-filter; see 'sockdiag list --help')"),
+                       (["--frob"], "unknown option '--frob' (see 'sockdiag list --help')"),
+                       (["--jsno"], "unknown option '--jsno' (did you mean '--json'? see "
+                        "'sockdiag list --help')"),
+                       (["--count-bu", "x"], "unknown option '--count-bu' (did you mean "
+                        "'--count-by'? see 'sockdiag list --help')"),
+                       (["-A", "tcp6"], "unknown socket table \"tcp6\" (-A takes no family: "
+                        "-A tcp -6)")):
         usage_error(["list"] + args, "sockdiag list: " + want)
     usage_error(["kill", "--dry-run=yes", "dport = :1"],
                 "sockdiag kill: option '--dry-run' takes no value")
@@ -113,7 +122,7 @@ def test_long_values():
                        (["--interval"], "option '--interval' requires an argument"),
                        (["--qu"], "option '--query' requires an argument"),
                        (["-tN"], "option '-N' requires an argument"),
-                       (["--tcp", "-Xt"], "unknown option '-X'"),
+                       (["--tcp", "-Xt"], "unknown option '-X' (see 'sockdiag list --help')"),
                        (["-N", "pid:\x1b"], "-N 'pid:\\x1b': PID must be a process id (a "
                         "positive number) (-N NAME|PATH|pid:PID|cgroup:PATH|unit:NAME)")):
         usage_error(["list"] + args, "sockdiag list: " + want)
@@ -123,20 +132,30 @@ def test_long_values():
             ("guard", ["--all-netns=yes"], "option '--all-netns' takes no value"),
             ("guard", ["--metr"], "option '--metrics' requires an argument"),
             ("guard", ["-c"], "option '-c' requires an argument"),
-            ("guard", ["--frob"], "unknown option '--frob'"),
-            ("guard", ["-x"], "unknown option '-x'"),
+            ("guard", ["--frob"], "unknown option '--frob' (see 'sockdiag guard --help')"),
+            ("guard", ["--dry-rn"], "unknown option '--dry-rn' (did you mean '--dry-run'? "
+             "see 'sockdiag guard --help')"),
+            ("guard", ["-x"], "unknown option '-x' (see 'sockdiag guard --help')"),
             ("guard", ["extra"], "unexpected argument 'extra'"),
             ("guard", ["--metrics", "\x1b[2J"],
-             "--metrics '\\x1b[2J': expected ADDR:PORT or [ADDR6]:PORT"),
+             "--metrics '\\x1b[2J': no port (expected HOST:PORT, [ADDR6]:PORT or :PORT)"),
             ("guard", ["-N", "pid:0"], "-N 'pid:0': PID must be a process id (a positive "
              "number) (-N NAME|PATH|pid:PID)"),
             ("exporter", ["--once=1"], "option '--once' takes no value"),
             ("exporter", ["--check-config=x"], "option '--check-config' takes no value"),
             ("exporter", ["--listen"], "option '--listen' requires an argument"),
-            ("exporter", ["--frob=1"], "unknown option '--frob'"),
+            ("exporter", ["--frob=1"], "unknown option '--frob' (see 'sockdiag exporter "
+             "--help')"),
+            ("exporter", ["--lisen", "x"], "unknown option '--lisen' (did you mean "
+             "'--listen'? see 'sockdiag exporter --help')"),
             ("exporter", ["extra"], "unexpected argument 'extra'"),
             ("exporter", ["--listen", "\x7f"],
-             "--listen '\\x7f': expected ADDR:PORT or [ADDR6]:PORT"),
+             "--listen '\\x7f': no port (expected HOST:PORT, [ADDR6]:PORT or :PORT)"),
+            ("exporter", ["--listen", "127.0.0.1:http"], "--listen '127.0.0.1:http': port "
+             "'http' is not a number from 1 to 65535 (expected HOST:PORT, [ADDR6]:PORT or "
+             ":PORT)"),
+            ("exporter", ["--listen", "::1:80"], "--listen '::1:80': an IPv6 address goes "
+             "in brackets: [::1]:80 (expected HOST:PORT, [ADDR6]:PORT or :PORT)"),
             ("exporter", ["-N", ""], "-N '': empty name (-N NAME|PATH|pid:PID)")):
         usage_error([cmd] + args, "sockdiag %s: %s" % (cmd, want))
 
@@ -209,6 +228,88 @@ def test_help():
         check("%s accepts every option its --help lists" % cmd, not bad, repr(bad))
 
 
+def test_help_layout():
+    """The five commands' --help in one layout: 'Usage: sockdiag CMD ...' first; then
+    the option block, every line a 'Group:' label padded to column 10 or a continuation
+    indented 10, none wider than 80 columns; a sentence without options may come
+    before or after the block; -h|--help in every one."""
+    for cmd in ("list", "kill", "watch", "guard", "exporter"):
+        rc, out, _ = run(cmd, "--help")
+        _, out_h, _ = run(cmd, "-h")
+        lines = out.splitlines()
+        bad = ["%d: %r" % (i + 1, l) for i, l in enumerate(lines) if len(l) > 80]
+        block = [i for i, l in enumerate(lines)
+                 if i and re.match(r"^([A-Z][A-Za-z]*:|\s)", l)]
+        if not block or block != list(range(block[0], block[-1] + 1)):
+            bad.append("not one option block: lines %s" % [i + 1 for i in block])
+        for i in block:
+            l = lines[i]
+            if not re.match(r"^([A-Z][A-Za-z]*: *| {10})\S", l) or len(
+                    re.match(r"^([A-Z][A-Za-z]*: *| *)", l).group(0)) != 10:
+                bad.append("%d: %r: not at column 10" % (i + 1, l))
+        for i, l in enumerate(lines):
+            if i and i not in block and re.search(r"(^| )--?[a-z]", l):
+                bad.append("%d: %r: an option outside the block" % (i + 1, l))
+        check("%s --help: the common layout" % cmd,
+              rc == 0 and re.match(r"Usage: sockdiag %s \S" % cmd, out) is not None and
+              len(block) > 1 and "-h|--help" in out and out_h == out and not bad,
+              "rc %d %s\n%s" % (rc, bad, out))
+
+
+NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all",
+          "--"]
+NO_NET_ADMIN = ["setpriv", "--inh-caps=-net_admin", "--bounding-set=-net_admin", "--"]
+
+
+def run_as(pre, *args, timeout=20):
+    r = subprocess.run(pre + [SD] + list(args), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=timeout)
+    return r.returncode, r.stdout.decode(), r.stderr.decode()
+
+
+def test_messages_say_the_fix():
+    """Messages that name the fix, not only the problem (issue 24)."""
+    rc, out, err = run("list", "-A", "frob")
+    check("-A frob: the table names listed", rc == 2 and re.search(
+          r"takes all, inet, unix, packet, vsock, tcp, udp, .*, smc; !NAME excludes\)\n$", err)
+          is not None, repr(err))
+    rc, out, err = run("list", "-tan", "idle")
+    check("'idle' alone (idle > 10 unquoted): suggests quoting or gt", rc == 2 and
+          "quote the filter" in err and "'idle gt N'" in err, repr(err))
+    rc, out, err = run("list", "-tan", "idle 10m")
+    check("'idle 10m': no quoting hint (something follows)", rc == 2 and
+          "quote" not in err and "needs a comparison" in err, repr(err))
+    if not shutil.which("setpriv"):
+        check("setpriv installed (util-linux)", False)
+        return
+    l = socket.socket()
+    l.bind(("127.0.0.1", 7193))
+    l.listen(1)
+    try:
+        rc, out, err = run_as(NO_NET_ADMIN, "kill", "-t", "sport = :7193")
+        check("kill without CAP_NET_ADMIN: exit 3, says to run as root or grant it", rc == 3
+              and "run it as root, or grant it CAP_NET_ADMIN" in err and
+              len(err.splitlines()) == 1, repr(err))
+        with tempfile.NamedTemporaryFile("w", suffix=".conf") as conf:
+            os.chmod(conf.name, 0o644)
+            rc, out, err = run_as(NO_NET_ADMIN, "guard", "-c", conf.name)
+        check("guard without CAP_NET_ADMIN: exit 3, says to run as root or grant it",
+              rc == 3 and "run it as root, or grant it CAP_NET_ADMIN" in err, repr(err))
+        rc, out, err = run_as(NOBODY, "list", "-tn", "--owners=bpf", "-p")
+        check("--owners=bpf as nobody: suggests --owners=proc", rc == 1 and
+              "--owners=proc walks /proc instead" in err, "rc %d %r" % (rc, err))
+        note = ("sockdiag list: note: not root (no CAP_SYS_PTRACE): the owners of other "
+                "users' sockets are not shown\n")
+        rc, out, err = run_as(NOBODY, "list", "-tanp", "--owners=proc", "--interval", "50ms",
+                              "--count", "2")
+        check("-tanp as nobody: one note on stderr (two snapshots)", rc == 0 and err == note
+              and out.count(":7193") == 2, "rc %d %r %r" % (rc, err, out))
+        rc, out, err = run("list", "-tanp", "--owners=proc")
+        check("-tanp as root: no note", rc == 0 and err == "" and ":7193" in out, repr(err))
+    finally:
+        l.close()
+
+
 def test_ss_extras():
     """-b against ss; -Z/-z refused with their reasons."""
     import ctypes
@@ -243,7 +344,52 @@ def test_ss_extras():
         check("-Z with SELinux: refused, one line", rc == 2 and len(err.splitlines()) == 1)
 
 
+def scrape(family, addr, port):
+    """GET /metrics from addr:port, retried for 5 s (the server starts): the body or None."""
+    deadline = time.monotonic() + 5 * float(os.environ.get("SOCKDIAG_TEST_SLOWDOWN", "1"))
+    while True:
+        try:
+            with socket.socket(family) as s:
+                s.settimeout(5)
+                s.connect((addr, port))
+                s.sendall(b"GET /metrics HTTP/1.0\r\n\r\n")
+                data = b""
+                while True:
+                    chunk = s.recv(65536)
+                    if not chunk:
+                        return data.decode(errors="replace")
+                    data += chunk
+        except OSError:
+            if time.monotonic() > deadline:
+                return None
+            time.sleep(0.05)
+
+
+def test_listen():
+    """exporter --listen HOST:PORT (a name, resolved) and :PORT (every address, IPv4 and
+    IPv6); what was wrong with a bad one is checked in test_long_values."""
+    with tempfile.NamedTemporaryFile("w", suffix=".conf") as conf:
+        for spec, where in (("localhost:7191", [(socket.AF_INET, "127.0.0.1")]),
+                            (":7192", [(socket.AF_INET, "127.0.0.1"),
+                                       (socket.AF_INET6, "::1")])):
+            p = subprocess.Popen([SD, "exporter", "--listen", spec, "-c", conf.name],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            try:
+                port = int(spec.rsplit(":", 1)[1])
+                for fam, addr in where:
+                    body = scrape(fam, addr, port)
+                    check("exporter --listen %s: serves on %s" % (spec, addr),
+                          body is not None and " 200 " in body.split("\n")[0] and
+                          "sockdiag_sockets" in body, repr(body)[:200])
+            finally:
+                p.terminate()
+                _, err = p.communicate(timeout=10)
+            check("exporter --listen %s: stopped cleanly" % spec, p.returncode == 0,
+                  "rc %s: %s" % (p.returncode, err.decode()[-300:]))
+
+
 def main():
+    test_listen()
     l, c, a = pair()
     test_first_word(l)
     for s in (l, c, a):
@@ -253,6 +399,8 @@ def main():
     test_addresses()
     test_filter_file()
     test_help()
+    test_help_layout()
+    test_messages_say_the_fix()
     test_ss_extras()
     print("# checks: %d passed, %d failed, 0 skipped" % (len(PASSED), len(FAILED)))
     if FAILED:

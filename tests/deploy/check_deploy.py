@@ -14,12 +14,20 @@ usage: check_deploy.py SOCKDIAG DEPLOY_DIR UNIT...
   parse (`--help` after them is never reached by a bad option);
 - the scrape configuration passes `promtool check config`;
 - the units (and the guard's metrics drop-in) pass `systemd-analyze verify`,
-  with ExecStart pointed at the built binary.
+  with ExecStart pointed at the built binary; nothing in deploy/ names
+  /usr/local/bin (templates say @bindir@, as the units);
+- deploy/Dockerfile builds the DaemonSet's image: Debian 12, the tree copied and
+  `make install PREFIX=/usr` run, the binary copied into a Debian 12 runtime
+  stage that installs the package of every library the binary needs (dpkg -S)
+  and libmicrohttpd's (dlopen()ed), its ENTRYPOINT that binary; the DaemonSet's
+  containers use the image it names, give no command of their own and start
+  with a sockdiag subcommand.
 A tool that is missing is a named skip (SKIP(tool:...)), never a pass.
 """
 import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -156,10 +164,13 @@ def check_units(sd, deploy, units):
         for d in glob.glob(os.path.join(deploy, "systemd", "*.service.d")):
             dst = os.path.join(tmp, os.path.basename(d))
             os.makedirs(dst)
-            for conf in glob.glob(os.path.join(d, "*.conf")):
+            for conf in glob.glob(os.path.join(d, "*.conf.in")):
                 with open(conf) as f:
-                    text = f.read().replace("/usr/local/bin/sockdiag", sd)
-                with open(os.path.join(dst, os.path.basename(conf)), "w") as f:
+                    text = f.read()
+                if "ExecStart=@bindir@/sockdiag " not in text:
+                    fail("%s: ExecStart is not @bindir@/sockdiag" % conf)
+                text = text.replace("@bindir@/sockdiag", sd)
+                with open(os.path.join(dst, os.path.basename(conf)[:-3]), "w") as f:
                     f.write(text)
         env = dict(os.environ, SYSTEMD_UNIT_PATH=tmp + ":")
         for u in sorted(glob.glob(os.path.join(tmp, "*.service"))):
@@ -173,6 +184,124 @@ def check_units(sd, deploy, units):
     ok("systemd-analyze verify passes on %d units (drop-ins included)" % len(units))
 
 
+def check_no_prefix(deploy):
+    """The install prefix is never written into deploy/ (the drop-in said /usr/local/bin)."""
+    bad = []
+    for root, _, files in os.walk(deploy):
+        for name in files:
+            path = os.path.join(root, name)
+            with open(path, errors="replace") as f:
+                if "/usr/local/bin" in f.read():
+                    bad.append(os.path.relpath(path, deploy))
+    if bad:
+        fail("deploy/ hardcodes /usr/local/bin (use @bindir@): %s" % bad)
+    ok("nothing in deploy/ names /usr/local/bin")
+
+
+def dockerfile_stages(path):
+    """[(base image, stage name, [(INSTRUCTION, argument)])], continuation lines joined."""
+    stages, cur = [], ""
+    lines = []
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if not cur and (not line.strip() or line.lstrip().startswith("#")):
+                continue
+            if line.endswith("\\"):
+                cur += line[:-1] + " "
+                continue
+            lines.append(cur + line)
+            cur = ""
+    for line in lines:
+        ins, _, arg = line.strip().partition(" ")
+        ins, arg = ins.upper(), arg.strip()
+        if ins == "FROM":
+            words = arg.split()
+            name = words[2] if len(words) == 3 and words[1].upper() == "AS" else None
+            stages.append((words[0], name, []))
+        elif not stages:
+            fail("Dockerfile: %s before FROM" % ins)
+        else:
+            stages[-1][2].append((ins, arg))
+    return stages
+
+
+def needed_packages(sd):
+    """The Debian packages of the libraries the binary needs: its NEEDED entries but the C
+    library's, and libmicrohttpd, which it dlopen()s by the soname built into it."""
+    r = run(["readelf", "-d", sd])
+    if r.returncode != 0:
+        fail("readelf -d %s: %s" % (sd, r.stderr))
+    sonames = [l.split("[", 1)[1].split("]", 1)[0] for l in r.stdout.splitlines()
+               if "(NEEDED)" in l]
+    # The C library is the base image's; sanitizer runtimes are the test build's (make asan).
+    sonames = [s for s in sonames if not s.startswith(("libc.so", "ld-linux", "libm.so",
+                                                        "libasan.", "libubsan.", "liblsan.",
+                                                        "libtsan."))]
+    with open(sd, "rb") as f:
+        data = f.read()
+    i = data.find(b"libmicrohttpd.so.")
+    if i < 0:
+        fail("%s: no libmicrohttpd soname in the binary" % sd)
+    sonames.append(data[i:data.index(b"\0", i)].decode())
+    pkgs = {}
+    for so in sonames:
+        r = run(["dpkg", "-S", "*/" + so])
+        if r.returncode != 0:
+            fail("dpkg -S %s: %s" % (so, r.stderr.strip()))
+        pkgs[so] = r.stdout.split(":", 1)[0]
+    return pkgs
+
+
+def check_dockerfile(sd, deploy, docs):
+    path = os.path.join(deploy, "Dockerfile")
+    if not os.path.exists(path):
+        fail("no deploy/Dockerfile: the DaemonSet's image has no recipe")
+    stages = dockerfile_stages(path)
+    if len(stages) < 2:
+        fail("Dockerfile: want a build stage and a runtime stage, got %d" % len(stages))
+    (base, name, build), (rbase, _, runtime) = stages[0], stages[-1]
+    for b in (base, rbase):
+        if not b.startswith(("debian:12", "debian:bookworm")):
+            fail("Dockerfile: base image %s is not Debian 12" % b)
+    runs = " ".join(a for i, a in build if i == "RUN")
+    if ("COPY", ". /src") not in build or "make install" not in runs or \
+            "PREFIX=/usr" not in runs:
+        fail("Dockerfile: the build stage must COPY . /src and run make install PREFIX=/usr")
+    dest = re.search(r"DESTDIR=(\S+)", runs)
+    entry = [json.loads(a) for i, a in runtime if i == "ENTRYPOINT"]
+    if len(entry) != 1 or not isinstance(entry[0], list) or len(entry[0]) != 1:
+        fail("Dockerfile: want one exec-form ENTRYPOINT [BINARY], got %s" % entry)
+    binary = entry[0][0]
+    copies = [a.split() for i, a in runtime if i == "COPY"]
+    src = "%s/usr/bin/sockdiag" % (dest.group(1) if dest else "")
+    if ["--from=%s" % name, src, binary] not in copies:
+        fail("Dockerfile: the runtime stage does not COPY --from=%s %s %s (the ENTRYPOINT)"
+             % (name, src, binary))
+    installed = " ".join(a for i, a in runtime if i == "RUN").split()
+    if shutil.which("dpkg") and shutil.which("readelf"):
+        missing = {so: p for so, p in needed_packages(sd).items() if p not in installed}
+        if missing:
+            fail("Dockerfile: the runtime stage lacks the packages of %s" % missing)
+    else:
+        skip("tool:dpkg", "no dpkg/readelf: the image's libraries not checked")
+    # The image the manifest runs is the one this file builds; its entrypoint applies.
+    tag = re.search(r"docker build .*-t (\S+)", open(path).read())
+    objs = [d for f, ds in (docs or {}).items() if "/kubernetes/" in f for d in ds]
+    for o in objs:
+        if o.get("kind") != "DaemonSet":
+            continue
+        for c in o["spec"]["template"]["spec"]["containers"]:
+            if not tag or c.get("image") != tag.group(1):
+                fail("container %s: image %s, the Dockerfile builds %s" %
+                     (c["name"], c.get("image"), tag and tag.group(1)))
+            if "command" in c or c["args"][0] not in ("exporter", "guard"):
+                fail("container %s: the image's ENTRYPOINT %s must apply (no command) and "
+                     "args start with a subcommand: %s" % (c["name"], binary, c["args"]))
+    ok("Dockerfile: Debian 12, make install PREFIX=/usr, runtime libraries, ENTRYPOINT %s "
+       "as the DaemonSet expects" % binary)
+
+
 def main():
     if len(sys.argv) < 4:
         print(__doc__)
@@ -183,6 +312,8 @@ def main():
         check_kubernetes(sd, docs)
     check_prometheus(deploy)
     check_units(sd, deploy, units)
+    check_no_prefix(deploy)
+    check_dockerfile(sd, deploy, docs)
     print("# checks: %d passed, 0 failed, %d skipped" % (len(PASSED), len(SKIPPED)))
     return 77 if SKIPPED and not PASSED else 0
 

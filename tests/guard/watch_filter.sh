@@ -9,7 +9,10 @@
 #    column, each row stamped HH:MM:SS.micro within the test's window;
 #  - NDJSON with `--count 2 'sport = :7001'` stops by itself after the two
 #    events of port 7001, each with an ISO-8601 UTC "time";
-#  - the summary "N events, 0 lost" is on stderr; a bad filter exits 2.
+#  - the summary "N events, 0 lost" is on stderr; a bad filter exits 2;
+#  - -N given twice (as list takes it): the events of both namespaces, each
+#    labelled with its own ("netns"), none of ours; -N unit:NAME of no unit is
+#    "no such cgroup", not a refusal of the form.
 #   usage: watch_filter.sh SOCKDIAG
 set -euo pipefail
 
@@ -110,6 +113,54 @@ done <"$T/out_json"
 grep -qx 'sockdiag watch: 2 events, 0 lost' "$T/err_json" ||
 	fail "json: summary: $(cat "$T/err_json")"
 pass "ndjson: --count 2 stopped after the 2 events of sport 7001, each with a UTC time"
+
+# ---- -N twice: two namespaces of their own (processes in them), ours not watched -------------
+for v in A B; do
+	unshare -n python3 -c 'import signal, subprocess
+subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+open("'"$T/up_$v"'", "w").close()
+signal.pause()' &
+	eval "P$v=\$!"
+done
+for ((i = 0; i < 100; i++)); do [ -e "$T/up_A" ] && [ -e "$T/up_B" ] && break; sleep 0.1; done
+[ -e "$T/up_A" ] && [ -e "$T/up_B" ] || fail "-N twice: the namespaces did not come up"
+"$SD" watch -tn --ndjson --count 4 -N "pid:$PA" -N "pid:$PB" 'sport = :7002' \
+	>"$T/out_ns" 2>"$T/err_ns" &
+W=$!
+sleep "$(awk -v s="${SOCKDIAG_TEST_SLOWDOWN:-1}" 'BEGIN { print 0.5 * s }')"
+traffic 7002 # ours: not watched
+for p in "$PA" "$PB"; do
+	nsenter --net="/proc/$p/ns/net" python3 - <<'PY'
+import socket
+l = socket.socket(); l.bind(("127.0.0.1", 7002)); l.listen(8)
+c = socket.create_connection(("127.0.0.1", 7002)); a = l.accept()[0]
+for s in (a, c, l):
+    s.close()
+PY
+done
+for ((i = 0; i < 50; i++)); do kill -0 "$W" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$W" 2>/dev/null && fail "-N twice: --count 4 did not stop watch (events of one namespace only?)"
+wait "$W" || fail "-N twice: watch exited $?"
+kill "$PA" "$PB"
+python3 - "$T/out_ns" <<'PY' ||
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+labels = sorted({r.get("netns") for r in recs})
+if len(recs) != 4 or len(labels) != 2 or None in labels:
+    sys.exit("FAIL detail: %s" % recs)
+for lab in labels:
+    if sum(r.get("netns") == lab for r in recs) != 2:
+        sys.exit("FAIL detail: not 2 events for %s: %s" % (lab, recs))
+PY
+	fail "-N twice: $(cat "$T/out_ns")"
+pass "-N twice: 2 events in each namespace, labelled with it; ours not watched"
+set +e
+"$SD" watch -t -N unit:sockdiag-no-such-$$.service >/dev/null 2>"$T/err_unit"
+st=$?
+set -e
+[ "$st" = 2 ] && grep -q "no such cgroup" "$T/err_unit" ||
+	fail "-N unit:NAME: exit $st: $(cat "$T/err_unit")"
+pass "-N unit:NAME of no unit: exit 2, no such cgroup"
 
 # ---- a bad filter ----------------------------------------------------------------------------
 set +e

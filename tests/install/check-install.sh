@@ -112,7 +112,16 @@ fi
 out=$(sd guard -c "$tmp/none.conf" --check-config 2>&1) && fail "-c of a missing file accepted"
 [ "$out" = "sockdiag guard: $tmp/none.conf: cannot open: No such file or directory" ] ||
 	fail "-c of a missing file: '$out'"
-ok "$sysconfdir/sockdiag/guard.conf installed and valid; guard and exporter --check-config without a file: the defaults"
+# The exporter's default file too (the built-in defaults: test_exporter checks it key for key).
+econf=$dest$sysconfdir/sockdiag/exporter.conf
+[ -f "$econf" ] || fail "not installed: $sysconfdir/sockdiag/exporter.conf"
+out=$(sd exporter -c "$econf" --check-config) || fail "the installed exporter.conf is invalid: $out"
+case $out in *": ok") ;; *) fail "exporter --check-config on the installed file: '$out'" ;; esac
+# The guard's metrics drop-in, generated like the units: the prefix's bin path.
+dropin=$root/share/doc/sockdiag/sockdiag-guard.service.d/metrics.conf
+grep -qx "ExecStart=$prefix/bin/sockdiag guard --metrics 127.0.0.1:10114" "$dropin" ||
+	fail "metrics drop-in: $(grep ExecStart "$dropin" 2>&1)"
+ok "$sysconfdir/sockdiag/guard.conf and exporter.conf installed and valid; guard and exporter --check-config without a file: the defaults; the metrics drop-in runs $prefix/bin/sockdiag"
 
 cat >"$tmp/user.c" <<'C'
 #include <stdio.h>

@@ -8,8 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <cmocka.h>
 
+#include "daemon/common/http.h"
 #include "daemon/exporter/exporter.h"
 
 static void config_defaults(void **state)
@@ -27,6 +30,32 @@ static void config_defaults(void **state)
 	assert_int_equal(c.n_ports, 0);
 	assert_null(c.listen);
 	exp_config_fini(&c);
+}
+
+static const char *example_path;
+
+/* The installed exporter.conf (the example) is the built-in defaults, key for key. */
+static void config_example(void **state)
+{
+	struct exp_config def, ex;
+	char err[256] = "";
+
+	(void)state;
+	assert_non_null(example_path);
+	assert_int_equal(exp_config_parse(&def, "", err, sizeof(err)), 0);
+	assert_int_equal(exp_config_load(&ex, example_path, err, sizeof(err)), 0);
+	assert_null(ex.listen);
+	assert_int_equal(ex.tables, def.tables);
+	assert_int_equal(ex.tcp_info, def.tcp_info);
+	assert_int_equal(ex.listeners, def.listeners);
+	assert_int_equal(ex.max_listeners, def.max_listeners);
+	assert_int_equal(ex.n_ports, def.n_ports);
+	assert_int_equal(ex.by_cgroup, def.by_cgroup);
+	assert_int_equal(ex.by_comm, def.by_comm);
+	assert_int_equal(ex.max_series, def.max_series);
+	assert_null(ex.cgroup_root);
+	exp_config_fini(&def);
+	exp_config_fini(&ex);
 }
 
 static void config_full(void **state)
@@ -77,10 +106,13 @@ static void config_errors(void **state)
 		{ "tables = tcp nosuch\n", "line 1: tables: unknown table 'nosuch'" },
 		{ "tcp-info = maybe\n", "line 1: tcp-info: expected yes or no, got 'maybe'" },
 		{ "max-series = 0\n", "line 1: max-series: '0' is not a number from 1 to 100000" },
-		{ "listen = localhost:80\n",
-		  "line 1: listen: 'localhost:80' is not ADDR:PORT or [ADDR6]:PORT" },
-		{ "listen = 127.0.0.1:0\n",
-		  "line 1: listen: '127.0.0.1:0' is not ADDR:PORT or [ADDR6]:PORT" },
+		{ "listen = 10.0.0.1\n", "line 1: listen: '10.0.0.1': no port (expected "
+		  "HOST:PORT, [ADDR6]:PORT or :PORT)" },
+		{ "listen = 127.0.0.1:0\n", "line 1: listen: '127.0.0.1:0': port '0' is not a "
+		  "number from 1 to 65535 (expected HOST:PORT, [ADDR6]:PORT or :PORT)" },
+		{ "listen = ::1:80\n", "line 1: listen: '::1:80': an IPv6 address goes in "
+		  "brackets: [::1]:80 (expected HOST:PORT, [ADDR6]:PORT or :PORT)" },
+		{ "listen = no.such.host.invalid:80\n", NULL },
 		{ "cgroup-root = relative\n", "line 1: cgroup-root: 'relative' is not a directory" },
 		{ "ports\n", "line 1: expected 'key = value', got 'ports'" },
 		{ "# ok\nports =\n", "line 2: ports: missing value" },
@@ -92,12 +124,46 @@ static void config_errors(void **state)
 		char err[256] = "";
 
 		assert_int_equal(exp_config_parse(&c, bad[i].text, err, sizeof(err)), -EINVAL);
-		assert_string_equal(err, bad[i].err);
+		if (bad[i].err)
+			assert_string_equal(err, bad[i].err);
+		else	/* the resolver's words vary: what was wrong, then the forms */
+			assert_non_null(strstr(err, "line 1: listen: 'no.such.host.invalid:80': "
+						    "cannot resolve host 'no.such.host.invalid': "));
 		/* Nothing of a bad file is used. */
 		assert_int_equal(c.n_ports, 0);
 		assert_int_equal(c.tables, SDIAG_TABLES_ALL);
 		exp_config_fini(&c);
 	}
+}
+
+/* --listen's spellings: a name is resolved (localhost: /etc/hosts, its IPv4
+ * address first), an empty host is every address. */
+static void listen_forms(void **state)
+{
+	struct sockaddr_storage ss;
+	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)&ss;
+	const struct sockaddr_in *s4 = (const struct sockaddr_in *)&ss;
+	char err[HTTP_LISTEN_ERRLEN];
+	socklen_t sl;
+
+	(void)state;
+	assert_int_equal(http_parse_listen("localhost:10113", &ss, &sl, err, sizeof(err)), 0);
+	assert_int_equal(ss.ss_family, AF_INET);
+	assert_int_equal(ntohl(s4->sin_addr.s_addr), INADDR_LOOPBACK);
+	assert_int_equal(ntohs(s4->sin_port), 10113);
+	assert_int_equal(http_parse_listen(":10113", &ss, &sl, err, sizeof(err)), 0);
+	assert_int_equal(ss.ss_family, AF_INET6);
+	assert_true(IN6_IS_ADDR_UNSPECIFIED(&s6->sin6_addr));
+	assert_int_equal(ntohs(s6->sin6_port), 10113);
+	assert_int_equal(http_parse_listen("[::1]:1", &ss, &sl, err, sizeof(err)), 0);
+	assert_true(IN6_IS_ADDR_LOOPBACK(&s6->sin6_addr));
+	assert_int_equal(http_parse_listen("10.1.2.3:65535", &ss, &sl, err, sizeof(err)), 0);
+	assert_int_equal(ntohl(s4->sin_addr.s_addr), 0x0a010203);
+	assert_int_equal(http_parse_listen(":", &ss, &sl, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "port '' is not a number from 1 to 65535");
+	assert_int_equal(http_parse_listen(":+80", &ss, &sl, err, sizeof(err)), -EINVAL);
+	assert_int_equal(http_parse_listen("[]:80", &ss, &sl, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "'[]' is not [IPV6-ADDRESS]");
 }
 
 static void config_ports_cap(void **state)
@@ -202,13 +268,16 @@ static void render_openmetrics(void **state)
 	exp_config_fini(&c);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(config_defaults),   cmocka_unit_test(config_full),
+		cmocka_unit_test(config_example),
 		cmocka_unit_test(config_errors),     cmocka_unit_test(config_ports_cap),
+		cmocka_unit_test(listen_forms),
 		cmocka_unit_test(render_text),	     cmocka_unit_test(render_openmetrics),
 	};
 
+	example_path = argc > 1 ? argv[1] : NULL;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
