@@ -71,8 +71,8 @@ static size_t utf8_len(const unsigned char *s)
 
 /*
  * The value a scraper reads back is the name with valid UTF-8 kept as is,
- * and every other byte (not UTF-8, or a control character other than a
- * newline) spelled \xHH; a backslash, the escape's own character, is doubled
+ * and every other byte (not UTF-8, or of a control character other than
+ * the newline: U+0000..U+001F, U+007F..U+009F) spelled \xHH; a backslash, the escape's own character, is doubled
  * so that no name can spell another's escape. One name, one value: distinct
  * names never make one series. Written in the exposition's own escapes
  * (backslash, quote and newline), which Prometheus and OpenMetrics share.
@@ -83,6 +83,9 @@ void expo_value(struct expo *o, const char *str)
 
 	while (*s) {
 		size_t n = *s >= 0x80 ? utf8_len(s) : 1;
+
+		if (n == 2 && s[0] == 0xc2 && s[1] < 0xa0)
+			n = 0;	/* U+0080..U+009F: C1 controls, spelled out as their bytes */
 
 		if (*s == '"')
 			fputs("\\\"", o->f);

@@ -19,7 +19,9 @@
 #  4. Z is deleted: once Z's client is destroyed, the guard has acted on every
 #     earlier event (one loop, in order), so every decision about X and Y was made;
 #  5. X's new client must still be blocked in recv; Y's must have got ECONNABORTED.
-# GUARD_RACE_CYCLES cycles (default 50; 1000 by hand), GUARD_RACE_SEED to replay.
+# GUARD_RACE_CYCLES cycles (default 50; 1000 by hand, bench/RESULTS.md),
+# GUARD_RACE_SEED to replay, RACE_DUMP_MS the slowest dump request (20),
+# GUARD_RACE_KEEP_LOG=FILE keeps the guard's log.
 #   usage: guard_race.sh SOCKDIAG NETPEER SLOWDUMP.so
 set -euo pipefail
 

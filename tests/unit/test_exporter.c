@@ -349,7 +349,7 @@ static char *render_labels(struct exp_config *c, const char *const *labels, size
 static void label_values_distinct(void **state)
 {
 	static const char *const names[] = { "caf\xc3\xa9", "caf\xc3\xa8", "a\xff", "a\xfe",
-					     "a\\xff", "a\\\\xff", "tab\there", "a?" };
+					     "a\\xff", "a\\\\xff", "tab\there", "c1\xc2\x85", "a?" };
 	struct exp_config c;
 	char *t = render_labels(&c, names, 6);
 
@@ -361,8 +361,9 @@ static void label_values_distinct(void **state)
 	assert_non_null(strstr(t, "netns=\"a\\\\\\\\xff\""));	/* a\\xff: the name a\xff */
 	assert_int_equal(duplicate_series(t), 0);
 	free(t);
-	t = render_labels(&c, names + 6, 2);
+	t = render_labels(&c, names + 6, 3);
 	assert_non_null(strstr(t, "netns=\"tab\\\\x09here\""));
+	assert_non_null(strstr(t, "netns=\"c1\\\\xc2\\\\x85\""));
 	assert_non_null(strstr(t, "netns=\"a?\""));
 	free(t);
 }
@@ -372,7 +373,7 @@ static void label_values_distinct(void **state)
 static void label_values_never_collide(void **state)
 {
 	static const unsigned char pool[] = { 'a', 'x', 'f', '0', '?', '\\', '"', '\n', '\t', 0x7f,
-					      0x80, 0xa8, 0xa9, 0xbf, 0xc0, 0xc3, 0xe2, 0x82,
+					      0x80, 0x85, 0xa8, 0xa9, 0xbf, 0xc0, 0xc2, 0xc3, 0xe2, 0x82,
 					      0xac, 0xed, 0xa0, 0xf0, 0x9f, 0xf4, 0x90, 0xfe, 0xff };
 	enum { NS = 48, ITERATIONS = 120 };
 	unsigned seed = 20261204;
