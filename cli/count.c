@@ -37,21 +37,31 @@ static const struct {
 
 #define SEP '\x1f' /* between the values of one group's key */
 
+/* One rule for every list: KEY[,KEY...], no item empty, none twice. */
 int count_keys_parse(struct count_keys *ret, const char *arg)
 {
 	struct count_keys k = { 0 };
 	const char *p = arg;
+	char q[TEXT_QUOTE_LEN];
 
-	while (*p) {
+	if (!*arg) {
+		fprintf(stderr, "sockdiag list: --count-by: no key given\n");
+		return -EINVAL;
+	}
+	for (;;) {
 		size_t len = strcspn(p, ",");
 		unsigned i;
 
+		if (!len) {
+			fprintf(stderr, "sockdiag list: --count-by: an empty key in '%s' (keys are "
+					"separated by single commas)\n",
+				text_excerpt(q, sizeof(q), arg, strlen(arg), 32));
+			return -EINVAL;
+		}
 		for (i = 0; i < CK_MAX; i++)
 			if (strlen(keys[i].name) == len && !strncmp(keys[i].name, p, len))
 				break;
 		if (i == CK_MAX || k.n == COUNT_MAX_KEYS) {
-			char q[TEXT_QUOTE_LEN];
-
 			fprintf(stderr,
 				"sockdiag list: --count-by: %s '%s' (keys: state, proto, family, "
 				"netns, cgroup, unit, process, user, lport, rport, laddr, raddr)\n",
@@ -59,14 +69,15 @@ int count_keys_parse(struct count_keys *ret, const char *arg)
 				text_excerpt(q, sizeof(q), p, len, 32));
 			return -EINVAL;
 		}
+		if (count_keys_has(&k, (enum count_key)i)) {
+			fprintf(stderr, "sockdiag list: --count-by: key '%s' given twice\n",
+				keys[i].name);
+			return -EINVAL;
+		}
 		k.k[k.n++] = (enum count_key)i;
 		p += len;
-		if (*p == ',' && *++p == '\0')
+		if (!*p++)
 			break;
-	}
-	if (!k.n) {
-		fprintf(stderr, "sockdiag list: --count-by: no key given\n");
-		return -EINVAL;
 	}
 	*ret = k;
 	return 0;

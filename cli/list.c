@@ -204,8 +204,11 @@ static int netns_set(struct cli_opts *o, struct sdiag_netns **ns, size_t *n)
 	r = opts_netns_list(o, "list", ns, n);
 	if (r < 0)
 		return r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
-	if (!*n)
+	if (!*n) {
+		/* Nothing to list: an error, not an empty table. */
 		fprintf(stderr, "sockdiag list: -N: no process in those cgroups, no namespace\n");
+		return EXIT_RUNTIME;
+	}
 	return 0;
 }
 

@@ -37,17 +37,67 @@ void expo_family(struct expo *o, const char *name, const char *type, const char 
 		type);
 }
 
-void expo_value(struct expo *o, const char *s)
+/* The length of the valid UTF-8 sequence of 2 to 4 bytes at s (no overlong
+ * forms, surrogates or code points above U+10FFFF), else 0. s ends in a NUL,
+ * which no check accepts: nothing past it is read. */
+static size_t utf8_len(const unsigned char *s)
 {
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n;
 
-		if (ch == '\\' || ch == '"')
-			fprintf(o->f, "\\%c", ch);
-		else if (ch == '\n')
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+/*
+ * The value a scraper reads back is the name with valid UTF-8 kept as is,
+ * and every other byte (not UTF-8, or of a control character other than
+ * the newline: U+0000..U+001F, U+007F..U+009F) spelled \xHH; a backslash, the escape's own character, is doubled
+ * so that no name can spell another's escape. One name, one value: distinct
+ * names never make one series. Written in the exposition's own escapes
+ * (backslash, quote and newline), which Prometheus and OpenMetrics share.
+ */
+void expo_value(struct expo *o, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	while (*s) {
+		size_t n = *s >= 0x80 ? utf8_len(s) : 1;
+
+		if (n == 2 && s[0] == 0xc2 && s[1] < 0xa0)
+			n = 0;	/* U+0080..U+009F: C1 controls, spelled out as their bytes */
+
+		if (*s == '"')
+			fputs("\\\"", o->f);
+		else if (*s == '\\')
+			fputs("\\\\\\\\", o->f); /* the value's \\ */
+		else if (*s == '\n')
 			fputs("\\n", o->f);
+		else if (!n || *s < 0x20 || *s == 0x7f)
+			fprintf(o->f, "\\\\x%02x", *s); /* the value's \xHH */
 		else
-			fputc(ch < 0x20 || ch >= 0x7f ? '?' : ch, o->f);
+			fwrite(s, 1, n, o->f);
+		s += n ? n : 1;
 	}
 }
 

@@ -27,7 +27,9 @@ int expo_close(struct expo *o, char **ret_body, size_t *ret_len);
 /* HELP and TYPE. type: gauge, counter (name without _total), histogram,
  * gaugehistogram. */
 void expo_family(struct expo *o, const char *name, const char *type, const char *help);
-/* A label value, escaped; bytes that are not printable ASCII become '?'. */
+/* A label value, escaped. What a scraper reads back: valid UTF-8 as it is, a
+ * backslash doubled, other bytes (invalid UTF-8, C0 and C1 controls but the
+ * newline) as \xHH; distinct strings always give distinct values. */
 void expo_value(struct expo *o, const char *s);
 /* A histogram's samples, with one label (lname NULL: none): buckets not
  * cumulative (n of them, the last +Inf), their le texts, the sum. */

@@ -55,6 +55,8 @@ struct exporter {
 	const char *config_path;
 	char config_q[256];		/* config_path escaped, for messages */
 	bool config_explicit;
+	const char *listen_arg;		/* --listen: the file's listen is ignored */
+	char serving[160];		/* the address served, "" before the server starts */
 };
 
 #define logline(...) daemon_log("sockdiag-exporter", __VA_ARGS__)
@@ -197,10 +199,12 @@ static int load_config(struct exporter *e, bool reload)
 	}
 	pthread_mutex_lock(&e->mu);
 	if (reload) {
-		const char *was = e->cfg->c.listen, *now = n->c.listen;
+		const char *now = n->c.listen ? n->c.listen : EXP_DEFAULT_LISTEN;
 
-		if ((was || now) && (!was || !now || strcmp(was, now)))
-			logline("reload: a new listen address needs a restart");
+		/* The server keeps its socket: say so when the file asks for another. */
+		if (e->serving[0] && !e->listen_arg && strcmp(now, e->serving))
+			logline("reload: %s: listen = %s needs a restart; still serving %s",
+				e->config_q, now, e->serving);
 		e->k.reloads_ok++;
 	}
 	cfg_unref(e->cfg);
@@ -367,6 +371,12 @@ static int parse_args(struct exporter *e, struct args *a, int argc, char **argv)
 		fprintf(stderr, "sockdiag exporter: -N and --all-netns exclude each other\n");
 		return -EINVAL;
 	}
+	if (a->openmetrics && !a->once) {
+		/* A server answers each scrape in the format its Accept asks for. */
+		fprintf(stderr, "sockdiag exporter: --openmetrics needs --once (the server "
+				"follows each scrape's Accept header)\n");
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -449,8 +459,10 @@ int cmd_exporter(int argc, char **argv)
 		fprintf(stderr, "sockdiag exporter: cannot set up signals and capabilities\n");
 		goto out;
 	}
+	e.listen_arg = a.listen;
 	if (!a.listen)
 		a.listen = e.cfg->c.listen ? e.cfg->c.listen : EXP_DEFAULT_LISTEN;
+	snprintf(e.serving, sizeof(e.serving), "%s", a.listen); /* a.listen may be e.cfg's */
 	r = http_start(&srv, &(struct http_opts){ .listen = a.listen, .fd = -1, .title = "sockdiag exporter",
 						  .metrics = metrics, .ctx = &e },
 		       err, sizeof(err));

@@ -154,6 +154,28 @@ static void log_action(const struct guard *g, const struct action *a, const size
 			off ? ": " : "", kept, ms);
 }
 
+static int take_events(struct guard *g, struct guard_pending *p);
+
+/* Victims judged again by the view as it is now (guard_recheck). */
+static void recheck(struct action *a)
+{
+	size_t keep = 0;
+
+	for (size_t i = 0; i < a->n; i++) {
+		enum guard_verdict v = guard_recheck(&a->g->cfg, &a->g->table, a->p,
+						     a->victims[i]);
+
+		if (v == GUARD_DESTROY) {
+			a->victims[keep++] = a->victims[i];
+			continue;
+		}
+		a->kept[v]++;
+		a->kept[GUARD_DESTROY]--;
+		free(a->victims[i]);
+	}
+	a->n = keep;
+}
+
 /*
  * Act on every pending event: dump TCP and UDP without a kernel filter (TCP
  * of both families then takes one walk of the kernel's established hash,
@@ -162,8 +184,14 @@ static void log_action(const struct guard *g, const struct action *a, const size
  * the rest early, and never walks its bind hash for bound-inactive sockets
  * (host-wide, and never destroyable) or its listening hash unless
  * "listening" is configured.
+ *
+ * Then the events queued meanwhile are read (removals into later): a socket
+ * made on an address after it was added back was made after the kernel
+ * queued the re-add's event, so it is seen here, and kept (recheck). Returns
+ * 0 or the error reading events (failed dumps and destroys are logged).
  */
-static int act(struct guard *g, struct guard_pending *p, const struct timespec *t0)
+static int act(struct guard *g, struct guard_pending *p, struct guard_pending *later,
+	       const struct timespec *t0)
 {
 	const char *what = p ? p->what : "routes changed";
 	struct sdiag_query q = {
@@ -176,7 +204,7 @@ static int act(struct guard *g, struct guard_pending *p, const struct timespec *
 	enum sdiag_destroy_result *results = NULL;
 	size_t res[5] = { 0 };
 	double ms;
-	int r;
+	int r, fatal = 0;
 
 	if (p && !p->n)
 		return 0;
@@ -200,6 +228,12 @@ static int act(struct guard *g, struct guard_pending *p, const struct timespec *
 	if (a.lookup_errors)
 		logline("%s: %zu route lookups failed; their sockets are kept", what,
 			a.lookup_errors);
+	if (p && a.n) {
+		fatal = take_events(g, later);
+		if (fatal < 0)
+			goto out;
+		recheck(&a);
+	}
 	if (a.n && !g->opt.dry_run && !g->cfg.dry_run) {
 		results = calloc(a.n, sizeof(*results));
 		if (!results) {
@@ -228,7 +262,7 @@ out:
 	free(results);
 	if (p)
 		guard_pending_clear(p);
-	return r;
+	return fatal;
 }
 
 /* ---- grace, route changes, reaping: the timer ------------------------------------------ */
@@ -245,6 +279,24 @@ static int hold(struct guard *g, struct guard_pending *p)
 		r = guard_grace_hold(&g->grace, &p->ev[i], what, now, g->cfg.grace_ms);
 	}
 	guard_pending_clear(p);
+	return r;
+}
+
+/* Act on p; removals read meanwhile (act looks before destroying) are new
+ * events like any other: acted upon in turn, or held for the grace period. */
+static int act_all(struct guard *g, struct guard_pending *p, const struct timespec *t0)
+{
+	struct guard_pending later = { 0 }, *cur = p, *next = &later, *x;
+	struct timespec t = *t0;
+	int r;
+
+	while ((r = act(g, cur, next, &t)) == 0 && next->n && !g->cfg.grace_ms) {
+		x = cur, cur = next, next = x;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	}
+	if (r == 0 && next->n)
+		r = hold(g, next);
+	guard_pending_fini(&later);
 	return r;
 }
 
@@ -268,39 +320,9 @@ static int end_grace(struct guard *g, uint64_t now)
 	}
 	guard_held_free(due, n);
 	if (r == 0)
-		(void)act(g, &p, &t0);
+		r = act_all(g, &p, &t0);
 	guard_pending_fini(&p);
 	return r;
-}
-
-static void reap(struct guard *g)
-{
-	bool dry = g->opt.dry_run || g->cfg.dry_run;
-
-	for (size_t i = 0; i < g->cfg.n_reaps; i++) {
-		const struct guard_reap *rule = &g->cfg.reaps[i];
-		struct guard_reap_result res;
-		struct timespec t0;
-		int r;
-
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		r = guard_reap_rule(g->h, &g->cfg, rule, dry, &res);
-		if (r < 0)
-			logline("reap (line %u) '%s': %s", rule->line, rule->expr, strerror(-r));
-		else if (res.refused)
-			logline("reap (line %u) '%s': refused: more than reap-max = %u sockets "
-				"match; nothing destroyed",
-				rule->line, rule->expr, g->cfg.reap_max);
-		else if (res.matched && dry)
-			logline("reap (line %u) '%s': would destroy %zu socket%s (kept %zu exempt)",
-				rule->line, rule->expr, res.matched, res.matched == 1 ? "" : "s",
-				res.kept);
-		else if (res.matched)
-			logline("reap (line %u) '%s': destroyed %zu socket%s (already gone %zu, "
-				"failed %zu; kept %zu exempt) in %.2f ms",
-				rule->line, rule->expr, res.destroyed, res.destroyed == 1 ? "" : "s",
-				res.gone, res.failed, res.kept, ms_since(&t0));
-	}
 }
 
 static void arm_timer(struct guard *g)
@@ -334,10 +356,10 @@ static int on_timer(struct guard *g)
 		g->route_due = NEVER;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		if (g->routes)
-			(void)act(g, NULL, &t0);
+			(void)act(g, NULL, NULL, &t0);
 	}
 	if (r == 0 && g->reap_due <= now) {
-		reap(g);
+		guard_reap_all(g->h, &g->cfg, g->opt.dry_run || g->cfg.dry_run, g->log_name);
 		g->reap_due = now_ms() + g->cfg.reap_interval_ms;
 	}
 	return r;
@@ -408,16 +430,14 @@ static int resync(struct guard *g, struct guard_pending *p, bool initial)
 	return r;
 }
 
-/* Drain the event socket, then act once on everything it said. */
-static int read_events(struct guard *g)
+/* Read every queued event into the view, its removals into p (after lost
+ * events: a resync). */
+static int take_events(struct guard *g, struct guard_pending *p)
 {
 	uint8_t buf[64 * 1024] __attribute__((aligned(8)));
-	struct guard_pending p = { 0 };
-	struct timespec t0;
 	bool route_event = false;
 	int r = 0;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (r == 0) {
 		ssize_t n = grtnl_read_events(&g->rtnl, buf, sizeof(buf));
 		const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
@@ -434,7 +454,7 @@ static int read_events(struct guard *g)
 			 * has left again). The dump alone is the truth. */
 			r = grtnl_drain(&g->rtnl);
 			if (r == 0)
-				r = resync(g, &p, false);
+				r = resync(g, p, false);
 			route_event = true; /* route events may be lost too */
 			continue;
 		}
@@ -446,17 +466,27 @@ static int read_events(struct guard *g)
 		for (len = (int)n; r == 0 && mnl_nlmsg_ok(nlh, len) && nlh->nlmsg_len <= (unsigned)len;
 		     nlh = mnl_nlmsg_next(nlh, &len)) {
 			route_event |= guard_route_event(nlh);
-			r = guard_view_apply(&g->table, &p, nlh);
+			r = guard_view_apply(&g->table, p, nlh);
 		}
 	}
 	if (route_event)
 		routes_changed(g);
-	/* A failed dump or destroy is logged and the daemon goes on: exiting
-	 * would not help, a restart resyncs without acting on the past. */
+	return r;
+}
+
+/* Drain the event socket, then act once on everything it said. */
+static int read_events(struct guard *g)
+{
+	struct guard_pending p = { 0 };
+	struct timespec t0;
+	int r;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	r = take_events(g, &p);
 	if (r == 0 && g->cfg.grace_ms)
 		r = hold(g, &p);
 	else if (r == 0)
-		(void)act(g, &p, &t0);
+		r = act_all(g, &p, &t0);
 	guard_pending_fini(&p);
 	return r;
 }

@@ -28,6 +28,9 @@ struct guard_reap_result {
  * the rest in one batch unless more than cap match (or dry_run). */
 int guard_reap_rule(struct sdiag_handle *h, const struct guard_config *c,
 		    const struct guard_reap *rule, bool dry_run, struct guard_reap_result *ret);
+/* Every rule's pass, each logged (under log_name) when it matched or failed. */
+void guard_reap_all(struct sdiag_handle *h, const struct guard_config *c, bool dry_run,
+		    const char *log_name);
 
 /* The sockets an event can concern: TCP and UDP (UDP-Lite too), both families. */
 #define GUARD_TABLES                                                                               \

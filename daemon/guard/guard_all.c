@@ -123,13 +123,32 @@ static void child_main(struct sup *s, pid_t parent, int nsfd, const char *c_labe
 	_exit(s->ops->run(s->arg, label));
 }
 
-static int spawn(struct sup *s, struct child *c, const char *path)
+/* Open the namespace at path, if it is still c's: -ENOENT when it went since
+ * the scan (a name unmounted leaves a plain file behind for a moment, a
+ * process gone leaves nothing), the normal race of a short-lived namespace. */
+static int open_ns(const struct child *c, const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct statfs sfs;
+	struct stat st;
+
+	if (fd < 0)
+		return errno == ENOENT || errno == ESRCH ? -ENOENT : -errno;
+	if (fstatfs(fd, &sfs) < 0 || sfs.f_type != NSFS_MAGIC || fstat(fd, &st) < 0 ||
+	    (uint64_t)st.st_ino != c->inode) {
+		close(fd);
+		return -ENOENT;
+	}
+	return fd;
+}
+
+static int spawn(struct sup *s, struct child *c, const char *path)
+{
+	int fd = open_ns(c, path);
 	pid_t pid, parent = getpid();
 
 	if (fd < 0)
-		return -errno; /* gone meanwhile */
+		return fd;
 	pid = fork();
 	if (pid < 0) {
 		close(fd);
@@ -153,10 +172,12 @@ static void maybe_spawn(struct sup *s, struct child *c, const struct sdiag_netns
 	if (c->state != CH_WAIT || now < c->due_ms)
 		return;
 	r = spawn(s, c, ns->path);
-	if (r < 0) {
+	if (r == -ENOENT)
+		logsup("netns %s: gone before its guard started", c->label);
+	else if (r < 0)
 		logsup("netns %s: cannot start its guard: %s", c->label, strerror(-r));
-		c->due_ms = now + RESTART_MS;
-	}
+	if (r < 0)
+		c->due_ms = now + RESTART_MS;	/* the next scan forgets it if gone */
 }
 
 static struct child *find(struct sup *s, uint64_t inode)

@@ -9,7 +9,10 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
+#include "daemon/common/log.h"
 #include "daemon/guard/guard.h"
 
 /* Every destroyable state; listeners only when the rule has a state clause
@@ -90,4 +93,38 @@ out:
 	if (err == 0)
 		*ret = res;
 	return err;
+}
+
+void guard_reap_all(struct sdiag_handle *h, const struct guard_config *c, bool dry,
+		    const char *log_name)
+{
+	for (size_t i = 0; i < c->n_reaps; i++) {
+		const struct guard_reap *rule = &c->reaps[i];
+		struct guard_reap_result res;
+		struct timespec t0, t1;
+		int r;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		r = guard_reap_rule(h, c, rule, dry, &res);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (r < 0)
+			daemon_log(log_name, "reap (line %u) '%s': %s", rule->line, rule->expr,
+				   strerror(-r));
+		else if (res.refused)
+			daemon_log(log_name, "reap (line %u) '%s': refused: more than reap-max = %u "
+				   "sockets match; nothing destroyed",
+				   rule->line, rule->expr, c->reap_max);
+		else if (res.matched && dry)
+			daemon_log(log_name, "reap (line %u) '%s': would destroy %zu socket%s (kept "
+				   "%zu exempt)",
+				   rule->line, rule->expr, res.matched, res.matched == 1 ? "" : "s",
+				   res.kept);
+		else if (res.matched)
+			daemon_log(log_name, "reap (line %u) '%s': destroyed %zu socket%s (already "
+				   "gone %zu, failed %zu; kept %zu exempt) in %.2f ms",
+				   rule->line, rule->expr, res.destroyed,
+				   res.destroyed == 1 ? "" : "s", res.gone, res.failed, res.kept,
+				   (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+					   (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+	}
 }

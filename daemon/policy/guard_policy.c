@@ -215,6 +215,7 @@ const char *guard_verdict_name(enum guard_verdict v)
 		[GUARD_KEEP_MARK] = "mark",
 		[GUARD_KEEP_DST] = "destination",
 		[GUARD_KEEP_STILL_ASSIGNED] = "still-assigned",
+		[GUARD_KEEP_CAME_BACK] = "came-back",
 		[GUARD_DESTROY] = "destroy",
 	};
 

@@ -311,3 +311,26 @@ enum guard_verdict guard_decide_all(const struct guard_config *c, const struct g
 	}
 	return v;
 }
+
+enum guard_verdict guard_recheck(const struct guard_config *c, const struct guard_table *t,
+				 const struct guard_pending *p, const struct sdiag_sock *s)
+{
+	enum guard_verdict v = GUARD_KEEP_UNRELATED;
+
+	for (size_t i = 0; i < p->n; i++) {
+		enum guard_verdict e = guard_decide(c, t, &p->ev[i], s);
+
+		/* Back on its own interface (the policy alone would call a
+		 * global address "still assigned", a link-local one gone):
+		 * a socket made after the removal, on the address back
+		 * again, is live and has never been without it. */
+		if ((e == GUARD_DESTROY || e == GUARD_KEEP_STILL_ASSIGNED) &&
+		    guard_event_came_back(t, &p->ev[i]))
+			e = GUARD_KEEP_CAME_BACK;
+		if (e == GUARD_DESTROY)
+			return e;
+		if (e != GUARD_KEEP_UNRELATED && v != GUARD_KEEP_CAME_BACK)
+			v = e;
+	}
+	return v;
+}

@@ -166,6 +166,7 @@ enum guard_verdict {
 	GUARD_KEEP_MARK,
 	GUARD_KEEP_DST,
 	GUARD_KEEP_STILL_ASSIGNED, /* the address still exists on another interface */
+	GUARD_KEEP_CAME_BACK,	/* picked, but what was removed is back before the destroy */
 	GUARD_DESTROY,
 };
 
@@ -200,6 +201,16 @@ int guard_view_diff(const struct guard_table *old, const struct guard_table *now
  * destroyed if any event strands the socket, else the reason one kept it. */
 enum guard_verdict guard_decide_all(const struct guard_config *c, const struct guard_table *t,
 				    const struct guard_pending *p, const struct sdiag_sock *s);
+/*
+ * A socket guard_decide_all() picked, judged again just before it is destroyed
+ * against the view t as it is then (the events read after the socket dump
+ * applied): an event whose removal came back (guard_event_came_back: the
+ * address on its interface again, the link up again) strands nothing now.
+ * GUARD_DESTROY if another event still strands it, else GUARD_KEEP_CAME_BACK
+ * (or the reason another event gives).
+ */
+enum guard_verdict guard_recheck(const struct guard_config *c, const struct guard_table *t,
+				 const struct guard_pending *p, const struct sdiag_sock *s);
 void guard_fmt_addr(const struct guard_addr *a, char *buf, size_t len);
 /* A link's name for logs: printable characters only, else "ifN" in buf. */
 const char *guard_link_name(const struct guard_table *t, int ifindex, char buf[16]);

@@ -258,5 +258,37 @@ check("kill --json without CAP_NET_ADMIN: exit 3", r.returncode == 3,
       "rc %d %r" % (r.returncode, r.stderr))
 check("kill --json without CAP_NET_ADMIN: []", r.stdout.strip() == b"[]", repr(r.stdout))
 
+# ---- one rule for --count-by's list; --openmetrics needs --once ---------------------------
+for keys, msg in (("state,state", "key 'state' given twice"),
+                  ("proto,state,proto", "key 'proto' given twice"),
+                  ("state,", "an empty key in 'state,'"),
+                  (",,,state", "an empty key in ',,,state'"),
+                  ("state,,proto", "an empty key in 'state,,proto'"),
+                  ("", "no key given")):
+    expect("list --count-by '%s'" % keys, ["list", "--count-by", keys], 2, msg)
+rc, out, err = run(["list", "-H", "--count-by", "state,proto"])
+check("list --count-by state,proto: accepted", rc == 0 and err == b"", "rc %r %r" % (rc, err))
+expect("exporter --openmetrics without --once", ["exporter", "--openmetrics"], 2,
+       "--openmetrics needs --once")
+
+# ---- -N cgroup: of a cgroup without a process: the error alone, no header --------------------
+cgroot = None
+with open("/proc/self/mountinfo") as f:
+    for line in f:
+        fields = line.split()
+        if fields[fields.index("-") + 1] == "cgroup2":
+            cgroot = fields[4]
+            break
+if cgroot:
+    cg = "sdin%d_%s" % (os.getpid(), os.urandom(3).hex())
+    os.mkdir(os.path.join(cgroot, cg))
+    try:
+        expect("list -N cgroup:<empty cgroup>", ["list", "-N", "cgroup:/" + cg], 1,
+               "no process in those cgroups, no namespace")
+    finally:
+        os.rmdir(os.path.join(cgroot, cg))
+else:
+    print("SKIP(cgroup2): no cgroup v2 hierarchy for -N cgroup:")
+
 print("# checks: %d passed, %d failed, 0 skipped" % (len(PASSED), len(FAILED)))
 sys.exit(1 if FAILED else 0)

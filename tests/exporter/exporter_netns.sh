@@ -11,7 +11,8 @@
 #    combinations are counted in sockdiag_dropped_sockets_total{grouping=
 #    "comm"} and nothing is lost (grouped + dropped = sockets seen);
 #  - group-by-cgroup: the inet sockets under this test's cgroup v2 path;
-#  - -N X: only X, labelled X.
+#  - -N X: only X, labelled X;
+#  - a reload changing listen logs once that it needs a restart.
 #   usage: exporter_netns.sh SOCKDIAG
 set -euo pipefail
 
@@ -113,6 +114,35 @@ seen=$(sum "$T/cap" 'sockdiag_scrape_sockets')
 [ "$dropped" -ge 1 ] && [ $((grouped + dropped)) = "$seen" ] ||
 	fail "max-series = 1: grouped $grouped + dropped $dropped != seen $seen"
 pass "max-series = 1: one series, $dropped dropped, grouped + dropped = seen ($seen)"
+
+# A reload that changes listen: the server keeps its socket, and says so once;
+# the file back at the address served says nothing more.
+printf 'listen = 127.0.0.1:19111\n' >"$T/listen.conf"
+"$SD" exporter -c "$T/listen.conf" 2>"$T/listen.log" &
+EXP=$!
+wait_log() { # PATTERN COUNT
+	for ((i = 0; i < 50 * ${SOCKDIAG_TEST_SLOWDOWN:-1}; i++)); do
+		[ "$(grep -c -- "$1" "$T/listen.log")" -ge "$2" ] && return 0
+		sleep 0.1
+	done
+	fail "exporter log: no $2 x '$1': $(cat "$T/listen.log")"
+}
+wait_log "listening on 127.0.0.1:19111" 1
+printf 'listen = 127.0.0.1:19112\n' >"$T/listen.conf"
+kill -HUP $EXP
+wait_log "reloaded" 1
+grep -q "listen = 127.0.0.1:19112 needs a restart; still serving 127.0.0.1:19111" "$T/listen.log" ||
+	fail "reload changing listen: $(cat "$T/listen.log")"
+printf 'listen = 127.0.0.1:19111\ntables = tcp\n' >"$T/listen.conf"
+kill -HUP $EXP
+wait_log "reloaded" 2
+[ "$(grep -c "needs a restart" "$T/listen.log")" = 1 ] ||
+	fail "listen back to the address served: $(cat "$T/listen.log")"
+python3 -c 'import urllib.request; urllib.request.urlopen("http://127.0.0.1:19111/metrics", timeout=10).read()' ||
+	fail "no scrape answered at 127.0.0.1:19111 after the reloads"
+kill $EXP
+wait $EXP || fail "exporter: exit $? on SIGTERM"
+pass "reload changing listen: logged as needing a restart, once; still serving the old address"
 
 if [ -n "$CG" ]; then
 	printf 'group-by-cgroup = yes\ntables = tcp\n' >"$T/cg.conf"

@@ -4,6 +4,9 @@
  * SLOWDUMP_MS milliseconds longer, so that a test can be sure requests
  * arrive while the exporter's pass is still under way
  * (tests/exporter/exporter_e2e.py: concurrent scrapes share one pass).
+ * With SLOWDUMP_RANDOM=SEED each request waits a random 0..SLOWDUMP_MS ms
+ * instead (tests/guard/guard_race.sh: the guard's dumps, as slow as on a busy
+ * host, by varying amounts).
  * It wraps send(), sendto() and sendmsg() on NETLINK_SOCK_DIAG sockets and
  * sleeps before the real call. Nothing else changes.
  *
@@ -80,6 +83,13 @@ static void maybe_sleep(int fd)
 	    proto != NETLINK_SOCK_DIAG)
 		return;
 	v = strtol(ms, NULL, 10);
+	if (getenv("SLOWDUMP_RANDOM")) {
+		static unsigned seed;
+
+		if (!seed)
+			seed = (unsigned)strtoul(getenv("SLOWDUMP_RANDOM"), NULL, 10) | 1;
+		v = v > 0 ? (long)(rand_r(&seed) % (v + 1)) : 0;
+	}
 	ts.tv_sec = v / 1000;
 	ts.tv_nsec = (v % 1000) * 1000000L;
 	nanosleep(&ts, NULL);

@@ -2,8 +2,10 @@
 /* The exporter's pure parts: the configuration parser and the exposition. */
 #include <errno.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,7 +226,7 @@ static void render_text(void **state)
 
 	(void)state;
 	assert_non_null(strstr(t, "# TYPE sockdiag_sockets gauge\n"));
-	assert_non_null(strstr(t, "sockdiag_sockets{netns=\"a\\\"b\\\\c\\nd\",family=\"inet6\","
+	assert_non_null(strstr(t, "sockdiag_sockets{netns=\"a\\\"b\\\\\\\\c\\nd\",family=\"inet6\","
 				  "proto=\"tcp\",state=\"established\"} 5\n"));
 	/* TCP states are there at 0; other tables only when non-zero. */
 	assert_non_null(strstr(t, "family=\"inet\",proto=\"tcp\",state=\"time_wait\"} 0\n"));
@@ -233,7 +235,7 @@ static void render_text(void **state)
 	assert_non_null(strstr(t, "proto=\"tcp\",port=\"22\",state=\"listen\"} 1\n"));
 	assert_non_null(strstr(t, "proto=\"tcp\",port=\"22\",state=\"established\"} 0\n"));
 	/* Buckets are cumulative. */
-	assert_non_null(strstr(t, "sockdiag_tcp_rtt_seconds_bucket{netns=\"a\\\"b\\\\c\\nd\","
+	assert_non_null(strstr(t, "sockdiag_tcp_rtt_seconds_bucket{netns=\"a\\\"b\\\\\\\\c\\nd\","
 				  "le=\"0.00025\"} 2\n"));
 	assert_non_null(strstr(t, "le=\"+Inf\"} 5\n"));
 	assert_non_null(strstr(t, "sockdiag_tcp_rtt_seconds_count{"));
@@ -268,6 +270,209 @@ static void render_openmetrics(void **state)
 	exp_config_fini(&c);
 }
 
+/* ---- label values: one name, one series ---------------------------------------------- */
+
+/* Is s[0..n) valid UTF-8 (written here apart from expo.c's check)? */
+static bool valid_utf8(const unsigned char *s, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		uint32_t cp;
+		size_t len;
+
+		if (s[i] < 0x80) {
+			i++;
+			continue;
+		}
+		len = (s[i] & 0xe0) == 0xc0 ? 2 : (s[i] & 0xf0) == 0xe0 ? 3 : (s[i] & 0xf8) == 0xf0 ? 4 : 0;
+		if (!len || i + len > n)
+			return false;
+		cp = s[i] & (0x7f >> len);
+		for (size_t k = 1; k < len; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				return false;
+			cp = cp << 6 | (s[i + k] & 0x3f);
+		}
+		if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+		    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return false;
+		i += len;
+	}
+	return true;
+}
+
+struct series {
+	char *key;	/* metric name, then each decoded "name=value", NUL-separated */
+	size_t len;
+};
+
+/* One sample line as Prometheus reads it: the name and the label values
+ * unescaped (\\ \" \n, the only escapes the formats define: any other is
+ * a test failure). Each value must be valid UTF-8. */
+static struct series parse_series(const char *line, size_t n)
+{
+	struct series r = { malloc(n + 1), 0 };
+	size_t i = 0;
+
+	assert_non_null(r.key);
+	while (i < n && line[i] != '{' && line[i] != ' ')
+		r.key[r.len++] = line[i++];
+	if (i < n && line[i] == '{') {
+		i++;
+		while (i < n && line[i] != '}') {
+			size_t vstart;
+
+			r.key[r.len++] = '\0';
+			while (i < n && line[i] != '=')
+				r.key[r.len++] = line[i++];
+			assert_true(i + 1 < n && line[i + 1] == '"');
+			r.key[r.len++] = '=';
+			i += 2;
+			vstart = r.len;
+			while (i < n && line[i] != '"') {
+				if (line[i] == '\\') {
+					assert_true(i + 1 < n);
+					i++;
+					if (line[i] == 'n')
+						r.key[r.len++] = '\n';
+					else if (line[i] == '\\' || line[i] == '"')
+						r.key[r.len++] = line[i];
+					else
+						fail_msg("escape \\%c in: %.*s", line[i], (int)n, line);
+					i++;
+				} else {
+					r.key[r.len++] = line[i++];
+				}
+			}
+			assert_true(valid_utf8((unsigned char *)r.key + vstart, r.len - vstart));
+			assert_true(i < n);
+			i++; /* the closing quote */
+			if (i < n && line[i] == ',')
+				i++;
+		}
+	}
+	return r;
+}
+
+static int series_cmp(const void *a, const void *b)
+{
+	const struct series *x = a, *y = b;
+	int c = memcmp(x->key, y->key, x->len < y->len ? x->len : y->len);
+
+	return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* How many samples of the exposition t repeat an earlier series. */
+static size_t duplicate_series(const char *t)
+{
+	struct series *v = NULL;
+	size_t n = 0, cap = 0, dups = 0;
+
+	for (const char *line = t; *line;) {
+		const char *end = strchr(line, '\n');
+
+		assert_non_null(end);
+		if (*line != '#') {
+			if (n == cap) {
+				cap = cap ? cap * 2 : 256;
+				v = realloc(v, cap * sizeof(*v));
+				assert_non_null(v);
+			}
+			v[n++] = parse_series(line, (size_t)(end - line));
+		}
+		line = end + 1;
+	}
+	qsort(v, n, sizeof(*v), series_cmp);
+	for (size_t i = 1; i < n; i++)
+		dups += !series_cmp(&v[i - 1], &v[i]);
+	for (size_t i = 0; i < n; i++)
+		free(v[i].key);
+	free(v);
+	return dups;
+}
+
+/* An exposition of namespaces labelled labels[0..n) (one TCP socket each). */
+static char *render_labels(struct exp_config *c, const char *const *labels, size_t n)
+{
+	struct exp_agg *a = calloc(1, sizeof(*a));
+	char *t;
+
+	assert_non_null(a);
+	exp_config_init(c);
+	a->ns = calloc(n, sizeof(*a->ns));
+	assert_non_null(a->ns);
+	a->n_ns = n;
+	for (size_t i = 0; i < n; i++) {
+		snprintf(a->ns[i].label, sizeof(a->ns[i].label), "%s", labels[i]);
+		a->ns[i].socks[SDIAG_T_TCP][0][SDIAG_SS_ESTABLISHED] = 1;
+	}
+	t = render(c, a, false);
+	exp_agg_free(a);
+	exp_config_fini(c);
+	return t;
+}
+
+/* Valid UTF-8 kept as it is; invalid bytes spelled out, distinct. */
+static void label_values_distinct(void **state)
+{
+	static const char *const names[] = { "caf\xc3\xa9", "caf\xc3\xa8", "a\xff", "a\xfe",
+					     "a\\xff", "a\\\\xff", "tab\there", "c1\xc2\x85", "a?" };
+	struct exp_config c;
+	char *t = render_labels(&c, names, 6);
+
+	(void)state;
+	assert_non_null(strstr(t, "netns=\"caf\xc3\xa9\""));
+	assert_non_null(strstr(t, "netns=\"caf\xc3\xa8\""));
+	assert_non_null(strstr(t, "netns=\"a\\\\xff\""));	/* read back: a\xff */
+	assert_non_null(strstr(t, "netns=\"a\\\\xfe\""));
+	assert_non_null(strstr(t, "netns=\"a\\\\\\\\xff\""));	/* a\\xff: the name a\xff */
+	assert_int_equal(duplicate_series(t), 0);
+	free(t);
+	t = render_labels(&c, names + 6, 3);
+	assert_non_null(strstr(t, "netns=\"tab\\\\x09here\""));
+	assert_non_null(strstr(t, "netns=\"c1\\\\xc2\\\\x85\""));
+	assert_non_null(strstr(t, "netns=\"a?\""));
+	free(t);
+}
+
+/* Property: namespaces with distinct random names (bytes drawn from a set
+ * rich in escapes, UTF-8 leads and continuations) never make one series. */
+static void label_values_never_collide(void **state)
+{
+	static const unsigned char pool[] = { 'a', 'x', 'f', '0', '?', '\\', '"', '\n', '\t', 0x7f,
+					      0x80, 0x85, 0xa8, 0xa9, 0xbf, 0xc0, 0xc2, 0xc3, 0xe2, 0x82,
+					      0xac, 0xed, 0xa0, 0xf0, 0x9f, 0xf4, 0x90, 0xfe, 0xff };
+	enum { NS = 48, ITERATIONS = 120 };
+	unsigned seed = 20261204;
+	struct exp_config c;
+
+	(void)state;
+	for (int it = 0; it < ITERATIONS; it++) {
+		char names[NS][8];
+		const char *labels[NS];
+		size_t n = 0;
+		char *t;
+
+		while (n < NS) {
+			size_t len = 1 + (size_t)rand_r(&seed) % 5;
+			bool dup = false;
+
+			for (size_t k = 0; k < len; k++)
+				names[n][k] = (char)pool[(size_t)rand_r(&seed) % sizeof(pool)];
+			names[n][len] = '\0';
+			for (size_t k = 0; k < n && !dup; k++)
+				dup = !strcmp(names[k], names[n]);
+			if (!dup) {
+				labels[n] = names[n];
+				n++;
+			}
+		}
+		t = render_labels(&c, labels, n);
+		if (duplicate_series(t))
+			fail_msg("iteration %d (seed 20261204): duplicate series", it);
+		free(t);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -276,6 +481,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(config_errors),     cmocka_unit_test(config_ports_cap),
 		cmocka_unit_test(listen_forms),
 		cmocka_unit_test(render_text),	     cmocka_unit_test(render_openmetrics),
+		cmocka_unit_test(label_values_distinct),
+		cmocka_unit_test(label_values_never_collide),
 	};
 
 	example_path = argc > 1 ? argv[1] : NULL;

@@ -169,6 +169,61 @@ static void down_link_does_not_hold(void **state)
 	guard_config_fini(&c);
 }
 
+/* Just before destroying, the view with the events read after the socket
+ * dump: what came back on its own interface strands nothing any more. */
+static void recheck_after_dump(void **state)
+{
+	struct guard_config c;
+	struct guard_table t = { 0 };
+	struct guard_pending p = { 0 }, later = { 0 };
+	struct sdiag_sock s = tcp_from("10.9.1.5"), ll = tcp_from("10.9.1.5");
+
+	(void)state;
+	guard_config_init(&c);
+	base_view(&t);
+	/* Removed, then added back while the dump ran. */
+	apply(&t, &p, addr_msg(RTM_DELADDR, 2, "10.9.1.5", 32));
+	assert_int_equal(guard_decide_all(&c, &t, &p, &s), GUARD_DESTROY);
+	assert_int_equal(guard_recheck(&c, &t, &p, &s), GUARD_DESTROY);
+	apply(&t, &later, addr_msg(RTM_NEWADDR, 2, "10.9.1.5", 32));
+	assert_int_equal(guard_recheck(&c, &t, &p, &s), GUARD_KEEP_CAME_BACK);
+	/* Added back on another link instead: kept too, as moved. */
+	apply(&t, &later, addr_msg(RTM_DELADDR, 2, "10.9.1.5", 32));
+	apply(&t, &later, addr_msg(RTM_NEWADDR, 3, "10.9.1.5", 32));
+	assert_int_equal(guard_recheck(&c, &t, &p, &s), GUARD_KEEP_STILL_ASSIGNED);
+	/* Another address added meanwhile: still stranded. */
+	apply(&t, &later, addr_msg(RTM_DELADDR, 3, "10.9.1.5", 32));
+	apply(&t, &later, addr_msg(RTM_NEWADDR, 2, "10.9.1.6", 32));
+	assert_int_equal(guard_recheck(&c, &t, &p, &s), GUARD_DESTROY);
+	guard_pending_clear(&p);
+	/* A link down, then up again: kept; but an address it lost while down
+	 * (its own event) still strands. */
+	apply(&t, &later, addr_msg(RTM_NEWADDR, 2, "10.9.1.5", 32));
+	apply(&t, &p, link_msg(RTM_NEWLINK, 2, "vb", 0));
+	assert_int_equal(guard_decide_all(&c, &t, &p, &s), GUARD_DESTROY);
+	apply(&t, &later, link_msg(RTM_NEWLINK, 2, "vb", UPFLAGS));
+	assert_int_equal(guard_recheck(&c, &t, &p, &s), GUARD_KEEP_CAME_BACK);
+	apply(&t, &p, addr_msg(RTM_DELADDR, 2, "10.9.1.5", 32));
+	assert_int_equal(guard_recheck(&c, &t, &p, &s), GUARD_DESTROY);
+	guard_pending_clear(&p);
+	/* A link-local address is never "moved", but back on its link it is back. */
+	ll.family = AF_INET6;
+	memset(ll.inet.src, 0, sizeof(ll.inet.src));
+	inet_pton(AF_INET6, "fe80::1", ll.inet.src);
+	inet_pton(AF_INET6, "fe80::2", ll.inet.dst);
+	ll.inet.ifindex = 2;
+	apply(&t, &later, addr_msg(RTM_NEWADDR, 2, "fe80::1", 64));
+	apply(&t, &p, addr_msg(RTM_DELADDR, 2, "fe80::1", 64));
+	apply(&t, &later, addr_msg(RTM_NEWADDR, 2, "fe80::1", 64));
+	assert_int_equal(guard_decide_all(&c, &t, &p, &ll), GUARD_DESTROY);
+	assert_int_equal(guard_recheck(&c, &t, &p, &ll), GUARD_KEEP_CAME_BACK);
+	assert_string_equal(guard_verdict_name(GUARD_KEEP_CAME_BACK), "came-back");
+	guard_pending_fini(&p);
+	guard_pending_fini(&later);
+	guard_table_fini(&t);
+	guard_config_fini(&c);
+}
+
 /* A copy of the message just built, in a buffer of exactly len bytes. */
 static struct nlmsghdr *exact(size_t len)
 {
@@ -252,6 +307,7 @@ int main(void)
 		cmocka_unit_test(removed_and_back),
 		cmocka_unit_test(resync_diff),
 		cmocka_unit_test(down_link_does_not_hold),
+		cmocka_unit_test(recheck_after_dump),
 		cmocka_unit_test(parse_unaligned_end),
 		cmocka_unit_test(parse_name_without_nul),
 		cmocka_unit_test(name_in_log_is_printable),
