@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The metrics endpoint of the daemons (sockdiag exporter, guard --metrics):
- * libmicrohttpd with a thread per connection, so a slow or stalled client
- * holds only its own thread and never a scrape. GET/HEAD only: "/" is a short
- * HTML page, "/metrics" the exposition (OpenMetrics when the client's Accept
- * asks for application/openmetrics-text, else Prometheus text 0.0.4); other
- * paths 404, other methods 405, oversized requests 431/414 (by the library).
+ * libmicrohttpd on one event thread (epoll), /metrics rendered by scrape
+ * threads, so a slow or stalled client holds a connection slot, never a
+ * thread. Its limits: HTTP_CONN_LIMIT connections (later ones wait in the
+ * listen queue), HTTP_PER_ADDR_LIMIT per client address (more are closed at
+ * once), a request's line and headers within HTTP_HEADER_DEADLINE_S, its
+ * response taken within HTTP_SEND_DEADLINE_S, 10 s of silence at most.
+ * GET/HEAD only: "/" is a short HTML page, "/metrics" the exposition
+ * (OpenMetrics when the client's Accept asks for application/openmetrics-text,
+ * else Prometheus text 0.0.4); other paths 404, other methods 405, oversized
+ * requests 431/414 (by the library).
  */
 #ifndef SOCKDIAG_HTTP_H
 #define SOCKDIAG_HTTP_H
@@ -14,8 +19,13 @@
 #include <stddef.h>
 #include <sys/socket.h>
 
+#define HTTP_CONN_LIMIT 2048
+#define HTTP_PER_ADDR_LIMIT 32
+#define HTTP_HEADER_DEADLINE_S 5
+#define HTTP_SEND_DEADLINE_S 60
+
 /* Render the exposition into *ret_body (malloc'd, *ret_len bytes). Called from
- * connection threads, concurrently. Returns 0 or a negative errno (500). */
+ * the server's scrape threads, concurrently. Returns 0 or a negative errno (500). */
 typedef int (*http_metrics_fn)(void *ctx, bool openmetrics, char **ret_body, size_t *ret_len);
 
 struct http_opts {
@@ -39,11 +49,24 @@ int http_listen_arg(const char *cmd, const char *opt, const char *arg);
  * one-line reason in err. */
 int http_bind(const char *spec, int *ret_fd, char *err, size_t errlen);
 /* Listen (on o->fd if >= 0, else on o->listen) and serve from threads of the
- * library's own, which start with every signal blocked. On failure returns a
- * negative errno with a one-line reason in err. */
+ * library's and the server's own, which start with every signal blocked. Raises
+ * the soft RLIMIT_NOFILE (up to the hard one) for HTTP_CONN_LIMIT connections.
+ * On failure returns a negative errno with a one-line reason in err. */
 int http_start(struct http_server **ret, const struct http_opts *o, char *err, size_t errlen);
-/* Accepts NULL. Waits for the connection threads. */
+/* Accepts NULL. Waits for the scrapes under way; queued ones get 503. */
 void http_stop(struct http_server *s);
+
+/* What a request gets, from its method and URL alone. */
+enum http_page {
+	HTTP_PAGE_BAD_METHOD,	/* 405: not GET or HEAD */
+	HTTP_PAGE_INDEX,	/* "/" */
+	HTTP_PAGE_METRICS,	/* "/metrics" */
+	HTTP_PAGE_NOT_FOUND,	/* 404 */
+};
+enum http_page http_route(const char *method, const char *url);
+/* Whether an Accept header (NULL: none) asks for OpenMetrics: it names
+ * application/openmetrics-text without q=0. */
+bool http_wants_openmetrics(const char *accept);
 
 /* The exposition's content types. */
 #define HTTP_CT_PROMETHEUS "text/plain; version=0.0.4; charset=utf-8"
