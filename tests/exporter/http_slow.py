@@ -151,6 +151,7 @@ class Daemon:
             conf = os.path.join(tmp, "guard.conf")
             open(conf, "w").close()
             argv = [sd, "guard", "-c", conf, "--metrics", "127.0.0.1:%d" % PORT]
+        self.log = log.name
         self.p = subprocess.Popen(argv, stderr=log, stdout=log)
         t0 = time.monotonic()
         while get(timeout=1)[0] != 200:
@@ -159,12 +160,16 @@ class Daemon:
             time.sleep(0.1)
 
     def close(self):
+        """SIGTERM: a clean exit, status 0 (the sanitizers' reports fail it)."""
         self.p.terminate()
         try:
-            self.p.wait(10 * SLOWDOWN)
+            rc = self.p.wait(10 * SLOWDOWN)
         except subprocess.TimeoutExpired:
             self.p.kill()
             fail("%s did not stop on SIGTERM" % self.kind)
+        if rc != 0:
+            with open(self.log) as f:
+                fail("%s exited %d on SIGTERM: %s" % (self.kind, rc, f.read()[-3000:]))
 
 
 def check_starve(kind, nslow, seconds):
@@ -327,8 +332,10 @@ def main():
                 check_cap(kind)
                 if a.hold and kind == "exporter":     # the same http.c serves both
                     check_hold(kind, a.hold, d.p.pid)
-            finally:
-                d.close()
+            except BaseException:
+                d.p.kill()
+                raise
+            d.close()
     print("# checks: %d passed, 0 failed, 0 skipped" % NPASS, flush=True)
 
 
