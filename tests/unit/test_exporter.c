@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <cmocka.h>
 
+#include "daemon/common/http.h"
 #include "daemon/exporter/exporter.h"
 
 static void config_defaults(void **state)
@@ -150,6 +151,26 @@ static char *render(const struct exp_config *c, const struct exp_agg *a, bool om
 	return body;
 }
 
+/* The request decision of the metrics server (http_req.c), without the HTTP library. */
+static void http_decision(void **state)
+{
+	(void)state;
+	assert_int_equal(http_route("GET", "/metrics"), HTTP_PAGE_METRICS);
+	assert_int_equal(http_route("HEAD", "/metrics"), HTTP_PAGE_METRICS);
+	assert_int_equal(http_route("GET", "/"), HTTP_PAGE_INDEX);
+	assert_int_equal(http_route("GET", "/metrics/"), HTTP_PAGE_NOT_FOUND);
+	assert_int_equal(http_route("POST", "/metrics"), HTTP_PAGE_BAD_METHOD);
+	assert_int_equal(http_route("get", "/metrics"), HTTP_PAGE_BAD_METHOD);
+	/* Prometheus 2.42's Accept; curl's; OpenMetrics refused with q=0. */
+	assert_true(http_wants_openmetrics(
+		"application/openmetrics-text;version=1.0.0,application/openmetrics-text;"
+		"version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1"));
+	assert_false(http_wants_openmetrics("*/*"));
+	assert_false(http_wants_openmetrics(NULL));
+	assert_false(http_wants_openmetrics("application/openmetrics-text; q=0, text/plain"));
+	assert_true(http_wants_openmetrics("text/plain;q=0, application/openmetrics-text"));
+}
+
 static void render_text(void **state)
 {
 	struct exp_config c;
@@ -208,6 +229,7 @@ int main(void)
 		cmocka_unit_test(config_defaults),   cmocka_unit_test(config_full),
 		cmocka_unit_test(config_errors),     cmocka_unit_test(config_ports_cap),
 		cmocka_unit_test(render_text),	     cmocka_unit_test(render_openmetrics),
+		cmocka_unit_test(http_decision),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
