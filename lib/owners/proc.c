@@ -120,9 +120,11 @@ static uint64_t socket_inode(const char *link, ssize_t len)
 	if (len < 10 || memcmp(link, "socket:[", 8) || link[len - 1] != ']')
 		return 0;
 	for (ssize_t i = 8; i < len - 1; i++) {
-		if (link[i] < '0' || link[i] > '9')
-			return 0;
-		ino = ino * 10 + (uint64_t)(link[i] - '0');
+		uint64_t d = (uint64_t)(link[i] - '0');
+
+		if (link[i] < '0' || link[i] > '9' || ino > (UINT64_MAX - d) / 10)
+			return 0; /* not a number, or not one an inode can be */
+		ino = ino * 10 + d;
 	}
 	return ino;
 }

@@ -258,11 +258,15 @@ static void tree_make(char *text, struct tree *t)
 			/* Only descriptors: a link elsewhere would lead the walk out of
 			 * the tree (cgroupfs and a /proc/PID hold no other links). */
 			unsigned long long ino;
-			char end;
+			char *end;
 
 			unescape(tab);
-			if (symlink(tab, full) == 0 && t->n_links < MAX_LINKS &&
-			    sscanf(tab, "socket:[%llu%c", &ino, &end) == 2 && end == ']')
+			if (symlink(tab, full) < 0 || t->n_links == MAX_LINKS ||
+			    strncmp(tab, "socket:[", 8) || tab[8] < '0' || tab[8] > '9')
+				continue;
+			errno = 0;
+			ino = strtoull(tab + 8, &end, 10);
+			if (!errno && !strcmp(end, "]"))
 				t->links[t->n_links++] = ino;
 		}
 	}
