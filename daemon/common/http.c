@@ -7,19 +7,31 @@
  * every command (`sockdiag list` of an empty namespace: 9.5 ms, 4.8 MiB, of
  * which 4.3 ms and 3 MiB were theirs; bench/RESULTS.md). Each server holds
  * its own handle and function table: no globals.
+ *
+ * Threads: one event thread (the library's, epoll) reads every connection,
+ * so a slow client costs a connection slot and its 16 KiB pool, never a
+ * thread; /metrics requests are suspended and rendered by scrape threads
+ * (started as needed, at most SCRAPE_THREADS, which may all wait for one
+ * exporter pass), then resumed; a watchdog thread closes the connections
+ * that miss their deadline (the library's own timeout restarts with every
+ * byte: a client sending a byte every few seconds would hold its slot for
+ * ever). At CONN_LIMIT connections the event thread stops accepting and new
+ * ones wait in the listen queue; one address holds at most PER_ADDR_LIMIT.
  */
-#include <arpa/inet.h>
 #include <dlfcn.h>
 #include <errno.h>
-#include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 #include <microhttpd.h>
 
@@ -33,10 +45,22 @@
 /* A request line and headers beyond this get 431 (or 414): Prometheus sends
  * about 400 bytes. It is also each connection's whole memory pool. */
 #define CONN_MEMORY (16 * 1024)
-/* A client that sends nothing for this long is dropped. */
+/* A client that sends nothing for this long is dropped (the library's timer). */
 #define CONN_TIMEOUT_S 10
-/* Connections at once (each a thread); later ones wait in the listen queue. */
-#define CONN_LIMIT 64
+/* A request's line and headers complete within this, from the connection (or
+ * the previous response) on, however slowly they trickle in. */
+#define HEADER_DEADLINE_MS (HTTP_HEADER_DEADLINE_S * 1000)
+/* A response is taken by the client within this. */
+#define SEND_DEADLINE_MS (HTTP_SEND_DEADLINE_S * 1000)
+/* How often the watchdog looks. */
+#define WATCH_MS 250
+/* Connections at once; later ones wait in the listen queue (LISTEN_BACKLOG,
+ * capped by net.core.somaxconn). Lowered when RLIMIT_NOFILE cannot be raised. */
+#define CONN_LIMIT HTTP_CONN_LIMIT
+#define LISTEN_BACKLOG 4096
+/* Threads rendering /metrics at once: concurrent scrapes of the exporter wait
+ * for one pass, so as many as this share it. */
+#define SCRAPE_THREADS 64
 
 /* The libmicrohttpd functions used, resolved by name from SOCKDIAG_MHD_SONAME. */
 struct mhd {
@@ -48,13 +72,50 @@ struct mhd {
 	__typeof__(MHD_queue_response) *queue_response;
 	__typeof__(MHD_destroy_response) *destroy_response;
 	__typeof__(MHD_lookup_connection_value) *lookup_connection_value;
+	__typeof__(MHD_get_connection_info) *get_connection_info;
+	__typeof__(MHD_suspend_connection) *suspend_connection;
+	__typeof__(MHD_resume_connection) *resume_connection;
+};
+
+/* One TCP connection (the library's socket context). */
+struct conn {
+	struct conn *prev, *next;	/* in http_server.conns */
+	int fd;
+	int64_t deadline;		/* ms, CLOCK_MONOTONIC; 0: none (being rendered) */
+};
+
+/* One /metrics request, from its suspension to its response. */
+struct job {
+	struct job *next;		/* in http_server.queue */
+	struct MHD_Connection *c;
+	struct conn *conn;
+	bool om, done;
+	int r;
+	char *body;
+	size_t len;
 };
 
 struct http_server {
 	struct MHD_Daemon *d;
 	struct mhd mhd;
 	struct http_opts o;
+	pthread_mutex_t mu;
+	pthread_cond_t wake;		/* scrape threads: a job, or stop */
+	pthread_cond_t tick;		/* the watchdog: stop */
+	struct conn *conns;
+	struct job *queue, **queue_tail;
+	pthread_t scrapers[SCRAPE_THREADS], watchdog;
+	unsigned nscrapers, idle;
+	bool stopping, watching;
 };
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 static int mhd_load(struct mhd *m, char *err, size_t errlen)
 {
@@ -69,6 +130,9 @@ static int mhd_load(struct mhd *m, char *err, size_t errlen)
 		{ "MHD_queue_response", (void **)&m->queue_response },
 		{ "MHD_destroy_response", (void **)&m->destroy_response },
 		{ "MHD_lookup_connection_value", (void **)&m->lookup_connection_value },
+		{ "MHD_get_connection_info", (void **)&m->get_connection_info },
+		{ "MHD_suspend_connection", (void **)&m->suspend_connection },
+		{ "MHD_resume_connection", (void **)&m->resume_connection },
 	};
 
 	m->dl = dlopen(SOCKDIAG_MHD_SONAME, RTLD_NOW | RTLD_LOCAL);
@@ -87,135 +151,6 @@ static int mhd_load(struct mhd *m, char *err, size_t errlen)
 		}
 	}
 	return 0;
-}
-
-/* PORT: 1-65535, digits only. */
-static int parse_port(const char *p, uint16_t *ret)
-{
-	unsigned long v;
-	char *end;
-
-	if (*p < '0' || *p > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoul(p, &end, 10);
-	if (*end || errno || v == 0 || v > 65535)
-		return -EINVAL;
-	*ret = (uint16_t)v;
-	return 0;
-}
-
-/* A host name: the first IPv4 address getaddrinfo() gives, else the first
- * IPv6 one (one listening socket; "localhost" is then 127.0.0.1, where
- * scrape configurations point). */
-static int resolve(const char *host, uint16_t port, struct sockaddr_storage *ret,
-		   socklen_t *ret_len, char *err, size_t errlen)
-{
-	const struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
-	struct addrinfo *res = NULL, *pick = NULL;
-	char q[TEXT_QUOTE_LEN];
-	int r;
-
-	r = getaddrinfo(host, NULL, &hints, &res);
-	if (r) {
-		snprintf(err, errlen, "cannot resolve host '%s': %s", TQ(q, host),
-			 r == EAI_SYSTEM ? strerror(errno) : gai_strerror(r));
-		return -EINVAL;
-	}
-	for (struct addrinfo *a = res; a; a = a->ai_next)
-		if ((a->ai_family == AF_INET || a->ai_family == AF_INET6) &&
-		    (!pick || (pick->ai_family == AF_INET6 && a->ai_family == AF_INET)))
-			pick = a;
-	if (!pick) {
-		snprintf(err, errlen, "host '%s' has no IPv4 or IPv6 address", TQ(q, host));
-		freeaddrinfo(res);
-		return -EINVAL;
-	}
-	memset(ret, 0, sizeof(*ret));
-	memcpy(ret, pick->ai_addr, pick->ai_addrlen);
-	*ret_len = pick->ai_addrlen;
-	if (pick->ai_family == AF_INET)
-		((struct sockaddr_in *)ret)->sin_port = htons(port);
-	else
-		((struct sockaddr_in6 *)ret)->sin6_port = htons(port);
-	freeaddrinfo(res);
-	return 0;
-}
-
-int http_parse_listen(const char *spec, struct sockaddr_storage *ret, socklen_t *ret_len,
-		      char *err, size_t errlen)
-{
-	const char *colon = strrchr(spec, ':');
-	char host[256], q[TEXT_QUOTE_LEN];
-	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ret;
-	struct sockaddr_in *s4 = (struct sockaddr_in *)ret;
-	uint16_t port;
-	size_t hlen;
-
-	if (!colon) {
-		snprintf(err, errlen, "no port");
-		return -EINVAL;
-	}
-	if (parse_port(colon + 1, &port) < 0) {
-		snprintf(err, errlen, "port '%s' is not a number from 1 to 65535",
-			 TQ(q, colon + 1));
-		return -EINVAL;
-	}
-	hlen = (size_t)(colon - spec);
-	if (hlen >= sizeof(host)) {
-		snprintf(err, errlen, "host name longer than %zu bytes", sizeof(host) - 1);
-		return -EINVAL;
-	}
-	memcpy(host, spec, hlen);
-	host[hlen] = '\0';
-	memset(ret, 0, sizeof(*ret));
-	if (!hlen) {	/* :PORT: every address, IPv6 and IPv4 (http_bind) */
-		s6->sin6_family = AF_INET6;
-		s6->sin6_addr = in6addr_any;
-		s6->sin6_port = htons(port);
-		*ret_len = sizeof(*s6);
-		return 0;
-	}
-	if (host[0] == '[') {
-		if (hlen < 3 || host[hlen - 1] != ']') {
-			snprintf(err, errlen, "'%s' is not [IPV6-ADDRESS]", TQ(q, host));
-			return -EINVAL;
-		}
-		host[hlen - 1] = '\0';
-		if (inet_pton(AF_INET6, host + 1, &s6->sin6_addr) != 1) {
-			snprintf(err, errlen, "'%s' is not an IPv6 address", TQ(q, host + 1));
-			return -EINVAL;
-		}
-		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons(port);
-		*ret_len = sizeof(*s6);
-		return 0;
-	}
-	if (strchr(host, ':')) {
-		snprintf(err, errlen, "an IPv6 address goes in brackets: [%s]:%u", TQ(q, host),
-			 port);
-		return -EINVAL;
-	}
-	if (inet_pton(AF_INET, host, &s4->sin_addr) == 1) {
-		s4->sin_family = AF_INET;
-		s4->sin_port = htons(port);
-		*ret_len = sizeof(*s4);
-		return 0;
-	}
-	return resolve(host, port, ret, ret_len, err, errlen);
-}
-
-int http_listen_arg(const char *cmd, const char *opt, const char *arg)
-{
-	struct sockaddr_storage ss;
-	socklen_t sl;
-	char q[TEXT_QUOTE_LEN], why[HTTP_LISTEN_ERRLEN];
-
-	if (http_parse_listen(arg, &ss, &sl, why, sizeof(why)) == 0)
-		return 0;
-	fprintf(stderr, "sockdiag %s: --%s '%s': %s " HTTP_LISTEN_FORMS "\n", cmd, opt,
-		TQ(q, arg), why);
-	return -EINVAL;
 }
 
 static enum MHD_Result reply(const struct mhd *m, struct MHD_Connection *c, unsigned status,
@@ -249,22 +184,141 @@ static enum MHD_Result reply_text(const struct mhd *m, struct MHD_Connection *c,
 		     allow);
 }
 
-/* Accept: application/openmetrics-text (any version, q > 0) wins. */
-static bool wants_openmetrics(const struct mhd *m, struct MHD_Connection *c)
+static struct conn *conn_of(const struct mhd *m, struct MHD_Connection *c)
 {
-	const char *accept = m->lookup_connection_value(c, MHD_HEADER_KIND, "Accept");
-	const char *p;
+	const union MHD_ConnectionInfo *ci =
+		m->get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 
-	if (!accept)
-		return false;
-	for (p = accept; (p = strstr(p, "application/openmetrics-text")); p++) {
-		const char *end = strchr(p, ','), *q = strstr(p, "q=");
+	return ci ? ci->socket_context : NULL;
+}
 
-		if (q && (!end || q < end) && strtod(q + 2, NULL) <= 0.0)
-			continue;
-		return true;
+static void set_deadline(struct http_server *s, struct conn *conn, int64_t deadline)
+{
+	if (!conn)
+		return;
+	pthread_mutex_lock(&s->mu);
+	conn->deadline = deadline;
+	pthread_mutex_unlock(&s->mu);
+}
+
+/* Render one job (a scrape thread; the connection is suspended). */
+static void job_run(struct http_server *s, struct job *j)
+{
+	j->r = s->o.metrics(s->o.ctx, j->om, &j->body, &j->len);
+	pthread_mutex_lock(&s->mu);
+	j->done = true;
+	if (j->conn)
+		j->conn->deadline = now_ms() + SEND_DEADLINE_MS;
+	pthread_mutex_unlock(&s->mu);
+	s->mhd.resume_connection(j->c);
+}
+
+static void *scraper(void *arg)
+{
+	struct http_server *s = arg;
+	struct job *j;
+
+	pthread_mutex_lock(&s->mu);
+	for (;;) {
+		while (!s->queue && !s->stopping) {
+			s->idle++;
+			pthread_cond_wait(&s->wake, &s->mu);
+			s->idle--;
+		}
+		j = s->queue;
+		if (!j)
+			break;
+		s->queue = j->next;
+		if (!s->queue)
+			s->queue_tail = &s->queue;
+		if (s->stopping) {	/* not started: 503 */
+			j->r = -ESHUTDOWN;
+			j->done = true;
+			pthread_mutex_unlock(&s->mu);
+			s->mhd.resume_connection(j->c);
+		} else {
+			pthread_mutex_unlock(&s->mu);
+			job_run(s, j);
+		}
+		pthread_mutex_lock(&s->mu);
 	}
-	return false;
+	pthread_mutex_unlock(&s->mu);
+	return NULL;
+}
+
+/* Queue a job for the scrape threads, starting one more if none is idle.
+ * Returns false if it cannot be queued (no thread at all). */
+static bool job_queue(struct http_server *s, struct job *j)
+{
+	sigset_t all, old;
+	bool ok = true;
+
+	pthread_mutex_lock(&s->mu);
+	if (!s->idle && s->nscrapers < SCRAPE_THREADS) {
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &old);
+		if (pthread_create(&s->scrapers[s->nscrapers], NULL, scraper, s) == 0)
+			s->nscrapers++;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	if (!s->nscrapers) {
+		ok = false;
+	} else {
+		if (j->conn)
+			j->conn->deadline = 0;
+		*s->queue_tail = j;
+		s->queue_tail = &j->next;
+		pthread_cond_signal(&s->wake);
+	}
+	pthread_mutex_unlock(&s->mu);
+	return ok;
+}
+
+/* /metrics: the first call suspends the connection and queues it for a scrape
+ * thread; the call after its resumption answers. */
+static enum MHD_Result metrics_page(struct http_server *s, struct MHD_Connection *c,
+				    struct job **jp)
+{
+	const struct mhd *m = &s->mhd;
+	struct job *j = *jp;
+	char msg[128], *body;
+	bool done;
+
+	if (!j) {
+		j = calloc(1, sizeof(*j));
+		if (!j)
+			return MHD_NO;
+		j->c = c;
+		j->conn = conn_of(m, c);
+		j->om = http_wants_openmetrics(
+			m->lookup_connection_value(c, MHD_HEADER_KIND, "Accept"));
+		*jp = j;
+		m->suspend_connection(c);
+		if (!job_queue(s, j)) {
+			m->resume_connection(c);
+			j->r = -EAGAIN;
+			j->done = true;
+		}
+		return MHD_YES;
+	}
+	pthread_mutex_lock(&s->mu);
+	done = j->done;
+	pthread_mutex_unlock(&s->mu);
+	if (!done)
+		return MHD_YES;
+	if (j->r >= 0) {
+		body = j->body;
+		j->body = NULL;
+		return reply(m, c, MHD_HTTP_OK, j->om ? HTTP_CT_OPENMETRICS : HTTP_CT_PROMETHEUS,
+			     body, j->len, true, NULL);
+	}
+	snprintf(msg, sizeof(msg), "cannot collect metrics: %s\n", strerror(-j->r));
+	body = strdup(msg);
+	if (!body)
+		return MHD_NO;
+	return reply(m, c, j->r == -ESHUTDOWN || j->r == -EAGAIN ?
+			   MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_INTERNAL_SERVER_ERROR,
+		     "text/plain; charset=utf-8", body, strlen(body), true, NULL);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
@@ -277,40 +331,113 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		"<p>See sockdiag(8), METRICS.</p></body></html>\n";
 	struct http_server *s = cls;
 	const struct mhd *m = &s->mhd;
-	bool om;
 	char *body = NULL;
-	size_t len = 0;
-	int r;
 
 	(void)version;
 	(void)upload_data;
 	(void)upload_size;
-	(void)con_cls;
-	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
-		return reply_text(m, c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed\n",
-				  "GET, HEAD");
-	if (!strcmp(url, "/")) {
+	switch (http_route(method, url)) {
+	case HTTP_PAGE_METRICS:
+		return metrics_page(s, c, (struct job **)con_cls);
+	case HTTP_PAGE_INDEX:
+		set_deadline(s, conn_of(m, c), now_ms() + SEND_DEADLINE_MS);
 		if (asprintf(&body, page_fmt, s->o.title, s->o.title) < 0)
 			return MHD_NO;
 		return reply(m, c, MHD_HTTP_OK, "text/html; charset=utf-8", body, strlen(body), true,
 			     NULL);
+	case HTTP_PAGE_BAD_METHOD:
+		set_deadline(s, conn_of(m, c), now_ms() + SEND_DEADLINE_MS);
+		return reply_text(m, c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed\n",
+				  "GET, HEAD");
+	case HTTP_PAGE_NOT_FOUND:
+		break;
 	}
-	if (strcmp(url, "/metrics"))
-		return reply_text(m, c, MHD_HTTP_NOT_FOUND, "not found: try /metrics\n", NULL);
-	om = wants_openmetrics(m, c);
-	r = s->o.metrics(s->o.ctx, om, &body, &len);
-	if (r < 0) {
-		char msg[128];
+	set_deadline(s, conn_of(m, c), now_ms() + SEND_DEADLINE_MS);
+	return reply_text(m, c, MHD_HTTP_NOT_FOUND, "not found: try /metrics\n", NULL);
+}
 
-		snprintf(msg, sizeof(msg), "cannot collect metrics: %s\n", strerror(-r));
-		body = strdup(msg);
-		if (!body)
-			return MHD_NO;
-		return reply(m, c, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain; charset=utf-8", body,
-			     strlen(body), true, NULL);
+/* A request is over (answered, or its connection gone): its job goes, and the
+ * next request on the connection has HEADER_DEADLINE_MS for its headers. */
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct http_server *s = cls;
+	struct job *j = *con_cls;
+
+	(void)toe;
+	set_deadline(s, conn_of(&s->mhd, c), now_ms() + HEADER_DEADLINE_MS);
+	if (j) {
+		free(j->body);
+		free(j);
+		*con_cls = NULL;
 	}
-	return reply(m, c, MHD_HTTP_OK, om ? HTTP_CT_OPENMETRICS : HTTP_CT_PROMETHEUS, body, len,
-		     true, NULL);
+}
+
+/* Connections are tracked for the watchdog; the library calls CLOSED before it
+ * closes the descriptor, so the watchdog (under s->mu) never touches a
+ * descriptor number that was reused. */
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+			  enum MHD_ConnectionNotificationCode toe)
+{
+	struct http_server *s = cls;
+	struct conn *conn = *socket_context;
+	const union MHD_ConnectionInfo *ci;
+
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		ci = s->mhd.get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		conn = ci ? calloc(1, sizeof(*conn)) : NULL;
+		if (!conn)	/* only the library's idle timeout, then */
+			return;
+		conn->fd = ci->connect_fd;
+		conn->deadline = now_ms() + HEADER_DEADLINE_MS;
+		pthread_mutex_lock(&s->mu);
+		conn->next = s->conns;
+		if (s->conns)
+			s->conns->prev = conn;
+		s->conns = conn;
+		pthread_mutex_unlock(&s->mu);
+		*socket_context = conn;
+		return;
+	}
+	if (!conn)
+		return;
+	pthread_mutex_lock(&s->mu);
+	if (conn->prev)
+		conn->prev->next = conn->next;
+	else
+		s->conns = conn->next;
+	if (conn->next)
+		conn->next->prev = conn->prev;
+	pthread_mutex_unlock(&s->mu);
+	free(conn);
+	*socket_context = NULL;
+}
+
+/* Every WATCH_MS: a connection past its deadline is shut down; the event
+ * thread sees the end of its stream and closes it. */
+static void *watchdog(void *arg)
+{
+	struct http_server *s = arg;
+	struct timespec ts;
+
+	pthread_mutex_lock(&s->mu);
+	while (!s->stopping) {
+		int64_t now = now_ms();
+
+		for (struct conn *c = s->conns; c; c = c->next) {
+			if (c->deadline && c->deadline <= now) {
+				shutdown(c->fd, SHUT_RDWR);
+				c->deadline = 0;
+			}
+		}
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_nsec += WATCH_MS * 1000000L;
+		ts.tv_sec += ts.tv_nsec / 1000000000L;
+		ts.tv_nsec %= 1000000000L;
+		pthread_cond_timedwait(&s->tick, &s->mu, &ts);
+	}
+	pthread_mutex_unlock(&s->mu);
+	return NULL;
 }
 
 /* libmicrohttpd's own messages (a client that sent garbage, ...) are not
@@ -322,16 +449,65 @@ static void quiet_logger(void *cls, const char *fmt, va_list ap)
 	(void)ap;
 }
 
+/* A name: the first IPv4 address getaddrinfo() gives, else the first IPv6
+ * one (one listening socket). */
+static int resolve(const char *host, struct sockaddr_storage *ret, socklen_t *ret_len,
+		   char *err, size_t errlen)
+{
+	const struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+	struct addrinfo *res = NULL, *pick = NULL;
+	uint16_t port = ((struct sockaddr_in *)ret)->sin_port;
+	char q[TEXT_QUOTE_LEN];
+	int r;
+
+	r = getaddrinfo(host, NULL, &hints, &res);
+	if (r) {
+		snprintf(err, errlen, "cannot resolve host '%s': %s", TQ(q, host),
+			 r == EAI_SYSTEM ? strerror(errno) : gai_strerror(r));
+		return -EINVAL;
+	}
+	for (struct addrinfo *a = res; a; a = a->ai_next)
+		if ((a->ai_family == AF_INET || a->ai_family == AF_INET6) &&
+		    (!pick || (pick->ai_family == AF_INET6 && a->ai_family == AF_INET)))
+			pick = a;
+	if (!pick) {
+		snprintf(err, errlen, "host '%s' has no IPv4 or IPv6 address", TQ(q, host));
+		freeaddrinfo(res);
+		return -EINVAL;
+	}
+	memset(ret, 0, sizeof(*ret));
+	memcpy(ret, pick->ai_addr, pick->ai_addrlen);
+	*ret_len = pick->ai_addrlen;
+	if (pick->ai_family == AF_INET)
+		((struct sockaddr_in *)ret)->sin_port = port;
+	else
+		((struct sockaddr_in6 *)ret)->sin6_port = port;
+	freeaddrinfo(res);
+	return 0;
+}
+
+int http_resolve_listen(const char *spec, struct sockaddr_storage *ret, socklen_t *ret_len,
+			char *err, size_t errlen)
+{
+	char host[HTTP_HOST_MAX + 1];
+	int r;
+
+	r = http_parse_listen(spec, ret, ret_len, err, errlen);
+	if (r != HTTP_LISTEN_NAME)
+		return r;
+	snprintf(host, sizeof(host), "%.*s", (int)(strrchr(spec, ':') - spec), spec);
+	return resolve(host, ret, ret_len, err, errlen);
+}
+
 int http_bind(const char *spec, int *ret_fd, char *err, size_t errlen)
 {
 	struct sockaddr_storage ss;
+	char why[HTTP_LISTEN_ERRLEN];
 	socklen_t sl;
 	int fd, one = 1, r;
-
-	char why[HTTP_LISTEN_ERRLEN];
 	bool any;
 
-	r = http_parse_listen(spec, &ss, &sl, why, sizeof(why));
+	r = http_resolve_listen(spec, &ss, &sl, why, sizeof(why));
 	if (r < 0) {
 		char q[TEXT_QUOTE_LEN];
 
@@ -341,7 +517,7 @@ int http_bind(const char *spec, int *ret_fd, char *err, size_t errlen)
 	/* :PORT is every address: [::] taking IPv4 too, or 0.0.0.0 on a
 	 * kernel without IPv6. A named IPv6 address is that address only. */
 	any = spec[0] == ':';
-	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0 && any && errno == EAFNOSUPPORT) {
 		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
 		uint16_t port = ((struct sockaddr_in6 *)&ss)->sin6_port;
@@ -351,7 +527,7 @@ int http_bind(const char *spec, int *ret_fd, char *err, size_t errlen)
 		s4->sin_port = port;
 		s4->sin_addr.s_addr = htonl(INADDR_ANY);
 		sl = sizeof(*s4);
-		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	}
 	if (ss.ss_family == AF_INET6 && any)
 		one = 0;
@@ -359,7 +535,7 @@ int http_bind(const char *spec, int *ret_fd, char *err, size_t errlen)
 	    (ss.ss_family == AF_INET6 &&
 	     setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) < 0) ||
 	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &(int){ 1 }, sizeof(int)) < 0 ||
-	    bind(fd, (struct sockaddr *)&ss, sl) < 0 || listen(fd, 64) < 0) {
+	    bind(fd, (struct sockaddr *)&ss, sl) < 0 || listen(fd, LISTEN_BACKLOG) < 0) {
 		r = -errno;
 		snprintf(err, errlen, "cannot listen on %s: %s", spec, strerror(-r));
 		if (fd >= 0)
@@ -370,12 +546,89 @@ int http_bind(const char *spec, int *ret_fd, char *err, size_t errlen)
 	return 0;
 }
 
+/* Connections the descriptor limit allows (raised to its hard limit if
+ * needed), keeping 128 for the rest of the daemon. */
+static unsigned conn_limit(void)
+{
+	struct rlimit rl;
+	rlim_t want = CONN_LIMIT + 128;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return 64;
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want) {
+		rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want
+										   : rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= want)
+		return CONN_LIMIT;
+	return rl.rlim_cur > 256 ? (unsigned)(rl.rlim_cur - 128) : (unsigned)(rl.rlim_cur / 2);
+}
+
+/* The threads and the library's daemon; s is set up. */
+static int server_run(struct http_server *s, int fd)
+{
+	unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME |
+			 MHD_USE_ERROR_LOG;
+	sigset_t all, old;
+	int r = 0;
+
+	/* The daemons read their signals from a signalfd in the main thread:
+	 * none may land in the library's threads or ours. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	if (pthread_create(&s->watchdog, NULL, watchdog, s) != 0) {
+		r = -EAGAIN;
+		goto out;
+	}
+	s->watching = true;
+	s->d = s->mhd.start_daemon(flags, 0, NULL, NULL, on_request, s,
+				MHD_OPTION_LISTEN_SOCKET, fd,
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONN_TIMEOUT_S,
+				MHD_OPTION_CONNECTION_LIMIT, conn_limit(),
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)HTTP_PER_ADDR_LIMIT,
+				MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
+				MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+				MHD_OPTION_EXTERNAL_LOGGER, quiet_logger, NULL,
+				MHD_OPTION_END);
+	if (!s->d)
+		r = -EIO;
+out:
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return r;
+}
+
+/* Stop our threads: queued jobs are answered 503, running ones finish, every
+ * suspended connection is resumed (the library must not stop with one). */
+static void threads_stop(struct http_server *s)
+{
+	pthread_mutex_lock(&s->mu);
+	s->stopping = true;
+	pthread_cond_broadcast(&s->wake);
+	pthread_cond_signal(&s->tick);
+	pthread_mutex_unlock(&s->mu);
+	for (unsigned i = 0; i < s->nscrapers; i++)
+		pthread_join(s->scrapers[i], NULL);
+	if (s->watching)
+		pthread_join(s->watchdog, NULL);
+}
+
+static void server_free(struct http_server *s)
+{
+	if (s->mhd.dl)
+		dlclose(s->mhd.dl);
+	pthread_cond_destroy(&s->wake);
+	pthread_cond_destroy(&s->tick);
+	pthread_mutex_destroy(&s->mu);
+	free(s);
+}
+
 int http_start(struct http_server **ret, const struct http_opts *o, char *err, size_t errlen)
 {
-	unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-			 MHD_USE_ERROR_LOG;
 	struct http_server *s = NULL;
-	sigset_t all, old;
+	pthread_condattr_t ca;
 	int fd = o->fd, r;
 
 	if (fd < 0) {
@@ -390,30 +643,24 @@ int http_start(struct http_server **ret, const struct http_opts *o, char *err, s
 		return -ENOMEM;
 	}
 	s->o = *o;
+	s->queue_tail = &s->queue;
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->wake, NULL);
+	pthread_cond_init(&s->tick, &ca);
+	pthread_condattr_destroy(&ca);
 	r = mhd_load(&s->mhd, err, errlen);
-	if (r < 0) {
-		close(fd);
-		free(s);
-		return r;
+	if (r >= 0) {
+		r = server_run(s, fd);
+		if (r < 0)
+			snprintf(err, errlen, "cannot serve HTTP on %s", o->listen);
 	}
-	/* The daemons read their signals from a signalfd in the main thread:
-	 * none may land in the library's threads. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	s->d = s->mhd.start_daemon(flags, 0, NULL, NULL, on_request, s,
-				MHD_OPTION_LISTEN_SOCKET, fd,
-				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
-				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONN_TIMEOUT_S,
-				MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONN_LIMIT,
-				MHD_OPTION_EXTERNAL_LOGGER, quiet_logger, NULL,
-				MHD_OPTION_END);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!s->d) {
-		snprintf(err, errlen, "cannot serve HTTP on %s", o->listen);
+	if (r < 0) {
+		threads_stop(s);
 		close(fd);
-		dlclose(s->mhd.dl);
-		free(s);
-		return -EIO;
+		server_free(s);
+		return r;
 	}
 	*ret = s;
 	return 0;
@@ -423,7 +670,7 @@ void http_stop(struct http_server *s)
 {
 	if (!s)
 		return;
+	threads_stop(s);
 	s->mhd.stop_daemon(s->d);	/* closes the listening socket */
-	dlclose(s->mhd.dl);
-	free(s);
+	server_free(s);
 }

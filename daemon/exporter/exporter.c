@@ -288,12 +288,6 @@ static void wait_signals(struct exporter *e, int sigfd)
 
 /* ---- command line -------------------------------------------------------------------- */
 
-struct args {
-	const char *listen;
-	const char *netns;
-	bool check, once, openmetrics;
-};
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -312,7 +306,7 @@ static void usage(FILE *f)
 		"See sockdiag(8), EXPORTER and METRICS.\n");
 }
 
-static int parse_args(struct exporter *e, struct args *a, int argc, char **argv)
+int exp_parse_args(struct exp_cmdline *a, int argc, char **argv)
 {
 	enum { O_LISTEN = 0x100, O_ALL_NETNS, O_CHECK, O_ONCE, O_OM };
 	static const struct option opts[] = {
@@ -328,7 +322,7 @@ static int parse_args(struct exporter *e, struct args *a, int argc, char **argv)
 	};
 	int c;
 
-	optind = 1;
+	optind = 0;	/* full re-initialisation (glibc): a second parse starts clean */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":c:N:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -338,8 +332,8 @@ static int parse_args(struct exporter *e, struct args *a, int argc, char **argv)
 			a->listen = optarg;
 			break;
 		case 'c':
-			e->config_path = optarg;
-			e->config_explicit = true;
+			a->config_path = optarg;
+			a->config_explicit = true;
 			break;
 		case 'N':
 			if (argerr_netns_spec("exporter", optarg, "NAME|PATH|pid:PID") < 0)
@@ -347,7 +341,7 @@ static int parse_args(struct exporter *e, struct args *a, int argc, char **argv)
 			a->netns = optarg;
 			break;
 		case O_ALL_NETNS:
-			e->target.all_netns = true;
+			a->all_netns = true;
 			break;
 		case O_CHECK:
 			a->check = true;
@@ -367,7 +361,7 @@ static int parse_args(struct exporter *e, struct args *a, int argc, char **argv)
 	}
 	if (optind < argc)
 		return argerr_operand("exporter", argv[optind]);
-	if (a->netns && e->target.all_netns) {
+	if (a->netns && a->all_netns) {
 		fprintf(stderr, "sockdiag exporter: -N and --all-netns exclude each other\n");
 		return -EINVAL;
 	}
@@ -430,13 +424,16 @@ int cmd_exporter(int argc, char **argv)
 	struct exporter e = { .mu = PTHREAD_MUTEX_INITIALIZER, .done = PTHREAD_COND_INITIALIZER,
 			      .config_path = EXP_DEFAULT_CONFIG, .target.label = "" };
 	struct http_server *srv = NULL;
-	struct args a = { 0 };
+	struct exp_cmdline a = { .config_path = EXP_DEFAULT_CONFIG };
 	int r, status = 1, sigfd = -1;
 	char err[256];
 
-	r = parse_args(&e, &a, argc, argv);
+	r = exp_parse_args(&a, argc, argv);
 	if (r)
 		return r > 0 ? 0 : 2;
+	e.config_path = a.config_path;
+	e.config_explicit = a.config_explicit;
+	e.target.all_netns = a.all_netns;
 	text_excerpt(e.config_q, sizeof(e.config_q), e.config_path, strlen(e.config_path), 48);
 	if (load_config(&e, false) < 0)
 		return 2;
@@ -468,6 +465,8 @@ int cmd_exporter(int argc, char **argv)
 		       err, sizeof(err));
 	if (r < 0) {
 		fprintf(stderr, "sockdiag exporter: %s\n", err);
+		if (r == -EINVAL)	/* the address, not the system: a name that does not resolve */
+			status = 2;
 		goto out;
 	}
 	logline("listening on %s%s%s", a.listen,
@@ -476,7 +475,7 @@ int cmd_exporter(int argc, char **argv)
 	wait_signals(&e, sigfd);
 	status = 0;
 out:
-	http_stop(srv);	/* waits for the connection threads */
+	http_stop(srv);	/* waits for the scrapes under way */
 	if (sigfd >= 0)
 		close(sigfd);
 	sdiag_close(e.target.h);

@@ -142,6 +142,20 @@ const char *exp_state_label(unsigned state);
 /* The family label of a table and family index: "inet", "inet6", "unix", ... */
 const char *exp_family_label(enum sdiag_table t, unsigned fam);
 
+/* ---- command line (exporter.c) ------------------------------------------------- */
+
+struct exp_cmdline {
+	const char *listen;		/* --listen, or NULL: the file's, else the default */
+	const char *netns;		/* -N */
+	const char *config_path;	/* -c, else the caller's default */
+	bool config_explicit;		/* -c given: a missing file is an error */
+	bool all_netns, check, once, openmetrics;
+};
+
+/* Parse the options after `exporter` into *a (its config_path preset to the
+ * default). Returns 0, 1 after --help (printed), or -EINVAL after one line on
+ * stderr. */
+int exp_parse_args(struct exp_cmdline *a, int argc, char **argv);
 int cmd_exporter(int argc, char **argv);
 
 #endif

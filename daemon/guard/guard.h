@@ -51,6 +51,9 @@ struct guard_cmdline {
 	const char *metrics_listen;	/* --metrics HOST:PORT, or NULL */
 };
 
+/* Parse the options after `guard` into *g (its config_path preset to the default).
+ * Returns 0, 1 after --help (printed), or -EINVAL after one line on stderr. */
+int guard_parse_args(struct guard_cmdline *g, int argc, char **argv);
 int cmd_guard(int argc, char **argv);
 /* The daemon (guard.c), from a parsed command line. Returns the exit status. */
 int guard_main(const struct guard_cmdline *opt);

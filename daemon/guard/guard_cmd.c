@@ -38,7 +38,7 @@ static void usage(FILE *f)
 		   "See sockdiag(8), GUARD, and sockdiag-guard.conf(5).\n");
 }
 
-static int parse_args(struct guard_cmdline *g, int argc, char **argv)
+int guard_parse_args(struct guard_cmdline *g, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
@@ -53,7 +53,7 @@ static int parse_args(struct guard_cmdline *g, int argc, char **argv)
 	};
 	int c;
 
-	optind = 1;
+	optind = 0;	/* full re-initialisation (glibc): a second parse starts clean */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":c:N:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -113,7 +113,7 @@ static int parse_args(struct guard_cmdline *g, int argc, char **argv)
 int cmd_guard(int argc, char **argv)
 {
 	struct guard_cmdline opt = { .config_path = DEFAULT_CONFIG };
-	int r = parse_args(&opt, argc, argv);
+	int r = guard_parse_args(&opt, argc, argv);
 
 	if (r)
 		return r > 0 ? 0 : 2;

@@ -225,6 +225,40 @@ static int reply_cb(const struct nlmsghdr *nlh, void *data)
 										 MNL_CB_STOP;
 }
 
+/* The length of the messages at the head of buf that fit in it. libmnl's
+ * mnl_nlmsg_ok() compares nlmsg_len as an int: a message claiming 2 GiB or
+ * more passes it, and reply_cb() would read past the datagram (fuzz_route). */
+static size_t fitting(const void *buf, size_t len)
+{
+	size_t off = 0;
+
+	while (len - off >= sizeof(struct nlmsghdr)) {
+		const struct nlmsghdr *nlh = (const void *)((const char *)buf + off);
+
+		if (nlh->nlmsg_len < sizeof(*nlh) || nlh->nlmsg_len > len - off)
+			break;
+		off += NLMSG_ALIGN(nlh->nlmsg_len);
+		if (off >= len)
+			return len; /* the last one, its padding perhaps cut */
+	}
+	return off;
+}
+
+int guard_route_reply(const void *buf, size_t len, uint32_t seq, uint32_t portid,
+		      struct guard_route_answer *a)
+{
+	int ret;
+
+	errno = 0;
+	ret = mnl_cb_run(buf, fitting(buf, len), seq, portid, reply_cb, a);
+	if (ret == MNL_CB_ERROR && errno == ESRCH)
+		return 1; /* a stale reply of an earlier request */
+	/* An NLMSG_ERROR's code becomes errno as it is: only a plausible one is kept. */
+	if (ret < 0)
+		a->err = errno > 0 && errno < 4096 ? -errno : -EPROTO;
+	return 0;
+}
+
 /* One RTM_GETROUTE: a route error goes into a->err, a failure to ask is returned. */
 static int ask(struct guard_routes *r, const struct guard_route_key *k,
 	       struct guard_route_answer *a)
@@ -233,7 +267,6 @@ static int ask(struct guard_routes *r, const struct guard_route_key *k,
 	struct rtmsg *rtm;
 	uint32_t seq = ++r->seq;
 	ssize_t n;
-	int ret;
 
 	memset(a, 0, sizeof(*a));
 	nlh->nlmsg_type = RTM_GETROUTE;
@@ -258,14 +291,8 @@ static int ask(struct guard_routes *r, const struct guard_route_key *k,
 			continue;
 		if (n < 0)
 			return -errno;
-		ret = mnl_cb_run(r->buf, (size_t)n, seq, r->portid, reply_cb, a);
-		if (ret == MNL_CB_ERROR && errno == ESRCH)
-			continue; /* a stale reply of an earlier request */
-		if (ret < 0) {
-			a->err = -errno;
+		if (guard_route_reply(r->buf, (size_t)n, seq, r->portid, a) == 0)
 			return 0;
-		}
-		return 0;
 	}
 }
 

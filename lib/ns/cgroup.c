@@ -24,14 +24,27 @@
 #define MAX_DEPTH 64 /* one descriptor per level is open during the walk */
 #define PATH_CAP 4096
 
-SD_EXPORT int sdiag_cgroup_root(char *buf, size_t size)
+/* mountinfo writes a space, tab, newline and backslash in a path as \ooo. */
+static void unoctal(char *s)
 {
-	FILE *fp = fopen("/proc/self/mountinfo", "re");
-	char line[4096];
-	int r = -ENOENT;
+	char *w = s;
 
-	if (!fp)
-		return -errno;
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*w++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
+			s += 3;
+		} else {
+			*w++ = *s;
+		}
+	}
+	*w = '\0';
+}
+
+int sd_cgroup_root_in(FILE *fp, char *buf, size_t size)
+{
+	char line[4096];
+
 	while (fgets(line, sizeof(line), fp)) {
 		char mnt[1024], fstype[64];
 		const char *sep = strstr(line, " - ");
@@ -39,12 +52,24 @@ SD_EXPORT int sdiag_cgroup_root(char *buf, size_t size)
 		if (!sep || sscanf(sep, " - %63s", fstype) != 1 || strcmp(fstype, "cgroup2"))
 			continue;
 		if (sscanf(line, "%*s %*s %*s %*s %1023s", mnt) == 1) {
-			r = strlen(mnt) < size ? 0 : -ENAMETOOLONG;
-			if (r == 0)
-				strcpy(buf, mnt);
-			break;
+			unoctal(mnt);
+			if (strlen(mnt) >= size)
+				return -ENAMETOOLONG;
+			strcpy(buf, mnt);
+			return 0;
 		}
 	}
+	return -ENOENT;
+}
+
+SD_EXPORT int sdiag_cgroup_root(char *buf, size_t size)
+{
+	FILE *fp = fopen("/proc/self/mountinfo", "re");
+	int r;
+
+	if (!fp)
+		return -errno;
+	r = sd_cgroup_root_in(fp, buf, size);
 	fclose(fp);
 	return r;
 }
@@ -143,13 +168,27 @@ static int normalize(struct walk *w, const char *mnt, const char *spec, size_t l
 
 SD_EXPORT int sdiag_cgroup_walk(const char *spec, bool unit, sdiag_cgroup_cb cb, void *userdata)
 {
+	char mnt[1024];
+	int r;
+
+	if (!spec || !cb || !*spec)
+		return -EINVAL;
+	r = sdiag_cgroup_root(mnt, sizeof(mnt));
+	if (r < 0)
+		return r;
+	return sd_cgroup_walk_at(mnt, spec, unit, cb, userdata);
+}
+
+int sd_cgroup_walk_at(const char *mnt, const char *spec, bool unit, sdiag_cgroup_cb cb,
+		      void *userdata)
+{
 	struct walk *w = NULL;
-	char mnt[1024], full[1024 + PATH_CAP];
+	char full[1024 + PATH_CAP];
 	size_t len;
 	bool tree = false;
 	int fd, r;
 
-	if (!spec || !cb || !*spec)
+	if (!spec || !cb || !*spec || strlen(mnt) >= 1024)
 		return -EINVAL;
 	len = strlen(spec);
 	if (unit && (strchr(spec, '/') || spec[0] == '.' || len > 255))
@@ -158,9 +197,6 @@ SD_EXPORT int sdiag_cgroup_walk(const char *spec, bool unit, sdiag_cgroup_cb cb,
 		tree = true;
 		len -= 3;
 	}
-	r = sdiag_cgroup_root(mnt, sizeof(mnt));
-	if (r < 0)
-		return r;
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;

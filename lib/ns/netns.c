@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,22 +155,22 @@ static int add(struct nslist *l, uint64_t ino, const char *label, const char *pa
 	return 0;
 }
 
-static int add_named(struct nslist *l)
+static int add_named(struct nslist *l, const char *run_dir)
 {
 	struct dirent *de;
-	DIR *d = opendir(NETNS_RUN_DIR);
+	DIR *d = opendir(run_dir);
 	int r = 0;
 
 	if (!d)
 		return 0; /* no named namespaces */
 	while (r == 0 && (de = readdir(d))) {
-		char path[sizeof(NETNS_RUN_DIR) + 256];
+		char path[PATH_MAX + 256];
 		struct statfs sfs;
 		struct stat st;
 
 		if (de->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), NETNS_RUN_DIR "/%s", de->d_name);
+		snprintf(path, sizeof(path), "%s/%s", run_dir, de->d_name);
 		/* A name whose mount is gone is a plain file on tmpfs, not nsfs. */
 		if (statfs(path, &sfs) < 0 || sfs.f_type != NSFS_MAGIC || stat(path, &st) < 0)
 			continue;
@@ -184,10 +185,10 @@ static int cmp_pid_name(const void *a, const void *b)
 	return atol(*(const char *const *)a) > atol(*(const char *const *)b) ? 1 : -1;
 }
 
-static int add_processes(struct nslist *l)
+static int add_processes(struct nslist *l, const char *proc_root)
 {
 	struct dirent *de;
-	DIR *d = opendir("/proc");
+	DIR *d = opendir(proc_root);
 	char **pids = NULL;
 	size_t n = 0, cap = 0;
 	int r = 0;
@@ -217,10 +218,10 @@ static int add_processes(struct nslist *l)
 	if (n)
 		qsort(pids, n, sizeof(*pids), cmp_pid_name);
 	for (size_t i = 0; i < n && r == 0; i++) {
-		char path[64], label[32];
+		char path[PATH_MAX + 300], label[32];
 		struct stat st;
 
-		snprintf(path, sizeof(path), "/proc/%s/ns/net", pids[i]);
+		snprintf(path, sizeof(path), "%s/%s/ns/net", proc_root, pids[i]);
 		if (stat(path, &st) < 0)
 			continue; /* exited, or a kernel thread we may not see */
 		snprintf(label, sizeof(label), "pid:%s", pids[i]);
@@ -368,12 +369,18 @@ SD_EXPORT int sdiag_netns_list_specs(const char *const *specs, size_t n, struct 
 
 SD_EXPORT int sdiag_netns_list(struct sdiag_netns **ret, size_t *ret_n)
 {
+	return sd_netns_list_at(NETNS_RUN_DIR, "/proc", ret, ret_n);
+}
+
+int sd_netns_list_at(const char *run_dir, const char *proc_root, struct sdiag_netns **ret,
+		     size_t *ret_n)
+{
 	struct nslist l = { 0 };
 	int r;
 
-	r = add_named(&l);
+	r = add_named(&l, run_dir);
 	if (r == 0)
-		r = add_processes(&l);
+		r = add_processes(&l, proc_root);
 	if (r < 0) {
 		free(l.v);
 		return r;

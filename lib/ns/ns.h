@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "lib/core/internal.h"
 
@@ -18,11 +19,21 @@
  * return to the original one. Returns fn's result, or a negative errno if the
  * namespace could not be entered or left (the caller then undoes fn's work). */
 int sd_in_netns(int nsfd, int (*fn)(void *arg), void *arg);
+/* sdiag_netns_list() over other directories than /run/netns and /proc (tests,
+ * fuzzers): the same scan, the same labels, paths under them. */
+int sd_netns_list_at(const char *run_dir, const char *proc_root, struct sdiag_netns **ret,
+		     size_t *ret_n);
 
 /* ---- cgroups (cgroup.c) ------------------------------------------------------ */
 
 /* The sorted, distinct ids of the cgroups sdiag_cgroup_walk(spec, unit)
  * visits. Returns 0 (*ret owned by the caller) or a negative errno. */
 int sd_cgroup_ids(const char *spec, bool unit, uint64_t **ret, size_t *ret_n);
+/* The cgroup2 mount point in a mountinfo stream (octal escapes undone): 0,
+ * -ENOENT (none) or -ENAMETOOLONG (size). */
+int sd_cgroup_root_in(FILE *fp, char *buf, size_t size);
+/* sdiag_cgroup_walk() under the mount point mnt. */
+int sd_cgroup_walk_at(const char *mnt, const char *spec, bool unit, sdiag_cgroup_cb cb,
+		      void *userdata);
 
 #endif

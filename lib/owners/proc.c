@@ -120,9 +120,11 @@ static uint64_t socket_inode(const char *link, ssize_t len)
 	if (len < 10 || memcmp(link, "socket:[", 8) || link[len - 1] != ']')
 		return 0;
 	for (ssize_t i = 8; i < len - 1; i++) {
-		if (link[i] < '0' || link[i] > '9')
-			return 0;
-		ino = ino * 10 + (uint64_t)(link[i] - '0');
+		uint64_t d = (uint64_t)(link[i] - '0');
+
+		if (link[i] < '0' || link[i] > '9' || ino > (UINT64_MAX - d) / 10)
+			return 0; /* not a number, or not one an inode can be */
+		ino = ino * 10 + d;
 	}
 	return ino;
 }
@@ -208,7 +210,7 @@ static int scan_threads(struct sdiag_procmap *m, int piddir, struct sdiag_proc *
 		long tid = strtol(de->d_name, NULL, 10);
 		int tdir;
 
-		if (tid <= 0 || tid == p->pid)
+		if (tid <= 0 || tid > INT32_MAX || tid == p->pid)
 			continue;
 		tdir = openat(taskfd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (tdir < 0)
@@ -362,7 +364,7 @@ static int walk_proc(struct sdiag_procmap *m, const char *proc_root, bool thread
 		if (de->d_name[0] < '1' || de->d_name[0] > '9')
 			continue;
 		pid = strtol(de->d_name, &end, 10);
-		if (*end || pid <= 0)
+		if (*end || pid <= 0 || pid > INT32_MAX) /* not a pid: not in a real /proc */
 			continue;
 		r = scan_pid(m, dirfd(proc), de->d_name, (int32_t)pid, threads);
 		if (r < 0)
@@ -407,6 +409,30 @@ SD_EXPORT int sdiag_procmap_scan_using(struct sdiag_procmap **ret, const char *p
 		m->n = m->ntasks = 0; /* what the iterator read before it failed */
 		r = walk_proc(m, proc_root, threads);
 	}
+	if (r == 0)
+		r = build_index(m);
+	if (r < 0) {
+		sdiag_procmap_free(m);
+		return r;
+	}
+	*ret = m;
+	return 0;
+}
+
+int sd_procmap_records(struct sdiag_procmap **ret, const unsigned char *buf, size_t len)
+{
+	struct sdiag_proc task = { 0 };
+	struct sdiag_procmap *m;
+	size_t used = 0;
+	int r;
+
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	m->source = SDIAG_OWNERS_BPF;
+	r = sd_owners_parse(m, buf, len, &used, &task);
+	if (r == 0 && used != len)
+		r = -EPROTO; /* a record cut short */
 	if (r == 0)
 		r = build_index(m);
 	if (r < 0) {

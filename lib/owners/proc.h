@@ -30,5 +30,14 @@ void sd_procmap_prefetch(const struct sdiag_procmap *m, uint64_t inode, int stag
  * it, or the negative errno of the load, attach or read (-EPERM: no
  * CAP_BPF + CAP_PERFMON). On failure m may hold part of the owners. */
 int sd_owners_bpf(struct sdiag_procmap *m);
+/* The iterator's records in buf[0..len) (bpf/owners.h): the complete ones are
+ * pushed into m, *used says how far; *task carries the last task record over
+ * to the next call. Returns 0, -EPROTO (a file before any task) or -ENOMEM. */
+int sd_owners_parse(struct sdiag_procmap *m, const unsigned char *buf, size_t len, size_t *used,
+		    struct sdiag_proc *task);
+/* A map of the records in buf[0..len), as the iterator's scan builds it
+ * (tests, fuzzers). Returns 0 (free *ret with sdiag_procmap_free), -EPROTO
+ * when a record is cut short or not ours, or -ENOMEM. */
+int sd_procmap_records(struct sdiag_procmap **ret, const unsigned char *buf, size_t len);
 
 #endif

@@ -20,27 +20,11 @@
 #include <sys/syscall.h>
 
 #include "lib/core/internal.h"
+#include "lib/owners/bpf/owners.h"
 #include "lib/owners/proc.h"
 
-#ifdef SD_HAVE_BPF_OWNERS
-
-#include <linux/bpf.h>
-
-#include "lib/owners/bpf/owners.h"
-#include "owners.lskel.h"
-
-static int iter_create(int link_fd)
-{
-	union bpf_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.iter_create.link_fd = (__u32)link_fd;
-	return (int)syscall(__NR_bpf, BPF_ITER_CREATE, &attr, sizeof(attr));
-}
-
-/* Records in buf[0..len): the complete ones are pushed, *used says how far. */
-static int parse(struct sdiag_procmap *m, const unsigned char *buf, size_t len, size_t *used,
-		 struct sdiag_proc *task)
+int sd_owners_parse(struct sdiag_procmap *m, const unsigned char *buf, size_t len, size_t *used,
+		    struct sdiag_proc *task)
 {
 	size_t off = 0;
 	int r = 0;
@@ -73,6 +57,21 @@ static int parse(struct sdiag_procmap *m, const unsigned char *buf, size_t len, 
 	return r;
 }
 
+#ifdef SD_HAVE_BPF_OWNERS
+
+#include <linux/bpf.h>
+
+#include "owners.lskel.h"
+
+static int iter_create(int link_fd)
+{
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.iter_create.link_fd = (__u32)link_fd;
+	return (int)syscall(__NR_bpf, BPF_ITER_CREATE, &attr, sizeof(attr));
+}
+
 #define READ_SIZE (64 * 1024)
 
 static int read_all(struct sdiag_procmap *m, int iter_fd)
@@ -99,7 +98,7 @@ static int read_all(struct sdiag_procmap *m, int iter_fd)
 			break;
 		}
 		have += (size_t)n;
-		r = parse(m, buf, have, &used, &task);
+		r = sd_owners_parse(m, buf, have, &used, &task);
 		if (r < 0)
 			break;
 		memmove(buf, buf + used, have - used);
