@@ -34,6 +34,7 @@
 #include "daemon/common/log.h"
 #include "daemon/guard/guard.h"
 #include "daemon/guard/guard_all.h"
+#include "daemon/guard/guard_backends.h"
 #include "daemon/guard/guard_metrics.h"
 #include "daemon/guard/guard_rtnl.h"
 #include "util/argerr.h"
@@ -56,6 +57,7 @@ struct guard {
 	struct guard_grace grace;	/* removals held for the grace period */
 	struct guard_routes *routes;	/* open while on-route-change = yes */
 	uint64_t route_due, reap_due;	/* CLOCK_MONOTONIC ms, NEVER */
+	struct guard_backends bk;	/* dead-backends, conntrack */
 	char log_name[96];		/* "sockdiag-guard", "sockdiag-guard[netns X]" */
 };
 
@@ -217,6 +219,8 @@ static int act(struct guard *g, struct guard_pending *p, const struct timespec *
 		for (size_t i = 0; i < a.n; i++)
 			if ((unsigned)results[i] < 5)
 				res[results[i]]++;
+		guard_metrics_conntrack(g->metrics,
+					guard_backends_ct_flows(&g->bk, a.victims, results, a.n));
 	}
 	ms = ms_since(t0);
 	log_action(g, &a, res, ms);
@@ -284,7 +288,9 @@ static void reap(struct guard *g)
 		int r;
 
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		r = guard_reap_rule(g->h, &g->cfg, rule, dry, &res);
+		r = guard_reap_rule(g->h, &g->cfg, rule, dry, &g->bk, &res);
+		if (r == 0)
+			guard_metrics_conntrack(g->metrics, res.ct_deleted);
 		if (r < 0)
 			logline("reap (line %u) '%s': %s", rule->line, rule->expr, strerror(-r));
 		else if (res.refused)
@@ -312,6 +318,8 @@ static void arm_timer(struct guard *g)
 		next = g->route_due;
 	if (g->reap_due < next)
 		next = g->reap_due;
+	if (guard_backends_due(&g->bk) < next)
+		next = guard_backends_due(&g->bk);
 	if (next != NEVER) {
 		next = next ? next : 1; /* 0 would disarm */
 		its.it_value.tv_sec = (time_t)(next / 1000);
@@ -340,6 +348,9 @@ static int on_timer(struct guard *g)
 		reap(g);
 		g->reap_due = now_ms() + g->cfg.reap_interval_ms;
 	}
+	if (r == 0 && guard_backends_due(&g->bk) <= now)
+		guard_backends_run(&g->bk, g->h, &g->cfg, g->opt.dry_run || g->cfg.dry_run,
+				   g->metrics, now_ms());
 	return r;
 }
 
@@ -373,6 +384,7 @@ static void policies_configured(struct guard *g)
 		g->route_due = NEVER;
 	}
 	g->reap_due = g->cfg.n_reaps ? now_ms() + g->cfg.reap_interval_ms : NEVER;
+	guard_backends_configure(&g->bk, &g->cfg, now_ms());
 	if (g->cfg.grace_ms || g->routes || g->cfg.n_reaps)
 		logline("grace %u ms; route changes %s; %zu reap rule%s every %u s (at most %u "
 			"sockets each)",
@@ -595,16 +607,18 @@ static int on_signal(struct guard *g)
 
 static int loop(struct guard *g)
 {
-	struct pollfd p[3] = {
+	struct pollfd p[4] = {
 		{ .fd = grtnl_event_fd(&g->rtnl), .events = POLLIN },
 		{ .fd = g->sigfd, .events = POLLIN },
 		{ .fd = g->timerfd, .events = POLLIN },
+		{ .fd = -1, .events = POLLIN },
 	};
 	int r;
 
 	for (;;) {
 		arm_timer(g);
-		if (poll(p, 3, -1) < 0) {
+		p[3].fd = guard_backends_fd(&g->bk); /* a reload may change it */
+		if (poll(p, 4, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
@@ -619,6 +633,8 @@ static int loop(struct guard *g)
 			if (r < 0)
 				return r;
 		}
+		if (p[3].revents & POLLIN)
+			guard_backends_on_event(&g->bk, now_ms());
 		if (p[2].revents & POLLIN) {
 			r = on_timer(g);
 			if (r < 0)
@@ -635,6 +651,7 @@ static int serve(struct guard *g, const char *label, int metrics_fd)
 	int r, status = 1;
 	char err[256];
 
+	guard_backends_init(&g->bk, g->log_name);
 	g->sigfd = open_signals();
 	g->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (g->timerfd < 0) {
@@ -683,6 +700,7 @@ out:
 	if (g->timerfd >= 0)
 		close(g->timerfd);
 	guard_routes_close(g->routes);
+	guard_backends_fini(&g->bk);
 	guard_grace_fini(&g->grace);
 	guard_table_fini(&g->table);
 	return status;

@@ -7,6 +7,7 @@
  *   guard.c          the event loop: rtnetlink + signalfd, resync, destroy, log
  *   guard_rtnl.c     rtnetlink sockets: link/address dumps, events, the drain after overflow
  *   guard_reap.c     reap rules: filters run every reap-interval, capped per pass
+ *   guard_backends.c dead-backends: the file watched, a reconcile pass; conntrack
  *   guard_metrics.c  --metrics: the loop's counters over HTTP
  *   guard_all.c      --all-netns: a supervisor, one guard process per namespace
  */
@@ -21,13 +22,16 @@ struct guard_reap_result {
 	size_t matched;		/* selected and not exempt (stops counting at cap + 1) */
 	size_t kept;		/* selected but exempt */
 	size_t destroyed, gone, failed;
+	size_t ct_deleted;	/* conntrack entries of the destroyed (conntrack = yes) */
 	bool refused;		/* matched > cap: nothing destroyed */
 };
 
 /* One pass of one rule: dump with its filter, apply the exemptions, destroy
  * the rest in one batch unless more than cap match (or dry_run). */
+struct guard_backends;
 int guard_reap_rule(struct sdiag_handle *h, const struct guard_config *c,
-		    const struct guard_reap *rule, bool dry_run, struct guard_reap_result *ret);
+		    const struct guard_reap *rule, bool dry_run, struct guard_backends *bk,
+		    struct guard_reap_result *ret);
 
 /* The sockets an event can concern: TCP and UDP (UDP-Lite too), both families. */
 #define GUARD_TABLES                                                                               \

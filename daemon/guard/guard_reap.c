@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "daemon/guard/guard.h"
+#include "daemon/guard/guard_backends.h"
 
 /* Every destroyable state; listeners only when the rule has a state clause
  * that allows them. */
@@ -45,7 +46,8 @@ static int reap_cb(const struct sdiag_sock *s, void *data)
 }
 
 int guard_reap_rule(struct sdiag_handle *h, const struct guard_config *c,
-		    const struct guard_reap *rule, bool dry_run, struct guard_reap_result *ret)
+		    const struct guard_reap *rule, bool dry_run, struct guard_backends *bk,
+		    struct guard_reap_result *ret)
 {
 	struct sdiag_query q = {
 		.tables = GUARD_TABLES,
@@ -82,6 +84,7 @@ int guard_reap_rule(struct sdiag_handle *h, const struct guard_config *c,
 		else
 			res.failed++;
 	}
+	res.ct_deleted = guard_backends_ct_flows(bk, r.victims, results, r.n);
 out:
 	for (size_t i = 0; i < r.n; i++)
 		free(r.victims[i]);
