@@ -455,11 +455,14 @@ fail:
 
 int ct_open(struct ct **ret, int nsfd)
 {
+	struct ct *c = NULL;
 	int self, r, back;
 
 	if (nsfd < 0)
 		return open_here(ret);
-	self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	/* A netlink socket belongs to the namespace it was created in: enter,
+	 * create, come back (as the library's handles do). */
+	self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (self < 0)
 		return -errno;
 	if (setns(nsfd, CLONE_NEWNET) < 0) {
@@ -467,13 +470,16 @@ int ct_open(struct ct **ret, int nsfd)
 		close(self);
 		return r;
 	}
-	r = open_here(ret);
-	back = setns(self, CLONE_NEWNET);
+	r = open_here(&c);
+	back = setns(self, CLONE_NEWNET) < 0 ? -errno : 0;
 	close(self);
 	if (back < 0) {
-		/* Stuck in the other namespace: nothing after this may run. */
-		abort();
+		/* Stranded in the other namespace: report it, keep nothing. */
+		ct_close(c);
+		return back;
 	}
+	if (r == 0)
+		*ret = c;
 	return r;
 }
 
