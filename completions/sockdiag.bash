@@ -103,7 +103,7 @@ _sockdiag()
 			user lport rport laddr raddr" -- "${cur##*,}")
 		return
 		;;
-	-F | --filter | -c | --config)
+	-F | --filter | -c | --config | --dead-backends)
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		return
 		;;

@@ -69,7 +69,7 @@ complete -c sockdiag -n '__sockdiag_prev_is -f --family' \
 complete -c sockdiag -n '__sockdiag_prev_is dev' -a '(ls /sys/class/net)'
 complete -c sockdiag -n '__sockdiag_prev_is uid user' -a '(__fish_complete_users)'
 complete -c sockdiag -n '__sockdiag_prev_is cgroup' -a '(__sockdiag_cgroups)'
-complete -c sockdiag -n '__sockdiag_prev_is -F --filter -c --config' -F
+complete -c sockdiag -n '__sockdiag_prev_is -F --filter -c --config --dead-backends' -F
 complete -c sockdiag -n 'string match -q -- "-*" (commandline -ct)' -a '(__sockdiag_opts)'
 complete -c sockdiag -n 'not __sockdiag_prev_is state exclude excl -N --netns -f --family dev uid user cgroup' \
 	-a "$sockdiag_keywords"
