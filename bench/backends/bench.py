@@ -16,6 +16,7 @@ namespace with large per-namespace hash tables; never on the host).
 usage: bench.py SOCKDIAG {sockets N B D RUNS | change C PAIRS | conntrack E RUNS}"""
 import os
 import re
+import shutil
 import signal
 import socket
 import statistics
@@ -246,6 +247,7 @@ def main():
     else:
         print(__doc__)
         sys.exit(2)
+    shutil.rmtree(TMP, ignore_errors=True)
 
 
 main()
