@@ -36,9 +36,11 @@ BUILD_DEPS := build-essential pkg-config meson ninja-build libmnl-dev libcap-ng-
 # prometheus (server + promtool): the exporter's end-to-end test against a real Prometheus and
 # the scrape configuration check; python3-yaml: deploy/ manifests parsed;
 # netbase (/etc/services): service names in the CLI tests; strace: counting kill's dumps;
-# python3-prometheus-client: its strict OpenMetrics parser checks exporter --openmetrics.
+# python3-prometheus-client: its strict OpenMetrics parser checks exporter --openmetrics;
+# nftables, conntrack: dead backends and conntrack deletes (a rule makes conntrack track in
+# the test's namespace; conntrack -L is the oracle).
 TEST_DEPS := libcmocka-dev iproute2 procps python3 jq groff-base bash-completion zsh fish \
-	prometheus python3-yaml netbase strace python3-prometheus-client
+	prometheus python3-yaml netbase strace python3-prometheus-client nftables conntrack
 
 # What the fuzzers add (make fuzz): clang + libclang-rt-14-dev (libFuzzer, sanitizer runtimes).
 FUZZ_DEPS := clang libclang-rt-14-dev

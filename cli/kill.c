@@ -10,6 +10,10 @@
  * could be destroyed, or something failed or was denied (no CAP_NET_ADMIN
  * over one of several namespaces); 2 usage; 3 fatal (no CAP_NET_ADMIN in the
  * one namespace, kernel without CONFIG_INET_DIAG_DESTROY).
+ *
+ * --dead-backends FILE selects instead of a FILTER: one reconcile pass
+ * (daemon/common/backends.h) per namespace. --conntrack then deletes the
+ * conntrack entries of the destroyed sockets' flows (daemon/common/ct.h).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -22,6 +26,8 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/render/output.h"
+#include "daemon/common/backends.h"
+#include "daemon/common/ct.h"
 #include "sockdiag.h"
 #include "util/textfile.h"
 
@@ -33,6 +39,8 @@ enum {
 	OPT_MPTCP_SUBFLOWS,
 	OPT_BATCH,
 	OPT_PASSES,
+	OPT_DEAD_BACKENDS,
+	OPT_CONNTRACK,
 };
 
 struct kill_opts {
@@ -41,11 +49,15 @@ struct kill_opts {
 	bool mptcp_subflows;
 	unsigned batch;
 	unsigned passes;
+	const char *backends_path; /* --dead-backends */
+	struct backend_set backends;
+	bool conntrack;
 };
 
 /* Counts for the summary line, per namespace and in total. */
 struct tally {
 	uint64_t destroyed, gone, unsupported, denied, error, would;
+	uint64_t ct_deleted; /* conntrack entries */
 };
 
 struct kill_ctx {
@@ -56,6 +68,10 @@ struct kill_ctx {
 	uint64_t netns_inode; /* its inode (--all-netns), 0 = none */
 	struct tally t;
 	int out_err; /* first write error */
+	/* --conntrack with a FILTER: the flows of the sockets destroyed. */
+	struct ct_tuple *flows;
+	size_t n_flows, cap_flows;
+	bool collect_flows;
 };
 
 static int handle_opt(void *ctx, int val, const char *arg)
@@ -73,6 +89,12 @@ static int handle_opt(void *ctx, int val, const char *arg)
 		return 0;
 	case OPT_MPTCP_SUBFLOWS:
 		k->mptcp_subflows = true;
+		return 0;
+	case OPT_DEAD_BACKENDS:
+		k->backends_path = arg;
+		return 0;
+	case OPT_CONNTRACK:
+		k->conntrack = true;
 		return 0;
 	case OPT_BATCH:
 	case OPT_PASSES:
@@ -128,6 +150,23 @@ static int emit(struct kill_ctx *c, const struct sdiag_sock *s, const char *resu
 	return 0;
 }
 
+/* A destroyed socket's flow, for its conntrack entry (memory: 40 bytes each;
+ * running short only leaves entries to time out). */
+static void add_flow(struct kill_ctx *c, const struct sdiag_sock *s)
+{
+	if (c->n_flows == c->cap_flows) {
+		size_t cap = c->cap_flows ? c->cap_flows * 2 : 256;
+		struct ct_tuple *v = realloc(c->flows, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		c->flows = v;
+		c->cap_flows = cap;
+	}
+	if (ct_tuple_of_sock(s, &c->flows[c->n_flows]))
+		c->n_flows++;
+}
+
 static int result_cb(const struct sdiag_sock *s, enum sdiag_destroy_result res, int err,
 		     void *userdata)
 {
@@ -137,6 +176,8 @@ static int result_cb(const struct sdiag_sock *s, enum sdiag_destroy_result res, 
 	switch (res) {
 	case SDIAG_DESTROYED:
 		c->t.destroyed++;
+		if (c->collect_flows)
+			add_flow(c, s);
 		break;
 	case SDIAG_GONE:
 		c->t.gone++;
@@ -230,24 +271,82 @@ static int precheck(const struct kill_opts *k, struct sdiag_handle *h, const cha
 	return r < 0 ? fatal(r, netns) : 0;
 }
 
-/* Kill (or dry-run) in one namespace. One of several (many) over which we
- * have no CAP_NET_ADMIN is no reason to stop: its sockets are denied.
- * Returns 0 or an exit status. */
-static int kill_in(struct kill_ctx *c, struct sdiag_handle *h, bool many)
+/* --conntrack: a ctnetlink socket in the namespace of nsfd (-1: this one), or
+ * NULL after one line saying why not (the sockets are still destroyed). */
+static struct ct *open_ct(const struct kill_ctx *c, int nsfd)
+{
+	struct ct *ct = NULL;
+	int r;
+
+	if (!c->k->conntrack || c->k->dry_run)
+		return NULL;
+	r = ct_open(&ct, nsfd);
+	if (r < 0)
+		fprintf(stderr, "sockdiag kill: conntrack%s%s: %s; sockets are still destroyed\n",
+			c->netns ? ": netns " : "", c->netns ? c->netns : "", ct_strerror(r));
+	return r < 0 ? NULL : ct;
+}
+
+static void ct_failed(const struct kill_ctx *c, int err)
+{
+	fprintf(stderr, "sockdiag kill: conntrack%s%s: %s\n", c->netns ? ": netns " : "",
+		c->netns ? c->netns : "", ct_strerror(err));
+}
+
+/* --dead-backends: one reconcile pass. Returns 0 or a negative errno. */
+static int kill_backends(struct kill_ctx *c, struct sdiag_handle *h, struct ct *ct)
+{
+	struct backends_pass_opts bo = {
+		.dry_run = c->k->dry_run,
+		.ct = ct,
+		.report = result_cb,
+		.would = dry_cb,
+		.userdata = c,
+	};
+	struct backends_pass_result br;
+	int r;
+
+	r = backends_pass(h, &c->k->backends, &bo, &br);
+	if (r < 0)
+		return r;
+	c->t.ct_deleted += br.ct_deleted;
+	if (br.ct_err)
+		ct_failed(c, br.ct_err);
+	return 0;
+}
+
+/* Kill (or dry-run) in one namespace (nsfd: its descriptor, -1 for this
+ * one). One of several (many) over which we have no CAP_NET_ADMIN is no
+ * reason to stop: its sockets are denied. Returns 0 or an exit status. */
+static int kill_in(struct kill_ctx *c, struct sdiag_handle *h, int nsfd, bool many)
 {
 	struct sdiag_kill_opts ko = {
 		.batch = c->k->batch,
 		.max_passes = c->k->passes,
 		.mptcp_subflows = c->k->mptcp_subflows,
 	};
+	struct ct *ct = open_ct(c, nsfd);
 	int r;
 
-	if (c->k->dry_run)
+	c->collect_flows = ct && !c->k->backends_path;
+	c->n_flows = 0;
+	if (c->k->backends_path)
+		r = kill_backends(c, h, ct);
+	else if (c->k->dry_run)
 		r = sdiag_dump(h, &c->o->q, dry_cb, err_cb, c);
 	else if (many && sdiag_destroy_check(h) == -EPERM)
 		r = sdiag_dump(h, &c->o->q, denied_cb, err_cb, c);
 	else
 		r = sdiag_kill(h, &c->o->q, &ko, result_cb, err_cb, c);
+	if (r == 0 && c->n_flows) {
+		size_t deleted = 0;
+		int e = ct_delete_flows(ct, c->flows, c->n_flows, &deleted);
+
+		c->t.ct_deleted += deleted;
+		if (e < 0)
+			ct_failed(c, e);
+	}
+	ct_close(ct);
 	return r < 0 ? fatal(r, c->netns) : 0;
 }
 
@@ -267,6 +366,9 @@ static void summary(const struct kill_ctx *c, const struct tally *t, const char 
 		(unsigned long long)t->unsupported, (unsigned long long)t->denied);
 	if (t->error)
 		fprintf(stderr, ", failed %llu", (unsigned long long)t->error);
+	if (c->k->conntrack)
+		fprintf(stderr, ", conntrack entries deleted %llu",
+			(unsigned long long)t->ct_deleted);
 	fputc('\n', stderr);
 }
 
@@ -278,6 +380,7 @@ static void tally_add(struct tally *a, const struct tally *b)
 	a->denied += b->denied;
 	a->error += b->error;
 	a->would += b->would;
+	a->ct_deleted += b->ct_deleted;
 }
 
 /* The namespaces of --all-netns, or of -N given several times or as
@@ -318,15 +421,16 @@ static int kill_many(struct kill_ctx *c, struct tally *total, const struct sdiag
 		r = sdiag_netns_open(ns[i].path, &fd);
 		if (r >= 0)
 			r = sdiag_open_netns(&h, fd);
-		if (fd >= 0)
-			close(fd);
 		if (r < 0) {
 			fprintf(stderr, "sockdiag kill: netns %s: cannot enter: %s\n", ns[i].label,
 				strerror(-r));
+			if (fd >= 0)
+				close(fd);
 			worst = worst ? worst : EXIT_RUNTIME;
 			continue;
 		}
-		r = kill_in(c, h, true);
+		r = kill_in(c, h, fd, true);
+		close(fd);
 		sdiag_close(h);
 		summary(c, &c->t, ns[i].label);
 		tally_add(total, &c->t);
@@ -338,7 +442,9 @@ static int kill_many(struct kill_ctx *c, struct tally *total, const struct sdiag
 	return worst;
 }
 
-static int open_target(const struct cli_opts *o, struct sdiag_handle **ret)
+/* The handle, and the namespace's descriptor in *ret_fd (-1: this one; the
+ * caller closes it). */
+static int open_target(const struct cli_opts *o, struct sdiag_handle **ret, int *ret_fd)
 {
 	int fd = -1, r;
 
@@ -346,6 +452,10 @@ static int open_target(const struct cli_opts *o, struct sdiag_handle **ret)
 		r = sdiag_open(ret);
 	else if ((r = sdiag_netns_open(o->netns, &fd)) >= 0)
 		r = sdiag_open_netns(ret, fd);
+	if (r >= 0) {
+		*ret_fd = fd;
+		return r;
+	}
 	if (fd >= 0)
 		close(fd);
 	if (r < 0 && o->netns && fd < 0)
@@ -370,7 +480,11 @@ static const char kill_usage[] =
 	"          --dry-run (destroy nothing; show what would be destroyed)\n"
 	"          --mptcp-subflows (for matched MPTCP sockets, their TCP subflows)\n"
 	"          --batch N (destroy requests per batch, default 1024)\n"
-	"          --passes N (dumps at most, default 4; 1 = no re-dump)\n";
+	"          --passes N (dumps at most, default 4; 1 = no re-dump)\n"
+	"          --dead-backends FILE (instead of a FILTER: destroy TCP and connected\n"
+	"            UDP sockets whose peer is a backend FILE lists, ADDR:PORT[/tcp|/udp])\n"
+	"          --conntrack (also delete the conntrack entries of the destroyed\n"
+	"            sockets' flows; with --dead-backends, UDP entries of the backends)\n";
 
 int cmd_kill(int argc, char **argv)
 {
@@ -380,6 +494,8 @@ int cmd_kill(int argc, char **argv)
 		{ "mptcp-subflows", no_argument, NULL, OPT_MPTCP_SUBFLOWS },
 		{ "batch", required_argument, NULL, OPT_BATCH },
 		{ "passes", required_argument, NULL, OPT_PASSES },
+		{ "dead-backends", required_argument, NULL, OPT_DEAD_BACKENDS },
+		{ "conntrack", no_argument, NULL, OPT_CONNTRACK },
 		{ 0 },
 	};
 	static const char *const refuse[] = { "summary", NULL };
@@ -390,7 +506,7 @@ int cmd_kill(int argc, char **argv)
 		.handle = handle_opt,
 		.ctx = &k,
 		.usage = kill_usage,
-		.synopsis = "[OPTIONS] {FILTER|--all}",
+		.synopsis = "[OPTIONS] {FILTER|--all|--dead-backends FILE}",
 		.refuse = refuse,
 	};
 	struct cli_opts o;
@@ -402,7 +518,8 @@ int cmd_kill(int argc, char **argv)
 	size_t n_ns = 0;
 	bool many;
 	struct tally total = { 0 };
-	int r, status = EXIT_OK;
+	int r, status = EXIT_OK, nsfd = -1;
+	char err[512];
 
 	memset(&o, 0, sizeof(o));
 	r = opts_parse(&o, argc, argv, &extra);
@@ -415,7 +532,22 @@ int cmd_kill(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto out;
 	}
-	if (!o.filter_expr && !k.all) {
+	if (k.backends_path && (o.filter_expr || k.all)) {
+		fprintf(stderr, "sockdiag kill: --dead-backends and %s: give one or the other\n",
+			k.all ? "--all" : "a FILTER");
+		status = EXIT_USAGE;
+		goto out;
+	}
+	if (k.backends_path) {
+		/* Read whole before anything is destroyed: a malformed file, nothing. */
+		if (backends_load(&k.backends, k.backends_path, BACKENDS_MAX_DEFAULT, err,
+				  sizeof(err)) < 0) {
+			fprintf(stderr, "sockdiag kill: --dead-backends: %s\n", err);
+			status = EXIT_USAGE;
+			goto out;
+		}
+		o.out.tables |= SDIAG_TABLE_BIT(SDIAG_T_TCP) | SDIAG_TABLE_BIT(SDIAG_T_UDP);
+	} else if (!o.filter_expr && !k.all) {
 		fprintf(stderr,
 			"sockdiag kill: no FILTER: refusing to destroy every selected socket "
 			"(give a FILTER, or --all)\n");
@@ -450,7 +582,7 @@ int cmd_kill(int argc, char **argv)
 	if (k.mptcp_subflows)
 		o.out.tables |= SDIAG_TABLE_BIT(SDIAG_T_TCP); /* subflow rows: show Netid */
 	if (!many) {
-		if (open_target(&o, &h) < 0) {
+		if (open_target(&o, &h, &nsfd) < 0) {
 			status = EXIT_RUNTIME;
 			goto out;
 		}
@@ -471,7 +603,7 @@ int cmd_kill(int argc, char **argv)
 	if (many) {
 		status = kill_many(&c, &total, ns, n_ns);
 	} else {
-		status = kill_in(&c, h, false);
+		status = kill_in(&c, h, nsfd, false);
 		total = c.t;
 	}
 	r = out_finish(c.out);
@@ -484,6 +616,10 @@ int cmd_kill(int argc, char **argv)
 	if (!status)
 		status = exit_status(&k, &total);
 out:
+	if (nsfd >= 0)
+		close(nsfd);
+	free(c.flows);
+	backends_free(&k.backends);
 	out_free(c.out);
 	free(ns);
 	sdiag_close(h);

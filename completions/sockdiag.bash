@@ -148,7 +148,7 @@ _sockdiag()
 		mapfile -t COMPREPLY < <(compgen -W "auto bpf proc" -- "$cur")
 		return
 		;;
-	-F | --filter | -c | --config)
+	-F | --filter | -c | --config | --dead-backends)
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		return
 		;;

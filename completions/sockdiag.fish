@@ -104,7 +104,7 @@ complete -c sockdiag -n '__sockdiag_prev_is -f --family' \
 complete -c sockdiag -n '__sockdiag_prev_is dev' -a '(ls /sys/class/net)'
 complete -c sockdiag -n '__sockdiag_prev_is uid user' -a '(__fish_complete_users)'
 complete -c sockdiag -n '__sockdiag_prev_is cgroup' -a '(__sockdiag_cgroups)'
-complete -c sockdiag -n '__sockdiag_prev_is -F --filter -c --config' -F
+complete -c sockdiag -n '__sockdiag_prev_is -F --filter -c --config --dead-backends' -F
 complete -c sockdiag -n '__sockdiag_prev_is -A --query --socket' \
 	-a "(__sockdiag_list $sockdiag_tables)"
 complete -c sockdiag -n '__sockdiag_prev_is --count-by' -a "(__sockdiag_list $sockdiag_keys)"

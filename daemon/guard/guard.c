@@ -14,7 +14,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,14 +25,12 @@
 #include <sys/timerfd.h>
 #include <libmnl/libmnl.h>
 #include <linux/rtnetlink.h>
-#ifdef HAVE_LIBCAP_NG
-#include <cap-ng.h>
-#endif
 
 #include "daemon/common/http.h"
 #include "daemon/common/log.h"
 #include "daemon/guard/guard.h"
 #include "daemon/guard/guard_all.h"
+#include "daemon/guard/guard_backends.h"
 #include "daemon/guard/guard_metrics.h"
 #include "daemon/guard/guard_rtnl.h"
 #include "util/argerr.h"
@@ -56,6 +53,7 @@ struct guard {
 	struct guard_grace grace;	/* removals held for the grace period */
 	struct guard_routes *routes;	/* open while on-route-change = yes */
 	uint64_t route_due, reap_due;	/* CLOCK_MONOTONIC ms, NEVER */
+	struct guard_backends bk;	/* dead-backends, conntrack */
 	char log_name[96];		/* "sockdiag-guard", "sockdiag-guard[netns X]" */
 };
 
@@ -251,6 +249,8 @@ static int act(struct guard *g, struct guard_pending *p, struct guard_pending *l
 		for (size_t i = 0; i < a.n; i++)
 			if ((unsigned)results[i] < 5)
 				res[results[i]]++;
+		guard_metrics_conntrack(g->metrics,
+					guard_backends_ct_flows(&g->bk, a.victims, results, a.n));
 	}
 	ms = ms_since(t0);
 	log_action(g, &a, res, ms);
@@ -334,6 +334,8 @@ static void arm_timer(struct guard *g)
 		next = g->route_due;
 	if (g->reap_due < next)
 		next = g->reap_due;
+	if (guard_backends_due(&g->bk) < next)
+		next = guard_backends_due(&g->bk);
 	if (next != NEVER) {
 		next = next ? next : 1; /* 0 would disarm */
 		its.it_value.tv_sec = (time_t)(next / 1000);
@@ -359,9 +361,13 @@ static int on_timer(struct guard *g)
 			(void)act(g, NULL, NULL, &t0);
 	}
 	if (r == 0 && g->reap_due <= now) {
-		guard_reap_all(g->h, &g->cfg, g->opt.dry_run || g->cfg.dry_run, g->log_name);
+		guard_reap_all(g->h, &g->cfg, g->opt.dry_run || g->cfg.dry_run, &g->bk,
+			       g->metrics, g->log_name);
 		g->reap_due = now_ms() + g->cfg.reap_interval_ms;
 	}
+	if (r == 0 && guard_backends_due(&g->bk) <= now)
+		guard_backends_run(&g->bk, g->h, &g->cfg, g->opt.dry_run || g->cfg.dry_run,
+				   g->metrics, now_ms());
 	return r;
 }
 
@@ -395,6 +401,7 @@ static void policies_configured(struct guard *g)
 		g->route_due = NEVER;
 	}
 	g->reap_due = g->cfg.n_reaps ? now_ms() + g->cfg.reap_interval_ms : NEVER;
+	guard_backends_configure(&g->bk, &g->cfg, now_ms());
 	if (g->cfg.grace_ms || g->routes || g->cfg.n_reaps)
 		logline("grace %u ms; route changes %s; %zu reap rule%s every %u s (at most %u "
 			"sockets each)",
@@ -493,18 +500,6 @@ static int read_events(struct guard *g)
 
 /* ---- set-up ----------------------------------------------------------------------------- */
 
-/* Why this guard could never destroy a socket (r from sdiag_destroy_check). */
-static const char *destroy_problem(int r)
-{
-	if (r == -EPERM)
-		return "no CAP_NET_ADMIN over the network namespace: no socket could be destroyed "
-		       "(run it as root, or grant it CAP_NET_ADMIN)";
-	if (r == -EOPNOTSUPP)
-		return "this kernel cannot destroy sockets: it was built without "
-		       "CONFIG_INET_DIAG_DESTROY";
-	return strerror(-r);
-}
-
 /* A guard that cannot destroy would only log "denied" at the first event:
  * find out at start, with the capabilities it keeps. Returns 0, or an exit
  * status (3: it never could; 1: a runtime error) after saying why. */
@@ -518,7 +513,7 @@ static int can_destroy(struct guard *g)
 	if (r < 0)
 		fprintf(stderr, "sockdiag guard: %s%s\n",
 			r == -EPERM || r == -EOPNOTSUPP ? "" : "cannot open a destroy socket: ",
-			destroy_problem(r));
+			guard_destroy_problem(r));
 	return r == -EPERM || r == -EOPNOTSUPP ? 3 : r < 0 ? 1 : 0;
 }
 
@@ -558,7 +553,7 @@ static int load_config(struct guard *g, bool reload)
 	    (r = sdiag_destroy_check(g->h)) < 0) {
 		/* Started as a dry run, so never checked: stay one. */
 		logline("reload: %s: dry-run = no, but %s; keeping the previous configuration",
-			g->opt.config_path, destroy_problem(r));
+			g->opt.config_path, guard_destroy_problem(r));
 		guard_config_fini(&c);
 		return r;
 	}
@@ -568,40 +563,6 @@ static int load_config(struct guard *g, bool reload)
 	}
 	g->cfg = c;
 	return 0;
-}
-
-static int drop_capabilities(void)
-{
-#ifdef HAVE_LIBCAP_NG
-	/* Everything but CAP_NET_ADMIN (SOCK_DESTROY) goes: the namespace is
-	 * entered and every socket opened before this. Started without it,
-	 * the guard keeps nothing, and can_destroy() says so. */
-	bool net_admin;
-
-	capng_get_caps_process();
-	net_admin = capng_have_capability(CAPNG_EFFECTIVE, CAP_NET_ADMIN);
-	capng_clear(CAPNG_SELECT_BOTH);
-	if ((net_admin &&
-	     capng_update(CAPNG_ADD, CAPNG_EFFECTIVE | CAPNG_PERMITTED, CAP_NET_ADMIN) < 0) ||
-	    capng_apply(CAPNG_SELECT_BOTH) < 0)
-		return -EPERM;
-#endif
-	return 0;
-}
-
-static int open_signals(void)
-{
-	sigset_t mask;
-	int fd;
-
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
-		return -errno;
-	fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	return fd < 0 ? -errno : fd;
 }
 
 /* Returns 1 to stop, 0 to go on, <0 on error. */
@@ -626,16 +587,18 @@ static int on_signal(struct guard *g)
 
 static int loop(struct guard *g)
 {
-	struct pollfd p[3] = {
+	struct pollfd p[4] = {
 		{ .fd = grtnl_event_fd(&g->rtnl), .events = POLLIN },
 		{ .fd = g->sigfd, .events = POLLIN },
 		{ .fd = g->timerfd, .events = POLLIN },
+		{ .fd = -1, .events = POLLIN },
 	};
 	int r;
 
 	for (;;) {
 		arm_timer(g);
-		if (poll(p, 3, -1) < 0) {
+		p[3].fd = guard_backends_fd(&g->bk); /* a reload may change it */
+		if (poll(p, 4, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
@@ -650,6 +613,8 @@ static int loop(struct guard *g)
 			if (r < 0)
 				return r;
 		}
+		if (p[3].revents & POLLIN)
+			guard_backends_on_event(&g->bk, now_ms());
 		if (p[2].revents & POLLIN) {
 			r = on_timer(g);
 			if (r < 0)
@@ -666,7 +631,8 @@ static int serve(struct guard *g, const char *label, int metrics_fd)
 	int r = 0, status = 1;
 	char err[256];
 
-	g->sigfd = open_signals();
+	guard_backends_init(&g->bk, g->log_name);
+	g->sigfd = guard_open_signals();
 	g->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	if (g->timerfd < 0) {
 		fprintf(stderr, "sockdiag guard: cannot create a timer: %s\n", strerror(errno));
@@ -678,7 +644,7 @@ static int serve(struct guard *g, const char *label, int metrics_fd)
 			strerror(g->sigfd < 0 ? -g->sigfd : -r));
 		goto out;
 	}
-	r = drop_capabilities();
+	r = guard_drop_capabilities();
 	if (r < 0) {
 		fprintf(stderr, "sockdiag guard: cannot drop capabilities\n");
 		goto out;
@@ -714,6 +680,7 @@ out:
 	if (g->timerfd >= 0)
 		close(g->timerfd);
 	guard_routes_close(g->routes);
+	guard_backends_fini(&g->bk);
 	guard_grace_fini(&g->grace);
 	guard_table_fini(&g->table);
 	return status;
@@ -736,25 +703,6 @@ static int serve_child(void *arg, const char *label)
 static void reload_supervisor(void *arg)
 {
 	(void)load_config(arg, true);
-}
-
-/* setns() into -N's namespace; a one-line error on stderr. */
-static int guard_enter_netns(const char *spec)
-{
-	char q[256];
-	int fd, r;
-
-	r = sdiag_netns_open(spec, &fd);
-	if (r < 0) {
-		argerr_netns("guard", spec, r);
-		return r;
-	}
-	r = setns(fd, CLONE_NEWNET) < 0 ? -errno : 0;
-	close(fd);
-	if (r < 0)
-		fprintf(stderr, "sockdiag guard: netns %s: cannot enter: %s\n",
-			text_excerpt(q, sizeof(q), spec, strlen(spec), 48), strerror(-r));
-	return r;
 }
 
 int guard_main(const struct guard_cmdline *opt)

@@ -7,6 +7,7 @@
  *   guard.c          the event loop: rtnetlink + signalfd, resync, destroy, log
  *   guard_rtnl.c     rtnetlink sockets: link/address dumps, events, the drain after overflow
  *   guard_reap.c     reap rules: filters run every reap-interval, capped per pass
+ *   guard_backends.c dead-backends: the file watched, a reconcile pass; conntrack
  *   guard_metrics.c  --metrics: the loop's counters over HTTP
  *   guard_all.c      --all-netns: a supervisor, one guard process per namespace
  */
@@ -21,16 +22,21 @@ struct guard_reap_result {
 	size_t matched;		/* selected and not exempt (stops counting at cap + 1) */
 	size_t kept;		/* selected but exempt */
 	size_t destroyed, gone, failed;
+	size_t ct_deleted;	/* conntrack entries of the destroyed (conntrack = yes) */
 	bool refused;		/* matched > cap: nothing destroyed */
 };
 
 /* One pass of one rule: dump with its filter, apply the exemptions, destroy
  * the rest in one batch unless more than cap match (or dry_run). */
+struct guard_backends;
 int guard_reap_rule(struct sdiag_handle *h, const struct guard_config *c,
-		    const struct guard_reap *rule, bool dry_run, struct guard_reap_result *ret);
-/* Every rule's pass, each logged (under log_name) when it matched or failed. */
+		    const struct guard_reap *rule, bool dry_run, struct guard_backends *bk,
+		    struct guard_reap_result *ret);
+/* Every rule's pass, each logged (under log_name) when it matched or failed;
+ * the conntrack entries it deleted counted in m (NULL: no metrics). */
+struct guard_metrics;
 void guard_reap_all(struct sdiag_handle *h, const struct guard_config *c, bool dry_run,
-		    const char *log_name);
+		    struct guard_backends *bk, struct guard_metrics *m, const char *log_name);
 
 /* The sockets an event can concern: TCP and UDP (UDP-Lite too), both families. */
 #define GUARD_TABLES                                                                               \
@@ -57,5 +63,15 @@ int guard_parse_args(struct guard_cmdline *g, int argc, char **argv);
 int cmd_guard(int argc, char **argv);
 /* The daemon (guard.c), from a parsed command line. Returns the exit status. */
 int guard_main(const struct guard_cmdline *opt);
+
+/* Its set-up (guard_setup.c). Why it could never destroy a socket (r from
+ * sdiag_destroy_check), as a sentence. */
+const char *guard_destroy_problem(int r);
+/* Keep CAP_NET_ADMIN (if held) and nothing else: 0 or -EPERM. */
+int guard_drop_capabilities(void);
+/* SIGHUP, SIGINT and SIGTERM blocked and read from the returned signalfd, or -errno. */
+int guard_open_signals(void);
+/* setns() into -N's namespace; a one-line error on stderr. */
+int guard_enter_netns(const char *spec);
 
 #endif

@@ -2,7 +2,7 @@
 /*
  * sockdiag guard: its command line. Options are parsed into a guard_cmdline
  * and handed to guard_main() (guard.c, the event loop); -N's namespace is
- * entered by guard_enter_netns().
+ * entered by guard_enter_netns() (guard_setup.c).
  */
 #include <errno.h>
 #include <getopt.h>

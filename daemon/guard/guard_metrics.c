@@ -26,6 +26,8 @@ struct counts {
 	uint64_t would_destroy;		/* dry runs */
 	uint64_t kept[GUARD_DESTROY];	/* by verdict */
 	uint64_t errors, resyncs, reloads_ok, reloads_refused;
+	/* dead backends: passes, sockets destroyed, file errors; conntrack entries */
+	uint64_t backend_passes, backend_destroyed, backend_file_errors, ct_deleted;
 	uint64_t latency[LATENCY_BUCKETS];
 	double latency_sum;
 };
@@ -94,6 +96,17 @@ static int render(void *ctx, bool openmetrics, char **ret_body, size_t *ret_len)
 	counter(&o, "sockdiag_guard_config_reloads",
 		"Configuration reloads (SIGHUP) taken or refused.", "result",
 		(const char *const[]){ "ok", "refused" }, reloads, 2);
+	counter(&o, "sockdiag_guard_backend_passes", "Dead-backend reconcile passes.", NULL, none,
+		&c.backend_passes, 1);
+	counter(&o, "sockdiag_guard_backend_sockets_destroyed",
+		"Sockets connected to a dead backend that a pass destroyed.", NULL, none,
+		&c.backend_destroyed, 1);
+	counter(&o, "sockdiag_guard_backend_file_errors",
+		"Dead-backends files refused (unreadable, malformed, above dead-backends-max).",
+		NULL, none, &c.backend_file_errors, 1);
+	counter(&o, "sockdiag_guard_conntrack_entries_deleted",
+		"Conntrack entries deleted (conntrack = yes), by every kind of rule.", NULL, none,
+		&c.ct_deleted, 1);
 	expo_family(&o, "sockdiag_guard_decision_to_destroy_seconds", "histogram",
 		    "From the events' arrival to the last destroy of the sockets they stranded.");
 	expo_histogram(&o, "sockdiag_guard_decision_to_destroy_seconds", false, NULL, NULL,
@@ -201,4 +214,29 @@ void guard_metrics_reload(struct guard_metrics *m, bool ok)
 		BUMP(m, reloads_ok);
 	else
 		BUMP(m, reloads_refused);
+}
+
+void guard_metrics_backends_pass(struct guard_metrics *m, size_t destroyed, size_t ct_deleted)
+{
+	if (!m)
+		return;
+	pthread_mutex_lock(&m->mu);
+	m->c.backend_passes++;
+	m->c.backend_destroyed += destroyed;
+	m->c.ct_deleted += ct_deleted;
+	pthread_mutex_unlock(&m->mu);
+}
+
+void guard_metrics_conntrack(struct guard_metrics *m, size_t deleted)
+{
+	if (!m || !deleted)
+		return;
+	pthread_mutex_lock(&m->mu);
+	m->c.ct_deleted += deleted;
+	pthread_mutex_unlock(&m->mu);
+}
+
+void guard_metrics_backends_file_error(struct guard_metrics *m)
+{
+	BUMP(m, backend_file_errors);
 }

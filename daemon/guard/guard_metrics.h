@@ -31,5 +31,11 @@ void guard_metrics_action(struct guard_metrics *m, const size_t kept[GUARD_DESTR
 void guard_metrics_error(struct guard_metrics *m);
 void guard_metrics_resync(struct guard_metrics *m);
 void guard_metrics_reload(struct guard_metrics *m, bool ok);
+/* A dead-backends pass: sockets it destroyed, conntrack entries it deleted. */
+void guard_metrics_backends_pass(struct guard_metrics *m, size_t destroyed, size_t ct_deleted);
+/* Conntrack entries deleted after the other rules' destroys. */
+void guard_metrics_conntrack(struct guard_metrics *m, size_t deleted);
+/* A dead-backends file that was refused. */
+void guard_metrics_backends_file_error(struct guard_metrics *m);
 
 #endif

@@ -14,6 +14,8 @@
 
 #include "daemon/common/log.h"
 #include "daemon/guard/guard.h"
+#include "daemon/guard/guard_backends.h"
+#include "daemon/guard/guard_metrics.h"
 
 /* Every destroyable state; listeners only when the rule has a state clause
  * that allows them. */
@@ -48,7 +50,8 @@ static int reap_cb(const struct sdiag_sock *s, void *data)
 }
 
 int guard_reap_rule(struct sdiag_handle *h, const struct guard_config *c,
-		    const struct guard_reap *rule, bool dry_run, struct guard_reap_result *ret)
+		    const struct guard_reap *rule, bool dry_run, struct guard_backends *bk,
+		    struct guard_reap_result *ret)
 {
 	struct sdiag_query q = {
 		.tables = GUARD_TABLES,
@@ -85,6 +88,7 @@ int guard_reap_rule(struct sdiag_handle *h, const struct guard_config *c,
 		else
 			res.failed++;
 	}
+	res.ct_deleted = guard_backends_ct_flows(bk, r.victims, results, r.n);
 out:
 	for (size_t i = 0; i < r.n; i++)
 		free(r.victims[i]);
@@ -96,7 +100,7 @@ out:
 }
 
 void guard_reap_all(struct sdiag_handle *h, const struct guard_config *c, bool dry,
-		    const char *log_name)
+		    struct guard_backends *bk, struct guard_metrics *m, const char *log_name)
 {
 	for (size_t i = 0; i < c->n_reaps; i++) {
 		const struct guard_reap *rule = &c->reaps[i];
@@ -105,8 +109,10 @@ void guard_reap_all(struct sdiag_handle *h, const struct guard_config *c, bool d
 		int r;
 
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		r = guard_reap_rule(h, c, rule, dry, &res);
+		r = guard_reap_rule(h, c, rule, dry, bk, &res);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (r == 0)
+			guard_metrics_conntrack(m, res.ct_deleted);
 		if (r < 0)
 			daemon_log(log_name, "reap (line %u) '%s': %s", rule->line, rule->expr,
 				   strerror(-r));

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The configuration keys of the grace period, route changes and reaping
- * (sockdiag-guard.conf(5)), kept apart from the address/exemption keys of
- * guard_config.c, which calls guard_options_apply() for keys it does not know.
+ * The configuration keys of the grace period, route changes, reaping, dead
+ * backends and conntrack (sockdiag-guard.conf(5)), kept apart from the
+ * address/exemption keys of guard_config.c, which calls guard_options_apply()
+ * for keys it does not know.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -23,6 +24,10 @@ void guard_options_init(struct guard_config *c)
 	c->n_reaps = 0;
 	c->reap_interval_ms = 60 * 1000;
 	c->reap_max = 100;
+	c->backends_path = NULL;
+	c->backend_interval_ms = 10 * 1000;
+	c->backends_max = 65536;
+	c->conntrack = false;
 }
 
 void guard_options_fini(struct guard_config *c)
@@ -34,6 +39,8 @@ void guard_options_fini(struct guard_config *c)
 	free(c->reaps);
 	c->reaps = NULL;
 	c->n_reaps = 0;
+	free(c->backends_path);
+	c->backends_path = NULL;
 }
 
 int guard_parse_duration(const char *s, uint32_t *ret_ms)
@@ -131,6 +138,31 @@ int guard_options_apply(struct guard_config *c, struct conf_line *l, const char 
 	}
 	if (!strcmp(key, "reap"))
 		return add_reap(c, l, value);
+	if (!strcmp(key, "dead-backends")) {
+		/* Absolute: the daemon's working directory is nobody's business. */
+		if (value[0] != '/')
+			return conf_fail(l, "dead-backends: '%s' is not an absolute path", value);
+		free(c->backends_path);
+		c->backends_path = strdup(value);
+		return c->backends_path ? 0 : -ENOMEM;
+	}
+	if (!strcmp(key, "backend-interval")) {
+		if (guard_parse_duration(value, &c->backend_interval_ms) < 0)
+			goto bad_duration;
+		if (c->backend_interval_ms && c->backend_interval_ms < 1000)
+			return conf_fail(l, "backend-interval: '%s' is shorter than 1s (0: only when "
+					 "the file changes)", value);
+		return 0;
+	}
+	if (!strcmp(key, "dead-backends-max")) {
+		if (conf_u32(value, 10, &n) < 0 || n < 1 || n > 1000000)
+			return conf_fail(l, "dead-backends-max: '%s' is not a number from 1 to "
+					 "1000000", value);
+		c->backends_max = n;
+		return 0;
+	}
+	if (!strcmp(key, "conntrack"))
+		return conf_bool(l, key, value, &c->conntrack);
 	return 1;
 bad_duration:
 	return conf_fail(l, "%s: '%s' is not a duration (0, 500ms, 30s, 5m, 1h; at most 24h)", key,

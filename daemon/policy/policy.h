@@ -69,12 +69,16 @@ struct guard_config {
 	size_t n_reaps;
 	uint32_t reap_interval_ms;	/* default 60 s */
 	uint32_t reap_max;		/* per rule and pass; above it the rule destroys nothing */
+	char *backends_path;		/* dead-backends = PATH (absolute), or NULL */
+	uint32_t backend_interval_ms;	/* default 10 s; 0 = only when the file changes */
+	uint32_t backends_max;		/* dead-backends-max: a longer file is refused */
+	bool conntrack;			/* delete the conntrack entries of what is destroyed */
 };
 
 struct conf_line;
 
-/* guard_options.c: the keys grace, on-route-change, reap, reap-interval and
- * reap-max. Returns 1 when key is none of them, 0 when taken, -EINVAL after
+/* guard_options.c: the keys grace, on-route-change, reap, reap-interval,
+ * reap-max, dead-backends, backend-interval, dead-backends-max and conntrack. Returns 1 when key is none of them, 0 when taken, -EINVAL after
  * conf_fail(), -ENOMEM. */
 int guard_options_apply(struct guard_config *c, struct conf_line *l, const char *key,
 			const char *value);

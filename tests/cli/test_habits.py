@@ -3,7 +3,7 @@
 """ss habits and truthful help, end to end, in the private network namespace test_cli.sh
 made: a FILTER or -K/-E without a command, --tcp=1, malformed addresses, -F FILE errors,
 each command's --help listing exactly what it accepts and refusing the rest,
-`sockdiag help COMMAND`, kill's {FILTER|--all}."""
+`sockdiag help COMMAND`, kill's {FILTER|--all|--dead-backends FILE}."""
 import os
 import re
 import shutil
@@ -197,8 +197,9 @@ def test_help():
     check("top-level help: exit status 3", rc == 0 and re.search(r"\b3 kill/guard: no "
           r"CAP_NET_ADMIN", out) is not None, out)
     rc, out, opts = opts_in_help("kill")
-    check("kill --help: {FILTER|--all}", out.startswith("Usage: sockdiag kill [OPTIONS] "
-          "{FILTER|--all}\n"), out[:80])
+    check("kill --help: {FILTER|--all|--dead-backends FILE}",
+          out.startswith("Usage: sockdiag kill [OPTIONS] {FILTER|--all|--dead-backends FILE}\n"),
+          out[:80])
     rc, out, opts = opts_in_help("watch")
     refused = {"-p", "--processes", "--all-netns", "-x", "--unix", "-a", "-l", "--listening",
                "-A", "--query", "-w", "--raw"}

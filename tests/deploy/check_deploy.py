@@ -98,7 +98,7 @@ def check_kubernetes(sd, docs):
     spec = ds[0]["spec"]["template"]["spec"]
     if not spec.get("hostNetwork") or not spec.get("hostPID"):
         fail("DaemonSet: hostNetwork and hostPID must be true")
-    want = {"exporter": ["SYS_ADMIN"], "guard": ["NET_ADMIN"]}
+    want = {"exporter": ["SYS_ADMIN"], "guard": ["NET_ADMIN"], "backends": None}
     ports = set()
     for c in spec["containers"]:
         caps = c.get("securityContext", {}).get("capabilities", {})
@@ -108,6 +108,8 @@ def check_kubernetes(sd, docs):
         if c["securityContext"].get("allowPrivilegeEscalation") is not False:
             fail("container %s: allowPrivilegeEscalation must be false" % c["name"])
         ports |= {p["name"] for p in c.get("ports", [])}
+        if c["name"] == "backends":
+            continue  # the sidecar script, checked below and by tests/deploy/sidecar.py
         # The arguments parse: options are checked before --help is seen.
         args = [a.replace("$(NODE_IP)", "127.0.0.1") for a in c["args"]]
         args = [a for a in args if not a.startswith("/etc/sockdiag")]
@@ -117,6 +119,28 @@ def check_kubernetes(sd, docs):
             fail("container %s: %s: %s" % (c["name"], c["args"], r.stderr.strip()))
     if ports != {"metrics", "guard-metrics"}:
         fail("DaemonSet ports %s" % ports)
+    if set(want) != {c["name"] for c in spec["containers"]}:
+        fail("DaemonSet containers %s, want %s" % ([c["name"] for c in spec["containers"]],
+                                                   sorted(want)))
+    # The sidecar: the script of deploy/ in the ConfigMap, its file where the
+    # guard's configuration reads it, on a volume both mount.
+    with open(os.path.join(os.path.dirname(os.path.dirname(list(docs)[0])), "kubernetes",
+                           "backends-sidecar.sh")) as f:
+        if cms[0]["data"].get("backends-sidecar.sh") != f.read():
+            fail("ConfigMap backends-sidecar.sh differs from deploy/kubernetes/backends-sidecar.sh")
+    side = [c for c in spec["containers"] if c["name"] == "backends"][0]
+    path = side["command"][-1]
+    conf = cms[0]["data"]["guard.conf"]
+    if "dead-backends = %s\n" % path not in conf:
+        fail("guard.conf does not read the sidecar's %s" % path)
+    mounts = {c["name"]: {m["name"]: m["mountPath"] for m in c["volumeMounts"]}
+              for c in spec["containers"]}
+    if mounts["backends"].get("backends") != os.path.dirname(path) or \
+            mounts["guard"].get("backends") != os.path.dirname(path):
+        fail("the sidecar and the guard must share the volume at %s" % os.path.dirname(path))
+    if spec.get("serviceAccountName") not in {o["metadata"]["name"] for o in objs
+                                              if o.get("kind") == "ServiceAccount"}:
+        fail("DaemonSet: no ServiceAccount for the sidecar")
     exporter = [c for c in spec["containers"] if c["name"] == "exporter"][0]
     if not any(m["mountPath"] == "/run/netns" for m in exporter["volumeMounts"]):
         fail("exporter: /run/netns is not mounted")
@@ -129,7 +153,7 @@ def check_kubernetes(sd, docs):
             if r.returncode != 0:
                 fail("ConfigMap %s: %s" % (name, r.stderr.strip()))
     ok("DaemonSet: host network and pid, capabilities per container, /run/netns, "
-       "ConfigMap configurations valid, arguments parse")
+       "ConfigMap configurations valid, arguments parse, the backends sidecar wired to the guard")
 
 
 def check_prometheus(deploy):

@@ -178,6 +178,8 @@ def main():
         f.write("ports = 22\n")
     with open(os.path.join(tmp, "my.filter"), "w") as f:
         f.write("sport = :22\n  or dst 300.1.1.1\n")
+    with open(os.path.join(tmp, "dead-backends"), "w") as f:
+        f.write("127.0.0.1:8080/tcp\n")
     pop = Population()
     pop.build()
     web, scene = None, None
@@ -193,9 +195,9 @@ def main():
         if cmd.startswith("sockdiag watch"):
             print("not compared (runs until interrupted; its events are timed): " + cmd)
             continue
-        port = (8080 if "8080" in cmd or cmd == "sockdiag list -tn" else
-                22 if "exporter" in cmd else 2024)
-        if port != scene:
+        port = (8080 if "8080" in cmd or "dead-backends" in cmd or cmd == "sockdiag list -tn"
+                else 22 if "exporter" in cmd else 2024)
+        if port != scene or "dead-backends" in cmd:  # a fresh connection to kill
             t = pop.scene(port)
             web = web or t
             scene = port

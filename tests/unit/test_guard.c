@@ -111,6 +111,54 @@ static void config_errors(void **state)
 	}
 }
 
+/* dead-backends, backend-interval, dead-backends-max, conntrack. */
+static void config_backends(void **state)
+{
+	static const struct {
+		const char *text;
+		const char *err;
+	} bad[] = {
+		{ "dead-backends = backends.txt\n",
+		  "line 1: dead-backends: 'backends.txt' is not an absolute path" },
+		{ "backend-interval = 500ms\n",
+		  "line 1: backend-interval: '500ms' is shorter than 1s (0: only when the file "
+		  "changes)" },
+		{ "backend-interval = 10\n", "line 1: backend-interval: '10' is not a duration (0, "
+					     "500ms, 30s, 5m, 1h; at most 24h)" },
+		{ "dead-backends-max = 0\n",
+		  "line 1: dead-backends-max: '0' is not a number from 1 to 1000000" },
+		{ "conntrack = maybe\n", "line 1: conntrack: expected yes or no, got 'maybe'" },
+	};
+	struct guard_config c;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(guard_config_parse(&c, "", err, sizeof(err)), 0);
+	assert_null(c.backends_path);
+	assert_int_equal(c.backend_interval_ms, 10000);
+	assert_int_equal(c.backends_max, 65536);
+	assert_false(c.conntrack);
+	guard_config_fini(&c);
+	assert_int_equal(guard_config_parse(&c,
+					    "dead-backends = /run/x/backends\n"
+					    "backend-interval = 0\n"
+					    "dead-backends-max = 10\n"
+					    "conntrack = yes\n",
+					    err, sizeof(err)),
+			 0);
+	assert_string_equal(c.backends_path, "/run/x/backends");
+	assert_int_equal(c.backend_interval_ms, 0);
+	assert_int_equal(c.backends_max, 10);
+	assert_true(c.conntrack);
+	guard_config_fini(&c);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(guard_config_parse(&c, bad[i].text, err, sizeof(err)), -EINVAL);
+		assert_string_equal(err, bad[i].err);
+		assert_null(c.backends_path);
+		guard_config_fini(&c);
+	}
+}
+
 /* Repeated list keys add up (tcp-states too, past its first line); uids are
  * decimal; a token too long for its buffer is refused, not cut short. */
 static void config_lists(void **state)
@@ -430,6 +478,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(config_defaults),   cmocka_unit_test(config_full),
 		cmocka_unit_test(config_errors),     cmocka_unit_test(config_lists),
+		cmocka_unit_test(config_backends),
 		cmocka_unit_test(policy_addr_removed),
 		cmocka_unit_test(policy_link_local), cmocka_unit_test(policy_link_down),
 		cmocka_unit_test(policy_exemptions),

@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The dead-backends file (backends.h): parsed whole before anything uses it,
+ * so a half-written or malformed file changes nothing. Its size is bounded by
+ * the cap on backends (a line is at most BACKEND_LINE_MAX bytes).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include "daemon/common/backends.h"
+#include "util/textfile.h"
+
+/* A line longer than this is refused (an address, a port, a protocol and a
+ * comment fit easily). */
+#define BACKEND_LINE_MAX 1024
+
+static const uint8_t v4mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+struct lp {
+	const char *line; /* start of the line */
+	unsigned no;	  /* line number */
+	char *err;
+	size_t errlen;
+};
+
+__attribute__((format(printf, 3, 4))) static int fail(const struct lp *p, const char *at,
+						       const char *fmt, ...)
+{
+	char msg[192];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(p->err, p->errlen, "line %u, column %zu: %s", p->no, (size_t)(at - p->line) + 1,
+		 msg);
+	return -EINVAL;
+}
+
+static uint32_t hash(const struct backend *b)
+{
+	/* FNV-1a over what identifies a backend. */
+	uint32_t h = 2166136261u;
+	size_t alen = b->family == AF_INET ? 4 : 16;
+
+	for (size_t i = 0; i < alen; i++)
+		h = (h ^ b->addr[i]) * 16777619u;
+	h = (h ^ (b->port & 0xff)) * 16777619u;
+	h = (h ^ (b->port >> 8)) * 16777619u;
+	return (h ^ b->family) * 16777619u;
+}
+
+static bool same(const struct backend *a, const struct backend *b)
+{
+	return a->family == b->family && a->port == b->port &&
+	       !memcmp(a->addr, b->addr, a->family == AF_INET ? 4 : 16);
+}
+
+/* The slot holding key, or the empty slot where it would go. */
+static uint32_t *lookup(const struct backend_set *s, const struct backend *key)
+{
+	size_t mask = s->nslot - 1, i = hash(key) & mask;
+
+	while (s->slot[i] && !same(&s->v[s->slot[i] - 1], key))
+		i = (i + 1) & mask;
+	return &s->slot[i];
+}
+
+const struct backend *backends_find(const struct backend_set *s, uint8_t family,
+				    const uint8_t *addr, uint16_t port)
+{
+	struct backend key = { .family = family, .port = port };
+	uint32_t *slot;
+
+	if (!s->n)
+		return NULL;
+	if (family == AF_INET6 && !memcmp(addr, v4mapped, 12)) {
+		key.family = AF_INET;
+		memcpy(key.addr, addr + 12, 4);
+	} else {
+		memcpy(key.addr, addr, family == AF_INET ? 4 : 16);
+	}
+	slot = lookup(s, &key);
+	return *slot ? &s->v[*slot - 1] : NULL;
+}
+
+/* Add b, or add its protocols to the same ADDR:PORT already there. */
+static int add(struct backend_set *s, size_t *cap, const struct backend *b)
+{
+	uint32_t *slot;
+
+	if ((s->n + 1) * 2 >= s->nslot) {
+		size_t nslot = s->nslot ? s->nslot * 2 : 64;
+		uint32_t *v = calloc(nslot, sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		free(s->slot);
+		s->slot = v;
+		s->nslot = nslot;
+		for (size_t i = 0; i < s->n; i++)
+			*lookup(s, &s->v[i]) = (uint32_t)i + 1;
+	}
+	slot = lookup(s, b);
+	if (*slot) {
+		s->v[*slot - 1].protos |= b->protos;
+		return 0;
+	}
+	if (s->n == *cap) {
+		size_t c = *cap ? *cap * 2 : 64;
+		struct backend *v = realloc(s->v, c * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		s->v = v;
+		*cap = c;
+	}
+	s->v[s->n] = *b;
+	*slot = (uint32_t)++s->n;
+	return 0;
+}
+
+/* ADDR:PORT or [ADDR6]:PORT, then /tcp or /udp, at tok[0..len). */
+static int parse_backend(const struct lp *p, const char *tok, size_t len, struct backend *ret)
+{
+	const char *end = tok + len, *slash = memchr(tok, '/', len);
+	const char *hp_end = slash ? slash : end; /* end of ADDR:PORT */
+	const char *a = tok, *a_end, *port;
+	bool bracket = tok[0] == '[';
+	unsigned long n = 0;
+	char addr[64], q[TEXT_QUOTE_LEN];
+	uint8_t buf[16];
+
+	*ret = (struct backend){ .protos = BACKEND_TCP | BACKEND_UDP };
+	if (bracket) {
+		a = tok + 1;
+		a_end = memchr(a, ']', (size_t)(hp_end - a));
+		if (!a_end)
+			return fail(p, tok, "'[' without ']': expected [ADDR6]:PORT");
+		if (a_end + 1 == hp_end || a_end[1] != ':')
+			return fail(p, a_end + 1, "expected ':PORT' after ']'");
+		port = a_end + 2;
+	} else {
+		a_end = NULL;
+		for (const char *c = tok; c < hp_end; c++) {
+			if (*c != ':')
+				continue;
+			if (a_end)
+				return fail(p, tok, "an IPv6 address goes in brackets: [ADDR6]:PORT");
+			a_end = c;
+		}
+		if (!a_end)
+			return fail(p, hp_end, "expected ':PORT' (ADDR:PORT or [ADDR6]:PORT)");
+		port = a_end + 1;
+	}
+	if (a_end == a || (size_t)(a_end - a) >= sizeof(addr))
+		return fail(p, a, "expected an IPv4 or IPv6 address");
+	memcpy(addr, a, (size_t)(a_end - a));
+	addr[a_end - a] = '\0';
+	if (!bracket && inet_pton(AF_INET, addr, buf) == 1) {
+		ret->family = AF_INET;
+		memcpy(ret->addr, buf, 4);
+	} else if (bracket && inet_pton(AF_INET6, addr, buf) == 1) {
+		ret->family = AF_INET6;
+		memcpy(ret->addr, buf, 16);
+		if (!memcmp(buf, v4mapped, 12)) { /* one backend, however written */
+			ret->family = AF_INET;
+			memset(ret->addr, 0, 16);
+			memcpy(ret->addr, buf + 12, 4);
+		}
+	} else {
+		return fail(p, a, "'%s' is not an %s address", TQ(q, addr),
+			    bracket ? "IPv6" : "IPv4");
+	}
+	if (port == hp_end)
+		return fail(p, port, "expected a port number (1-65535)");
+	for (const char *c = port; c < hp_end; c++) {
+		if (*c < '0' || *c > '9')
+			return fail(p, c, "expected a port number (1-65535)");
+		n = n * 10 + (unsigned long)(*c - '0');
+		if (n > 65535)
+			return fail(p, port, "port out of range (1-65535)");
+	}
+	if (n == 0)
+		return fail(p, port, "port out of range (1-65535)");
+	ret->port = (uint16_t)n;
+	if (slash) {
+		size_t rest = (size_t)(end - slash - 1);
+
+		if (rest == 3 && !memcmp(slash + 1, "tcp", 3))
+			ret->protos = BACKEND_TCP;
+		else if (rest == 3 && !memcmp(slash + 1, "udp", 3))
+			ret->protos = BACKEND_UDP;
+		else
+			return fail(p, slash + 1, "expected tcp or udp after '/'");
+	}
+	return 0;
+}
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+/* One line (without its newline): blank, a comment, or one backend. */
+static int parse_line(struct lp *p, const char *s, size_t len, struct backend_set *set,
+		      size_t *cap, size_t *count, size_t max)
+{
+	const char *end = s + len, *tok;
+	struct backend b;
+	int r;
+
+	if (len > BACKEND_LINE_MAX)
+		return fail(p, s + BACKEND_LINE_MAX, "line longer than %d bytes",
+			    BACKEND_LINE_MAX);
+	while (s < end && is_space(*s))
+		s++;
+	if (s == end || *s == '#')
+		return 0;
+	tok = s;
+	while (s < end && !is_space(*s) && *s != '#')
+		s++;
+	for (const char *c = tok; c < s; c++)
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+			return fail(p, c, "unexpected byte 0x%02x", (unsigned char)*c);
+	r = parse_backend(p, tok, (size_t)(s - tok), &b);
+	if (r < 0)
+		return r;
+	while (s < end && is_space(*s))
+		s++;
+	if (s < end && *s != '#')
+		return fail(p, s, "one backend per line (a comment starts with '#')");
+	if (++*count > max) {
+		snprintf(p->err, p->errlen,
+			 "line %u: more than dead-backends-max = %zu backends; refused", p->no, max);
+		return -E2BIG;
+	}
+	return add(set, cap, &b);
+}
+
+int backends_parse(struct backend_set *ret, const char *text, size_t len, size_t max, char *err,
+		   size_t errlen)
+{
+	struct backend_set set = { 0 };
+	struct lp p = { .err = err, .errlen = errlen };
+	size_t cap = 0, count = 0;
+	int r = 0;
+
+	for (const char *s = text, *end = text + len; s < end && r == 0;) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		size_t l = nl ? (size_t)(nl - s) : (size_t)(end - s);
+
+		p.line = s;
+		p.no++;
+		if (memchr(s, '\0', l))
+			r = fail(&p, memchr(s, '\0', l), "a NUL byte");
+		else
+			r = parse_line(&p, s, l, &set, &cap, &count, max);
+		s += l + 1;
+	}
+	if (r < 0) {
+		if (r == -ENOMEM)
+			snprintf(err, errlen, "%s", strerror(ENOMEM));
+		backends_free(&set);
+		return r;
+	}
+	*ret = set;
+	return 0;
+}
+
+int backends_load(struct backend_set *ret, const char *path, size_t max, char *err,
+		  size_t errlen)
+{
+	size_t limit = (max + 1) * 64 + 65536, len = 0, cap = 0;
+	char *text = NULL, msg[256], q[256];
+	struct stat st;
+	int fd, r;
+
+	text_excerpt(q, sizeof(q), path, strlen(path), 64);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0) {
+		r = -errno;
+		snprintf(err, errlen, "%s: cannot open: %s", q, strerror(-r));
+		return r;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", q);
+		close(fd);
+		return -EINVAL;
+	}
+	for (;;) {
+		ssize_t n;
+
+		if (len + 4096 > cap) {
+			char *t;
+
+			cap = cap ? cap * 2 : 65536;
+			t = realloc(text, cap);
+			if (!t) {
+				r = -ENOMEM;
+				snprintf(err, errlen, "%s: %s", q, strerror(ENOMEM));
+				goto out;
+			}
+			text = t;
+		}
+		n = read(fd, text + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			snprintf(err, errlen, "%s: cannot read: %s", q, strerror(-r));
+			goto out;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len > limit) {
+			r = -E2BIG;
+			snprintf(err, errlen,
+				 "%s: larger than %zu bytes (dead-backends-max = %zu); refused", q,
+				 limit, max);
+			goto out;
+		}
+	}
+	r = backends_parse(ret, text ? text : "", len, max, msg, sizeof(msg));
+	if (r < 0)
+		snprintf(err, errlen, "%s: %s", q, msg);
+out:
+	free(text);
+	close(fd);
+	return r;
+}
+
+void backends_free(struct backend_set *s)
+{
+	free(s->v);
+	free(s->slot);
+	memset(s, 0, sizeof(*s));
+}
+
+bool backends_equal(const struct backend_set *a, const struct backend_set *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++) {
+		const struct backend *o = backends_find(b, a->v[i].family, a->v[i].addr,
+							a->v[i].port);
+
+		if (!o || o->protos != a->v[i].protos)
+			return false;
+	}
+	return true;
+}
+
+void backend_format(const struct backend *b, char *buf, size_t len)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	inet_ntop(b->family, b->addr, a, sizeof(a));
+	snprintf(buf, len, b->family == AF_INET6 ? "[%s]:%u" : "%s:%u", a, b->port);
+}

@@ -1,0 +1,499 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * ctnetlink deletes (see ct.h). The wire format is the kernel's
+ * (linux/netfilter/nfnetlink_conntrack.h): an nfgenmsg, then CTA_TUPLE_ORIG
+ * { CTA_TUPLE_IP { CTA_IP_V4_SRC/DST | CTA_IP_V6_SRC/DST }, CTA_TUPLE_PROTO
+ * { CTA_PROTO_NUM, CTA_PROTO_SRC_PORT, CTA_PROTO_DST_PORT } }, CTA_ID, CTA_ZONE.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <libmnl/libmnl.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netfilter/nfnetlink_conntrack.h>
+#include <linux/netlink.h>
+
+#include "daemon/common/ct.h"
+
+/* Requests per sendmsg: a failure's reply (capped: NETLINK_CAP_ACK) costs
+ * about 1 KiB of receive buffer, and every one of a batch may fail. */
+#define CT_BATCH 128
+#define CT_MSG_MAX 160
+#define CT_RCVBUF (4 << 20)
+
+struct ct {
+	struct mnl_socket *nl;
+	uint32_t portid, seq;
+	uint64_t requests, bytes_read;
+	uint8_t rbuf[64 * 1024] __attribute__((aligned(8)));
+	uint8_t sbuf[CT_BATCH * CT_MSG_MAX] __attribute__((aligned(8)));
+};
+
+const char *ct_strerror(int err)
+{
+	if (err == -ENOPROTOOPT)
+		return "this kernel has no connection tracking over netlink "
+		       "(nf_conntrack_netlink): no conntrack entry can be deleted";
+	if (err == -EPERM)
+		return "no CAP_NET_ADMIN over the network namespace: no conntrack entry can be "
+		       "deleted";
+	return strerror(-err);
+}
+
+static struct nlmsghdr *put_header(void *buf, uint16_t type, uint16_t flags, uint8_t family,
+				   uint32_t seq)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nfgenmsg *nfg;
+
+	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK << 8) | type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+	nlh->nlmsg_seq = seq;
+	nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
+	nfg->nfgen_family = family;
+	nfg->version = NFNETLINK_V0;
+	nfg->res_id = 0;
+	return nlh;
+}
+
+static void put_tuple(struct nlmsghdr *nlh, uint16_t type, const struct ct_tuple *t)
+{
+	struct nlattr *tup = mnl_attr_nest_start(nlh, type), *n;
+	size_t alen = t->family == AF_INET ? 4 : 16;
+
+	n = mnl_attr_nest_start(nlh, CTA_TUPLE_IP);
+	mnl_attr_put(nlh, t->family == AF_INET ? CTA_IP_V4_SRC : CTA_IP_V6_SRC, alen, t->src);
+	mnl_attr_put(nlh, t->family == AF_INET ? CTA_IP_V4_DST : CTA_IP_V6_DST, alen, t->dst);
+	mnl_attr_nest_end(nlh, n);
+	n = mnl_attr_nest_start(nlh, CTA_TUPLE_PROTO);
+	mnl_attr_put_u8(nlh, CTA_PROTO_NUM, t->proto);
+	if (t->proto == IPPROTO_TCP || t->proto == IPPROTO_UDP || t->proto == IPPROTO_UDPLITE ||
+	    t->proto == IPPROTO_SCTP || t->proto == IPPROTO_DCCP) {
+		mnl_attr_put_u16(nlh, CTA_PROTO_SRC_PORT, htons(t->sport));
+		mnl_attr_put_u16(nlh, CTA_PROTO_DST_PORT, htons(t->dport));
+	}
+	mnl_attr_nest_end(nlh, n);
+	mnl_attr_nest_end(nlh, tup);
+}
+
+/* Read the replies a batch of n requests (sequence numbers base..base+n-1)
+ * left in the receive queue: failures only. errs[i] becomes the error of
+ * request i (0 when none came). */
+static int read_failures(struct ct *c, uint32_t base, int *errs, size_t n)
+{
+	for (;;) {
+		ssize_t len = recv(mnl_socket_get_fd(c->nl), c->rbuf, sizeof(c->rbuf), MSG_DONTWAIT);
+		const struct nlmsghdr *nlh = (const struct nlmsghdr *)c->rbuf;
+		int left;
+
+		if (len < 0 && errno == EINTR)
+			continue;
+		if (len < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		if (len < 0)
+			return -errno; /* ENOBUFS: replies lost, outcome unknown */
+		c->bytes_read += (uint64_t)len;
+		for (left = (int)len; mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left)) {
+			const struct nlmsgerr *e;
+			uint32_t i = nlh->nlmsg_seq - base;
+
+			if (nlh->nlmsg_type != NLMSG_ERROR ||
+			    nlh->nlmsg_len < NLMSG_HDRLEN + sizeof(*e) || i >= n)
+				continue;
+			e = mnl_nlmsg_get_payload(nlh);
+			errs[i] = e->error;
+		}
+	}
+}
+
+struct ct_req {
+	const struct ct_tuple *t;
+	uint32_t id; /* 0: any */
+	uint16_t zone;
+};
+
+/* Send up to CT_BATCH delete requests in one sendmsg; count the deleted. */
+static int send_batch(struct ct *c, const struct ct_req *req, size_t n, size_t *deleted)
+{
+	int errs[CT_BATCH] = { 0 }, first = 0, r;
+	uint32_t base = c->seq + 1;
+	size_t off = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct nlmsghdr *nlh = put_header(c->sbuf + off, IPCTNL_MSG_CT_DELETE, 0,
+						  req[i].t->family, base + (uint32_t)i);
+
+		put_tuple(nlh, CTA_TUPLE_ORIG, req[i].t);
+		if (req[i].id)
+			mnl_attr_put_u32(nlh, CTA_ID, htonl(req[i].id));
+		if (req[i].zone)
+			mnl_attr_put_u16(nlh, CTA_ZONE, htons(req[i].zone));
+		off += NLMSG_ALIGN(nlh->nlmsg_len);
+	}
+	c->seq += (uint32_t)n;
+	c->requests += n;
+	if (mnl_socket_sendto(c->nl, c->sbuf, off) < 0)
+		return -errno;
+	/* The kernel ran every request before sendmsg returned. */
+	r = read_failures(c, base, errs, n);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++) {
+		if (!errs[i])
+			(*deleted)++;
+		else if (errs[i] != -ENOENT && !first)
+			first = errs[i];
+	}
+	return first;
+}
+
+static int delete_reqs(struct ct *c, const struct ct_req *req, size_t n, size_t *ret_deleted)
+{
+	size_t deleted = 0;
+	int r = 0, first = 0;
+
+	for (size_t i = 0; i < n; i += CT_BATCH) {
+		r = send_batch(c, req + i, n - i < CT_BATCH ? n - i : CT_BATCH, &deleted);
+		if (r < 0 && !first)
+			first = r;
+		if (r == -ENOBUFS || r == -EPERM || r == -EOPNOTSUPP)
+			break;
+	}
+	*ret_deleted = deleted;
+	return first;
+}
+
+int ct_delete_flows(struct ct *c, const struct ct_tuple *t, size_t n, size_t *ret_deleted)
+{
+	struct ct_req req[CT_BATCH];
+	size_t total = 0;
+	int first = 0;
+
+	for (size_t i = 0; i < n; i += CT_BATCH) {
+		size_t k = n - i < CT_BATCH ? n - i : CT_BATCH, d = 0;
+		int r;
+
+		for (size_t j = 0; j < k; j++)
+			req[j] = (struct ct_req){ .t = &t[i + j] };
+		r = delete_reqs(c, req, k, &d);
+		total += d;
+		if (r < 0 && !first)
+			first = r;
+		if (r == -ENOBUFS || r == -EPERM || r == -EOPNOTSUPP)
+			break;
+	}
+	*ret_deleted = total;
+	return first;
+}
+
+/* ---- the dump ---------------------------------------------------------------------------- */
+
+static int ip_cb(const struct nlattr *a, void *data)
+{
+	struct ct_tuple *t = data;
+	uint16_t type = mnl_attr_get_type(a), len = mnl_attr_get_payload_len(a);
+
+	if ((type == CTA_IP_V4_SRC || type == CTA_IP_V4_DST) && len == 4)
+		memcpy(type == CTA_IP_V4_SRC ? t->src : t->dst, mnl_attr_get_payload(a), 4);
+	else if ((type == CTA_IP_V6_SRC || type == CTA_IP_V6_DST) && len == 16)
+		memcpy(type == CTA_IP_V6_SRC ? t->src : t->dst, mnl_attr_get_payload(a), 16);
+	return MNL_CB_OK;
+}
+
+static int proto_cb(const struct nlattr *a, void *data)
+{
+	struct ct_tuple *t = data;
+	uint16_t type = mnl_attr_get_type(a), len = mnl_attr_get_payload_len(a);
+
+	if (type == CTA_PROTO_NUM && len >= 1)
+		t->proto = mnl_attr_get_u8(a);
+	else if (type == CTA_PROTO_SRC_PORT && len >= 2)
+		t->sport = ntohs(mnl_attr_get_u16(a));
+	else if (type == CTA_PROTO_DST_PORT && len >= 2)
+		t->dport = ntohs(mnl_attr_get_u16(a));
+	return MNL_CB_OK;
+}
+
+static int tuple_cb(const struct nlattr *a, void *data)
+{
+	if (mnl_attr_get_type(a) == CTA_TUPLE_IP)
+		return mnl_attr_parse_nested(a, ip_cb, data) < 0 ? MNL_CB_ERROR : MNL_CB_OK;
+	if (mnl_attr_get_type(a) == CTA_TUPLE_PROTO)
+		return mnl_attr_parse_nested(a, proto_cb, data) < 0 ? MNL_CB_ERROR : MNL_CB_OK;
+	return MNL_CB_OK;
+}
+
+struct entry_parse {
+	struct ct_entry *e;
+	unsigned seen;
+};
+
+static int entry_cb(const struct nlattr *a, void *data)
+{
+	struct entry_parse *p = data;
+	uint16_t type = mnl_attr_get_type(a), len = mnl_attr_get_payload_len(a);
+
+	switch (type) {
+	case CTA_TUPLE_ORIG:
+	case CTA_TUPLE_REPLY:
+		p->seen |= 1u << type;
+		return mnl_attr_parse_nested(a, tuple_cb,
+					     type == CTA_TUPLE_ORIG ? &p->e->orig : &p->e->reply) < 0 ?
+			       MNL_CB_ERROR :
+			       MNL_CB_OK;
+	case CTA_ID:
+		if (len >= 4)
+			p->e->id = ntohl(mnl_attr_get_u32(a));
+		break;
+	case CTA_ZONE:
+		if (len >= 2)
+			p->e->zone = ntohs(mnl_attr_get_u16(a));
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+struct sweep {
+	ct_match_fn match;
+	void *userdata;
+	struct ct_entry *v;
+	size_t n, cap;
+	int err;
+};
+
+static int dump_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct sweep *s = data;
+	const struct nfgenmsg *nfg;
+	struct ct_entry e = { 0 };
+	struct entry_parse p = { .e = &e };
+
+	if (nlh->nlmsg_len < NLMSG_HDRLEN + sizeof(*nfg))
+		return MNL_CB_OK;
+	nfg = mnl_nlmsg_get_payload(nlh);
+	if (nfg->nfgen_family != AF_INET && nfg->nfgen_family != AF_INET6)
+		return MNL_CB_OK;
+	e.orig.family = e.reply.family = nfg->nfgen_family;
+	if (mnl_attr_parse(nlh, sizeof(*nfg), entry_cb, &p) < 0)
+		return MNL_CB_OK; /* malformed: skipped, never deleted */
+	if (p.seen != ((1u << CTA_TUPLE_ORIG) | (1u << CTA_TUPLE_REPLY)) ||
+	    !s->match(&e, s->userdata))
+		return MNL_CB_OK;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 256;
+		struct ct_entry *v = realloc(s->v, cap * sizeof(*v));
+
+		if (!v) {
+			s->err = -ENOMEM;
+			return MNL_CB_ERROR;
+		}
+		s->v = v;
+		s->cap = cap;
+	}
+	s->v[s->n++] = e;
+	return MNL_CB_OK;
+}
+
+static int dump(struct ct *c, struct sweep *s)
+{
+	struct nlmsghdr *nlh = put_header(c->sbuf, IPCTNL_MSG_CT_GET, NLM_F_DUMP, AF_UNSPEC,
+					  ++c->seq);
+	uint32_t seq = c->seq;
+	int r;
+
+	c->requests++;
+	if (mnl_socket_sendto(c->nl, nlh, nlh->nlmsg_len) < 0)
+		return -errno;
+	for (;;) {
+		ssize_t len = mnl_socket_recvfrom(c->nl, c->rbuf, sizeof(c->rbuf));
+
+		if (len < 0 && errno == EINTR)
+			continue;
+		if (len < 0)
+			return -errno;
+		c->bytes_read += (uint64_t)len;
+		r = mnl_cb_run(c->rbuf, (size_t)len, seq, c->portid, dump_cb, s);
+		if (r == MNL_CB_STOP)
+			return 0;
+		if (r < 0)
+			return s->err ? s->err : -errno;
+	}
+}
+
+int ct_sweep(struct ct *c, ct_match_fn match, void *userdata, size_t *ret_deleted)
+{
+	struct sweep s = { .match = match, .userdata = userdata };
+	struct ct_req req[CT_BATCH];
+	size_t total = 0;
+	int r, first = 0;
+
+	r = dump(c, &s);
+	if (r < 0) {
+		/* ENOENT/EOPNOTSUPP: no ctnetlink behind nfnetlink */
+		if (r == -EOPNOTSUPP || r == -ENOENT)
+			r = -ENOPROTOOPT;
+		goto out;
+	}
+	for (size_t i = 0; i < s.n; i += CT_BATCH) {
+		size_t k = s.n - i < CT_BATCH ? s.n - i : CT_BATCH, d = 0;
+
+		for (size_t j = 0; j < k; j++)
+			req[j] = (struct ct_req){ .t = &s.v[i + j].orig,
+						  .id = s.v[i + j].id,
+						  .zone = s.v[i + j].zone };
+		r = delete_reqs(c, req, k, &d);
+		total += d;
+		if (r < 0 && !first)
+			first = r;
+	}
+	r = first;
+out:
+	free(s.v);
+	*ret_deleted = total;
+	return r;
+}
+
+/* ---- the socket -------------------------------------------------------------------------- */
+
+bool ct_tuple_of_sock(const struct sdiag_sock *s, struct ct_tuple *ret)
+{
+	static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	struct ct_tuple t = { .family = s->family };
+
+	if (s->family != AF_INET && s->family != AF_INET6)
+		return false;
+	switch (s->table) {
+	case SDIAG_T_TCP:
+		t.proto = IPPROTO_TCP;
+		break;
+	case SDIAG_T_UDP:
+		t.proto = IPPROTO_UDP;
+		break;
+	case SDIAG_T_UDPLITE:
+		t.proto = IPPROTO_UDPLITE;
+		break;
+	default:
+		return false;
+	}
+	if (!s->inet.dport)
+		return false;
+	t.sport = s->inet.sport;
+	t.dport = s->inet.dport;
+	if (s->family == AF_INET6 && !memcmp(s->inet.src, mapped, 12) &&
+	    !memcmp(s->inet.dst, mapped, 12)) {
+		t.family = AF_INET;
+		memcpy(t.src, s->inet.src + 12, 4);
+		memcpy(t.dst, s->inet.dst + 12, 4);
+	} else {
+		size_t alen = s->family == AF_INET ? 4 : 16;
+
+		memcpy(t.src, s->inet.src, alen);
+		memcpy(t.dst, s->inet.dst, alen);
+	}
+	*ret = t;
+	return true;
+}
+
+/* A request naming no entry: ENOENT from a kernel with ctnetlink. */
+static int probe(struct ct *c)
+{
+	struct ct_tuple t = { .family = AF_INET, .proto = IPPROTO_UDP };
+	struct nlmsghdr *nlh = put_header(c->sbuf, IPCTNL_MSG_CT_DELETE, NLM_F_ACK, AF_INET,
+					  ++c->seq);
+	int err = 0;
+
+	put_tuple(nlh, CTA_TUPLE_ORIG, &t);
+	mnl_attr_put_u32(nlh, CTA_ID, htonl(0xffffffffu));
+	if (mnl_socket_sendto(c->nl, nlh, nlh->nlmsg_len) < 0)
+		return -errno;
+	if (read_failures(c, c->seq, &err, 1) < 0)
+		return -EIO;
+	if (err == -ENOENT || err == 0)
+		return 0;
+	if (err == -EOPNOTSUPP || err == -EPROTONOSUPPORT || err == -EAFNOSUPPORT)
+		return -ENOPROTOOPT;
+	return err;
+}
+
+static int open_here(struct ct **ret)
+{
+	struct ct *c = calloc(1, sizeof(*c));
+	int one = 1, rcvbuf = CT_RCVBUF, r;
+
+	if (!c)
+		return -ENOMEM;
+	c->nl = mnl_socket_open2(NETLINK_NETFILTER, SOCK_CLOEXEC);
+	if (!c->nl) {
+		r = errno == EPROTONOSUPPORT ? -ENOPROTOOPT : -errno;
+		goto fail;
+	}
+	if (mnl_socket_bind(c->nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	c->portid = mnl_socket_get_portid(c->nl);
+	(void)setsockopt(mnl_socket_get_fd(c->nl), SOL_NETLINK, NETLINK_CAP_ACK, &one,
+			 sizeof(one));
+	if (setsockopt(mnl_socket_get_fd(c->nl), SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
+		       sizeof(rcvbuf)) < 0)
+		(void)setsockopt(mnl_socket_get_fd(c->nl), SOL_SOCKET, SO_RCVBUF, &rcvbuf,
+				 sizeof(rcvbuf));
+	r = probe(c);
+	if (r < 0)
+		goto fail;
+	*ret = c;
+	return 0;
+fail:
+	ct_close(c);
+	return r;
+}
+
+int ct_open(struct ct **ret, int nsfd)
+{
+	struct ct *c = NULL;
+	int self, r, back;
+
+	if (nsfd < 0)
+		return open_here(ret);
+	/* A netlink socket belongs to the namespace it was created in: enter,
+	 * create, come back (as the library's handles do). */
+	self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (self < 0)
+		return -errno;
+	if (setns(nsfd, CLONE_NEWNET) < 0) {
+		r = -errno;
+		close(self);
+		return r;
+	}
+	r = open_here(&c);
+	back = setns(self, CLONE_NEWNET) < 0 ? -errno : 0;
+	close(self);
+	if (back < 0) {
+		/* Stranded in the other namespace: report it, keep nothing. */
+		ct_close(c);
+		return back;
+	}
+	if (r == 0)
+		*ret = c;
+	return r;
+}
+
+void ct_close(struct ct *c)
+{
+	if (!c)
+		return;
+	if (c->nl)
+		mnl_socket_close(c->nl);
+	free(c);
+}
+
+void ct_stats(const struct ct *c, uint64_t *ret_requests, uint64_t *ret_bytes_read)
+{
+	*ret_requests = c->requests;
+	*ret_bytes_read = c->bytes_read;
+}
