@@ -32,9 +32,30 @@ static const struct {
 	[CK_PROCESS] = { "process", false }, [CK_USER] = { "user", false },
 	[CK_LPORT] = { "lport", true },	     [CK_RPORT] = { "rport", true },
 	[CK_LADDR] = { "laddr", false },     [CK_RADDR] = { "raddr", false },
+	[CK_PID] = { "pid", true },
 };
 
 #define SEP '\x1f' /* between the values of one group's key */
+
+const char *count_key_name(enum count_key k)
+{
+	return k < CK_MAX ? keys[k].name : NULL;
+}
+
+bool count_key_number(enum count_key k)
+{
+	return k < CK_MAX && keys[k].number;
+}
+
+int count_key_lookup(const char *name, size_t len)
+{
+	if (len == 4 && !strncmp(name, "comm", 4))
+		return CK_PROCESS; /* top's name for it */
+	for (unsigned i = 0; i < CK_MAX; i++)
+		if (strlen(keys[i].name) == len && !strncmp(keys[i].name, name, len))
+			return (int)i;
+	return -1;
+}
 
 int count_keys_parse(struct count_keys *ret, const char *arg)
 {
@@ -43,18 +64,15 @@ int count_keys_parse(struct count_keys *ret, const char *arg)
 
 	while (*p) {
 		size_t len = strcspn(p, ",");
-		unsigned i;
+		int i = count_key_lookup(p, len);
 
-		for (i = 0; i < CK_MAX; i++)
-			if (strlen(keys[i].name) == len && !strncmp(keys[i].name, p, len))
-				break;
-		if (i == CK_MAX || k.n == COUNT_MAX_KEYS) {
+		if (i < 0 || k.n == COUNT_MAX_KEYS) {
 			char q[TEXT_QUOTE_LEN];
 
 			fprintf(stderr,
 				"sockdiag list: --count-by: %s '%s' (keys: state, proto, family, "
-				"netns, cgroup, unit, process, user, lport, rport, laddr, raddr)\n",
-				i == CK_MAX ? "unknown key" : "too many keys at",
+				"netns, cgroup, unit, process, pid, user, lport, rport, laddr, raddr)\n",
+				i < 0 ? "unknown key" : "too many keys at",
 				text_excerpt(q, sizeof(q), p, len, 32));
 			return -EINVAL;
 		}
@@ -95,18 +113,59 @@ struct cg_memo {
 	bool valid;
 };
 
-struct count {
-	struct count_keys k;
+/* What a key's value needs: cgroup names, user names, each cached. */
+struct ckeys {
 	struct cg_memo memo[CG_MEMO];
-	struct out_opts o;
 	struct names *names;
-	struct group *tab; /* open addressing, key NULL = empty */
-	size_t cap, used;
-	struct obuf kb;	   /* the group key being built */
+	bool numeric;	   /* -n: uids, not user names */
 	uid_t last_uid;	   /* one-entry cache for user names */
 	char last_user[64];
 	bool have_user;
 };
+
+struct count {
+	struct count_keys k;
+	struct ckeys *ck;
+	struct out_opts o;
+	struct group *tab; /* open addressing, key NULL = empty */
+	size_t cap, used;
+	struct obuf kb;	   /* the group key being built */
+};
+
+struct ckeys *ckeys_new(bool numeric)
+{
+	struct ckeys *c = calloc(1, sizeof(*c));
+
+	if (c) {
+		c->numeric = numeric;
+		c->names = names_new(false);
+	}
+	if (c && !c->names) {
+		free(c);
+		c = NULL;
+	}
+	return c;
+}
+
+void ckeys_free(struct ckeys *c)
+{
+	if (!c)
+		return;
+	names_free(c->names);
+	free(c);
+}
+
+int ckeys_forget(struct ckeys *c)
+{
+	struct names *n = names_new(false);
+
+	if (!n)
+		return -ENOMEM;
+	names_free(c->names);
+	c->names = n;
+	memset(c->memo, 0, sizeof(c->memo));
+	return 0;
+}
 
 int count_new(struct count **ret, const struct count_keys *k, const struct out_opts *o)
 {
@@ -118,8 +177,8 @@ int count_new(struct count **ret, const struct count_keys *k, const struct out_o
 	c->o = *o;
 	c->cap = 64;
 	c->tab = calloc(c->cap, sizeof(*c->tab));
-	c->names = names_new(false);
-	if (!c->tab || !c->names || obuf_init(&c->kb, 1024, -1) < 0) {
+	c->ck = ckeys_new(o->numeric);
+	if (!c->tab || !c->ck || obuf_init(&c->kb, 1024, -1) < 0) {
 		count_free(c);
 		return -ENOMEM;
 	}
@@ -134,7 +193,7 @@ void count_free(struct count *c)
 	for (size_t i = 0; c->tab && i < c->cap; i++)
 		free(c->tab[i].key);
 	free(c->tab);
-	names_free(c->names);
+	ckeys_free(c->ck);
 	obuf_fini(&c->kb);
 	free(c);
 }
@@ -173,7 +232,7 @@ static size_t unit_of(const char *path, const char **ret)
 	return best_len;
 }
 
-static void put_user(struct count *c, struct obuf *b, const struct sdiag_sock *s)
+static void put_user(struct ckeys *c, struct obuf *b, const struct sdiag_sock *s)
 {
 	struct passwd *pw;
 
@@ -182,7 +241,7 @@ static void put_user(struct count *c, struct obuf *b, const struct sdiag_sock *s
 		return;
 	}
 	if (!c->have_user || c->last_uid != s->uid) {
-		pw = c->o.numeric ? NULL : getpwuid(s->uid);
+		pw = c->numeric ? NULL : getpwuid(s->uid);
 		if (pw && strlen(pw->pw_name) < sizeof(c->last_user))
 			strcpy(c->last_user, pw->pw_name);
 		else
@@ -206,7 +265,7 @@ static void put_addr(struct obuf *b, const struct sdiag_sock *s, const uint8_t *
 
 /* The cgroup path and unit of an id, through a small direct-mapped cache:
  * sockets of a few cgroups arrive interleaved, and every one needs them. */
-static const struct cg_memo *cg_lookup(struct count *c, uint64_t id)
+static const struct cg_memo *cg_lookup(struct ckeys *c, uint64_t id)
 {
 	struct cg_memo *m = &c->memo[id % CG_MEMO];
 
@@ -219,8 +278,8 @@ static const struct cg_memo *cg_lookup(struct count *c, uint64_t id)
 	return m;
 }
 
-static void put_value(struct count *c, struct obuf *b, enum count_key key,
-		      const struct sdiag_sock *s, const char *netns)
+void ckeys_put(struct ckeys *c, struct obuf *b, enum count_key key, const struct sdiag_sock *s,
+	       const char *netns)
 {
 	bool cg = is_inet(s) && (s->has & SDIAG_HAS_CGROUP);
 	const struct cg_memo *m = NULL;
@@ -250,6 +309,11 @@ static void put_value(struct count *c, struct obuf *b, enum count_key key,
 			obuf_putc(b, '-');
 		return;
 	case CK_PROCESS: str = s->n_procs ? s->procs[0].comm : NULL; break;
+	case CK_PID:
+		if (!s->n_procs)
+			break;
+		obuf_u64(b, (uint64_t)s->procs[0].pid);
+		return;
 	case CK_USER: put_user(c, b, s); return;
 	case CK_LPORT:
 	case CK_RPORT:
@@ -308,7 +372,7 @@ int count_sock(struct count *c, const struct sdiag_sock *s, const char *netns)
 	for (size_t k = 0; k < c->k.n; k++) {
 		if (k)
 			obuf_putc(b, SEP);
-		put_value(c, b, c->k.k[k], s, netns ? netns : "-");
+		ckeys_put(c->ck, b, c->k.k[k], s, netns ? netns : "-");
 	}
 	if (b->err)
 		return b->err;

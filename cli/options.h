@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "cli/render/output.h"
 #include "sockdiag.h"
@@ -101,6 +102,10 @@ void opts_usage(FILE *f, const char *cmd, const struct opt_extra *extra);
  * scan's negative errno; prints nothing on failure.
  */
 int opts_scan_owners(const struct cli_opts *o, const char *cmd, struct sdiag_procmap **ret);
+
+/* DURATION (--interval): a positive number with an optional unit ms, s (the
+ * default), m or h, from 1 ms to 365 days. Returns 0 or -EINVAL. */
+int opts_duration(const char *arg, struct timespec *ret);
 
 /*
  * Whether the -N options need the namespace list of opts_netns_list (several
