@@ -16,6 +16,8 @@ const char top_keys_help[] = "conn, pid, comm, cgroup, unit, user, raddr, rport,
 
 const char *top_key_name(unsigned k)
 {
+	if (k == CK_PROCESS)
+		return "comm"; /* list --count-by's "process" */
 	return k == TK_COOKIE ? "cookie" : count_key_name((enum count_key)k);
 }
 

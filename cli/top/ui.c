@@ -212,7 +212,7 @@ static void draw(struct ui *u)
 	const struct top_group *tot = tm_total(m);
 	int kw[COUNT_MAX_KEYS], x, y = 0, hdr = 4;
 	bool show[NCOLS];
-	char a[16], b[16], t[32], v[64];
+	char a[16], b[16], t[32], v[64], line[256];
 	struct tm tm;
 	size_t n = tm_nrows(m), page;
 
@@ -226,12 +226,14 @@ static void draw(struct ui *u)
 	strftime(t, sizeof(t), "%H:%M:%S", &tm);
 	top_fmt_rate(a, tot->rx_bps);
 	top_fmt_rate(b, tot->tx_bps);
-	mvprintw(y++, 0, "sockdiag top  %s  every %.3gs%s  sort %s%s  (h: help)", t,
+	snprintf(line, sizeof(line), "sockdiag top  %s  every %.3gs%s  sort %s%s  (h: help)", t,
 		 (double)u->r->t->interval.tv_sec + (double)u->r->t->interval.tv_nsec / 1e9,
 		 u->paused ? "  PAUSED" : "", top_col_name(u->r->t->sort),
 		 u->r->t->ascending ? " (ascending)" : "");
-	mvprintw(y++, 0, "sockets %u  closed %u  RX %sB/s  TX %sB/s  rows %zu", tot->conns,
-		 tot->closed, a, b, n);
+	mvaddnstr(y++, 0, line, COLS);
+	snprintf(line, sizeof(line), "sockets %u  closed %u  RX %sB/s  TX %sB/s  rows %zu",
+		 tot->conns, tot->closed, a, b, n);
+	mvaddnstr(y++, 0, line, COLS);
 	move(y++, 0);
 	put_text(u, u->status[0] ? u->status : src_error(u->r->src),
 		 strlen(u->status[0] ? u->status : src_error(u->r->src)), COLS);
@@ -305,6 +307,25 @@ static void set_keys(struct ui *u)
 	u->scroll = 0;
 }
 
+/* g: the next preset that groups differently from now. */
+static void next_keys(struct ui *u)
+{
+	const struct top_keys *now = tm_keys(u->r->m);
+
+	for (size_t tries = 0; tries <= NPRESETS; tries++) {
+		struct top_keys k = u->cmdline;
+		const char *bad;
+		size_t len;
+
+		u->preset = u->preset >= NPRESETS ? 0 : u->preset + 1;
+		if (u->preset < NPRESETS)
+			top_keys_parse(&k, presets[u->preset], &bad, &len);
+		if (k.n != now->n || memcmp(k.k, now->k, k.n * sizeof(k.k[0])))
+			break;
+	}
+	set_keys(u);
+}
+
 static void set_interval(struct ui *u, double factor)
 {
 	struct timespec *iv = &u->r->t->interval;
@@ -351,8 +372,7 @@ static bool key(struct ui *u, int ch)
 	case ' ': case 'p': u->paused = !u->paused; break;
 	case 'h': case '?': u->help = true; break;
 	case 'g':
-		u->preset = u->preset >= NPRESETS ? 0 : u->preset + 1;
-		set_keys(u);
+		next_keys(u);
 		break;
 	case 'r': set_sort(u, u->r->t->sort, true); break;
 	case '<': set_sort(u, (int)u->r->t->sort - 1, false); break;
