@@ -3,7 +3,7 @@
 # so they never drift), filter keywords, state names, families, socket tables, network
 # namespaces (/run/netns), devices, users and cgroup paths (systemd units' cgroups).
 
-_sockdiag_cmds="list kill watch guard exporter help"
+_sockdiag_cmds="list kill watch top guard exporter help"
 _sockdiag_states="established syn-sent syn-recv fin-wait-1 fin-wait-2 time-wait closed
 close-wait last-ack listening closing bound-inactive unconnected all connected synchronized
 bucket big"
@@ -66,7 +66,7 @@ _sockdiag()
 	cmd=""
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
-		list | kill | watch | guard | exporter | help) cmd=${COMP_WORDS[i]}; break ;;
+		list | kill | watch | top | guard | exporter | help) cmd=${COMP_WORDS[i]}; break ;;
 		-K) cmd=kill; break ;;
 		-E) cmd=watch; break ;;
 		-*) ;;
@@ -79,7 +79,7 @@ _sockdiag()
 		return
 	fi
 	if [[ $cmd == help ]]; then
-		mapfile -t COMPREPLY < <(compgen -W "list kill watch guard exporter" -- "$cur")
+		mapfile -t COMPREPLY < <(compgen -W "list kill watch top guard exporter" -- "$cur")
 		return
 	fi
 	[[ -n $cmd ]] || cmd=list
@@ -100,7 +100,17 @@ _sockdiag()
 		;;
 	--count-by)
 		mapfile -t COMPREPLY < <(compgen -W "state proto family netns cgroup unit process
-			user lport rport laddr raddr" -- "${cur##*,}")
+			pid user lport rport laddr raddr" -- "${cur##*,}")
+		return
+		;;
+	--by)
+		mapfile -t COMPREPLY < <(compgen -W "conn pid comm cgroup unit user raddr rport laddr
+			lport netns state proto family" -- "${cur##*,}")
+		return
+		;;
+	--sort)
+		mapfile -t COMPREPLY < <(compgen -W "rx tx conns closed rtt retrans rqueue wqueue
+			key" -- "$cur")
 		return
 		;;
 	-F | --filter | -c | --config)

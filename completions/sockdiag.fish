@@ -3,7 +3,7 @@
 # filter keywords, state names, families, socket tables, network namespaces (/run/netns),
 # devices, users and cgroup paths.
 
-set -l sockdiag_cmds list kill watch guard exporter help
+set -l sockdiag_cmds list kill watch top guard exporter help
 set -l sockdiag_keywords state exclude src dst sport dport dev fwmark cgroup unit autobound uid \
 	inode cookie proto path netlink-proto group pid comm user and or not
 set -l sockdiag_states established syn-sent syn-recv fin-wait-1 fin-wait-2 time-wait closed \
@@ -14,7 +14,7 @@ function __sockdiag_cmd
 	set -l words (commandline -opc)
 	for w in $words[2..-1]
 		switch $w
-			case list kill watch guard exporter help
+			case list kill watch top guard exporter help
 				echo $w
 				return
 			case -K
@@ -70,6 +70,10 @@ complete -c sockdiag -n '__sockdiag_prev_is dev' -a '(ls /sys/class/net)'
 complete -c sockdiag -n '__sockdiag_prev_is uid user' -a '(__fish_complete_users)'
 complete -c sockdiag -n '__sockdiag_prev_is cgroup' -a '(__sockdiag_cgroups)'
 complete -c sockdiag -n '__sockdiag_prev_is -F --filter -c --config' -F
+complete -c sockdiag -n '__sockdiag_prev_is --by' \
+	-a 'conn pid comm cgroup unit user raddr rport laddr lport netns state proto family'
+complete -c sockdiag -n '__sockdiag_prev_is --sort' \
+	-a 'rx tx conns closed rtt retrans rqueue wqueue key'
 complete -c sockdiag -n 'string match -q -- "-*" (commandline -ct)' -a '(__sockdiag_opts)'
-complete -c sockdiag -n 'not __sockdiag_prev_is state exclude excl -N --netns -f --family dev uid user cgroup' \
+complete -c sockdiag -n 'not __sockdiag_prev_is state exclude excl -N --netns -f --family dev uid user cgroup --by --sort' \
 	-a "$sockdiag_keywords"

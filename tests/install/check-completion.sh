@@ -54,12 +54,14 @@ expect() {
 	[ $bad = 0 ] && echo "ok: '$line<TAB>' offers$got"
 	return 0
 }
-expect 'sockdiag ' list kill watch guard exporter help state dport
+expect 'sockdiag ' list kill watch top guard exporter help state dport
 expect 'sockdiag exporter --on' = --once
 expect 'sockdiag li' = list
 expect 'sockdiag list --tc' = --tcp
 expect 'sockdiag kill --dr' = --dry-run
 expect 'sockdiag watch --co' = --count
+expect 'sockdiag top --by pid,co' = comm conn
+expect 'sockdiag top --so' = --sort
 expect 'sockdiag guard --c' = --check-config --config
 expect 'sockdiag list -tn state est' = established
 expect 'sockdiag -tan exclude time' = time-wait
