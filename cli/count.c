@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
 
@@ -104,6 +105,7 @@ struct group {
 };
 
 #define CG_MEMO 256
+#define CG_REREAD_S 5
 
 struct cg_memo {
 	uint64_t id;
@@ -118,6 +120,7 @@ struct ckeys {
 	struct cg_memo memo[CG_MEMO];
 	struct names *names;
 	bool numeric;	   /* -n: uids, not user names */
+	time_t read_at;	   /* when the cgroup names were (to be) read */
 	uid_t last_uid;	   /* one-entry cache for user names */
 	char last_user[64];
 	bool have_user;
@@ -139,6 +142,7 @@ struct ckeys *ckeys_new(bool numeric)
 	if (c) {
 		c->numeric = numeric;
 		c->names = names_new(false);
+		c->read_at = time(NULL);
 	}
 	if (c && !c->names) {
 		free(c);
@@ -164,6 +168,7 @@ int ckeys_forget(struct ckeys *c)
 	names_free(c->names);
 	c->names = n;
 	memset(c->memo, 0, sizeof(c->memo));
+	c->read_at = time(NULL);
 	return 0;
 }
 
@@ -270,9 +275,13 @@ static const struct cg_memo *cg_lookup(struct ckeys *c, uint64_t id)
 	struct cg_memo *m = &c->memo[id % CG_MEMO];
 
 	if (!m->valid || m->id != id) {
+		m->path = names_cgroup(c->names, id);
+		/* A cgroup made since the names were read (top runs for long):
+		 * read them again, at most every few seconds. */
+		if (!m->path && time(NULL) - c->read_at >= CG_REREAD_S && ckeys_forget(c) == 0)
+			m->path = names_cgroup(c->names, id);
 		m->id = id;
 		m->valid = true;
-		m->path = names_cgroup(c->names, id);
 		m->unit_len = m->path ? unit_of(m->path, &m->unit) : 0;
 	}
 	return m;

@@ -254,7 +254,8 @@ int cmd_top(int argc, char **argv)
 			fprintf(stderr, "sockdiag top: filter: %s\n", strerror(-r));
 		goto out;
 	}
-	t.batch = t.batch || o.out.format != OUT_TABLE || !isatty(STDOUT_FILENO);
+	t.batch = t.batch || o.out.format != OUT_TABLE || !isatty(STDOUT_FILENO) ||
+		  !isatty(STDIN_FILENO);
 	if (!t.batch && !ui_available()) {
 		fprintf(stderr, "sockdiag top: built without ncurses: no full-screen view; "
 				"use -b (batch mode)\n");
