@@ -289,20 +289,23 @@ int src_dump(struct top_src *s, struct top_model *m)
 	/* Sockets destroyed during the dump: their events are folded now, against
 	 * the counters this dump saw (or the previous one's, if it missed them). */
 	r = src_events(s, m);
-	if (r < 0)
-		goto out;
-	if (s->owners && tm_owners_pending(m)) {
-		struct sdiag_procmap *pm = q.procmap ? (struct sdiag_procmap *)q.procmap : scan(s);
-
-		if (pm)
-			tm_owners(m, owner_lookup, pm);
-		if (pm != q.procmap)
-			sdiag_procmap_free(pm);
-	}
-	r = 0;
 out:
+	if (r == 0 && q.procmap && s->owners && tm_owners_pending(m))
+		tm_owners(m, owner_lookup, (void *)q.procmap);
 	sdiag_procmap_free((struct sdiag_procmap *)q.procmap);
 	return r;
+}
+
+void src_owners(struct top_src *s, struct top_model *m)
+{
+	struct sdiag_procmap *pm;
+
+	if (!s->owners || !tm_owners_pending(m))
+		return;
+	pm = scan(s);
+	if (pm)
+		tm_owners(m, owner_lookup, pm);
+	sdiag_procmap_free(pm);
 }
 
 const char *src_error(const struct top_src *s)

@@ -87,18 +87,40 @@ int top_events(struct top_run *r)
 	return src_events(r->src, r->m);
 }
 
+/* a + (b - a) / 2 */
+static struct timespec midpoint(const struct timespec *a, const struct timespec *b)
+{
+	double d = secs(b, a) / 2;
+	struct timespec m = *a;
+
+	m.tv_sec += (time_t)d;
+	m.tv_nsec += (long)((d - (double)(time_t)d) * 1e9);
+	if (m.tv_nsec >= 1000000000L) {
+		m.tv_sec++;
+		m.tv_nsec -= 1000000000L;
+	}
+	return m;
+}
+
 int top_refresh(struct top_run *r)
 {
-	struct timespec mono, real;
+	struct timespec m0, m1, r0, r1, mono, real;
 	bool first = !r->mono.tv_sec && !r->mono.tv_nsec;
 	int e;
 
-	clock_gettime(CLOCK_MONOTONIC, &mono);
-	clock_gettime(CLOCK_REALTIME, &real);
+	clock_gettime(CLOCK_MONOTONIC, &m0);
+	clock_gettime(CLOCK_REALTIME, &r0);
 	tm_begin(r->m);
 	e = src_dump(r->src, r->m);
 	if (e < 0)
 		return e;
+	/* The counters were read during the dump: its middle is the snapshot's time
+	 * (the process scan for new owners comes after it). */
+	clock_gettime(CLOCK_MONOTONIC, &m1);
+	clock_gettime(CLOCK_REALTIME, &r1);
+	mono = midpoint(&m0, &m1);
+	real = midpoint(&r0, &r1);
+	src_owners(r->src, r->m);
 	r->seconds = first ? 0 : secs(&mono, &r->mono);
 	r->mono = mono;
 	r->when = real;

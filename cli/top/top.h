@@ -56,10 +56,12 @@ const char *const *src_labels(const struct top_src *s);
 size_t src_pollfds(const struct top_src *s, struct pollfd *p, size_t max);
 /* Read every pending destroy event into the model. Returns 0 or a negative errno. */
 int src_events(struct top_src *s, struct top_model *m);
-/* One refresh's dumps (and owners of new sockets) into the model, between
+/* One refresh's dumps and the events read after them into the model, between
  * tm_begin and tm_end, which the caller does. Problems are counted, and
  * their message is in src_error(); returns 0 or -ENOMEM. */
 int src_dump(struct top_src *s, struct top_model *m);
+/* The owners of the sockets new since the last refresh: one process scan. */
+void src_owners(struct top_src *s, struct top_model *m);
 /* The last problem ("" none), and whether there was any since the start. */
 const char *src_error(const struct top_src *s);
 bool src_failed(const struct top_src *s);
