@@ -311,6 +311,26 @@ def test_groups():
           "every grouping adds up to the same TX", (unit_tx, pid_tx, cg_tx))
 
 
+def test_udp():
+    """UDP has no byte counters in sock_diag: a connected UDP socket shows its queue."""
+    import socket
+    r = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    r.bind(("127.0.0.1", 7104))
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.connect(("127.0.0.1", 7104))
+    r.connect(s.getsockname())
+    p = top("-u", "--interval", "%gs" % (0.5 * SLOW), "--count", "1", "--by", "conn",
+            "sport = :7104")
+    for _ in range(10):
+        s.send(b"z" * 1000)  # queued, never read
+    got = rows(p)
+    r.close()
+    s.close()
+    check(len(got) == 1 and got[0]["proto"] == "udp" and got[0]["rqueue"] > 0 and
+          got[0]["rx_bytes"] == 0 and got[0]["tx_bytes"] == 0 and got[0]["rtt_us"] is None,
+          "UDP: the receive queue, no bytes (sock_diag has no UDP counters)", got)
+
+
 def test_usage():
     for args, what in ((["--by", "nosuch"], "unknown key"), (["--sort", "x"], "unknown column"),
                        (["--count", "0"], "not a positive number"),
@@ -327,6 +347,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         test_rate(tmp)
     test_short()
+    test_udp()
     test_groups()
     print("# checks: %d passed, %d failed, %d skipped" % (len(passed), len(failed),
                                                            len(skipped)))
