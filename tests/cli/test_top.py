@@ -96,9 +96,12 @@ def conn():
         c.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 32768)
     c.connect(("127.0.0.1", port))
     return c
-cs = [conn() for _ in range(nconn)]
+lazy = nconn < 0  # connect only on "go"
+cs = [] if lazy else [conn() for _ in range(nconn)]
 print("ready", flush=True)
 sys.stdin.readline()
+if lazy:
+    cs = [conn() for _ in range(-nconn)]
 sent = 0
 t0 = time.monotonic()
 for c in cs:
@@ -196,18 +199,26 @@ def test_rate(tmp):
 
 
 def test_short():
+    """A connection that lives inside one interval: started right after a
+    snapshot (an idle pair on port 7105 makes each snapshot print a line)."""
     n = 3000000
-    p = top("--interval", "%gs" % (1.5 * SLOW), "--count", "2", "--by", "conn",
-            "sport = :7102 or dport = :7102")
+    anchor = start(SERVER, 7105, 1)
+    idle = start(CLIENT, 7105, 1, 0, 0, "-")
     srv = start(SERVER, 7102, 1)
-    cli = start(CLIENT, 7102, 1, n, 0, "-")
+    cli = start(CLIENT, 7102, -1, n, 0, "-")
+    p = top("--interval", "%gs" % (2 * SLOW), "--count", "2", "--by", "conn",
+            "sport = :7102 or dport = :7102 or dport = :7105")
+    first = p.stdout.readline()  # the first snapshot has begun
     cli.stdin.write("go\n")
     cli.stdin.flush()
     sent = int(cli.stdout.readline())
     srv.stdin.close()
     read = int(srv.stdout.readline())
-    got = rows(p)
+    got = [json.loads(first)] + rows(p)
     stop(cli, srv)
+    for k in (idle, anchor):
+        k.kill()
+        k.wait()
     snd = [r for r in got if r["rport"] == 7102]
     rcv = [r for r in got if r["lport"] == 7102 and r["rport"]]
     check(len(snd) == 1 and snd[0]["closed"] == 1 and snd[0]["conns"] == 0 and
