@@ -184,10 +184,13 @@ static int wait_until(struct top_run *r, int sigfd, const struct timespec *due)
 
 static int batch_run(struct top_run *r, int sigfd)
 {
-	struct timespec start = r->mono;
+	struct timespec start;
 	char said[256] = "";
 	int e = 0;
 
+	/* The schedule starts once the baseline is taken (its owner scan can be slow):
+	 * the first snapshot is a whole interval later. */
+	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (uint64_t n = 1; !r->t->count || n <= r->t->count; n++) {
 		double off = (double)n * ((double)r->t->interval.tv_sec +
 					  (double)r->t->interval.tv_nsec / 1e9);

@@ -330,11 +330,11 @@ def test_udp():
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.connect(("127.0.0.1", 7104))
     r.connect(s.getsockname())
-    p = top("-u", "--interval", "%gs" % (0.5 * SLOW), "--count", "1", "--by", "conn",
+    p = top("-u", "--interval", "%gs" % (0.5 * SLOW), "--count", "2", "--by", "conn",
             "sport = :7104")
     for _ in range(10):
         s.send(b"z" * 1000)  # queued, never read
-    got = rows(p)
+    got = rows(p)[-1:]  # the last snapshot: after the sends
     r.close()
     s.close()
     check(len(got) == 1 and got[0]["proto"] == "udp" and got[0]["rqueue"] > 0 and
