@@ -31,6 +31,7 @@ POP=()
 NPASS=0
 cleanup() {
 	tmux -L "$SOCK" kill-server 2>/dev/null || true
+	rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK"
 	for p in "${POP[@]}"; do kill "$p" 2>/dev/null || true; done
 	wait 2>/dev/null || true
 	rm -rf "$T"
