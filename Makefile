@@ -26,9 +26,10 @@ MESON_TEST_ARGS ?=
 # libmnl; libcap-ng (optional) lets the daemons drop capabilities; libmicrohttpd: the HTTP
 # server of `sockdiag exporter` (loaded with dlopen when a server starts, so other commands
 # do not pay for it); clang (its BPF target) + bpftool + libbpf-dev (headers only):
-# the BPF owners iterator of -p (meson -Dbpf=auto builds without it when one is missing).
+# the BPF owners iterator of -p (meson -Dbpf=auto builds without it when one is missing);
+# libncurses-dev: the full-screen view of `sockdiag top` (without it, top has batch mode only).
 BUILD_DEPS := build-essential pkg-config meson ninja-build libmnl-dev libcap-ng-dev \
-	libmicrohttpd-dev clang libbpf-dev bpftool
+	libmicrohttpd-dev clang libbpf-dev bpftool libncurses-dev
 
 # What the test suites add (make test, make asan): cmocka (unit and live tests);
 # iproute2 (ss, ip), procps (sysctl): namespace and differential tests; python3, jq: test
@@ -38,9 +39,11 @@ BUILD_DEPS := build-essential pkg-config meson ninja-build libmnl-dev libcap-ng-
 # netbase (/etc/services): service names in the CLI tests; strace: counting kill's dumps;
 # python3-prometheus-client: its strict OpenMetrics parser checks exporter --openmetrics;
 # nftables, conntrack: dead backends and conntrack deletes (a rule makes conntrack track in
-# the test's namespace; conntrack -L is the oracle).
+# the test's namespace; conntrack -L is the oracle); tmux: top's full-screen view driven by
+# keys and read back (tests/cli/top_ui.sh).
 TEST_DEPS := libcmocka-dev iproute2 procps python3 jq groff-base bash-completion zsh fish \
-	prometheus python3-yaml netbase strace python3-prometheus-client nftables conntrack
+	prometheus python3-yaml netbase strace python3-prometheus-client nftables conntrack \
+	tmux
 
 # What the fuzzers add (make fuzz): clang + libclang-rt-14-dev (libFuzzer, sanitizer runtimes).
 FUZZ_DEPS := clang libclang-rt-14-dev

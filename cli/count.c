@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
 
@@ -33,9 +34,30 @@ static const struct {
 	[CK_PROCESS] = { "process", false }, [CK_USER] = { "user", false },
 	[CK_LPORT] = { "lport", true },	     [CK_RPORT] = { "rport", true },
 	[CK_LADDR] = { "laddr", false },     [CK_RADDR] = { "raddr", false },
+	[CK_PID] = { "pid", true },
 };
 
 #define SEP '\x1f' /* between the values of one group's key */
+
+const char *count_key_name(enum count_key k)
+{
+	return k < CK_MAX ? keys[k].name : NULL;
+}
+
+bool count_key_number(enum count_key k)
+{
+	return k < CK_MAX && keys[k].number;
+}
+
+int count_key_lookup(const char *name, size_t len)
+{
+	if (len == 4 && !strncmp(name, "comm", 4))
+		return CK_PROCESS; /* top's name for it */
+	for (unsigned i = 0; i < CK_MAX; i++)
+		if (strlen(keys[i].name) == len && !strncmp(keys[i].name, name, len))
+			return (int)i;
+	return -1;
+}
 
 /* One rule for every list: KEY[,KEY...], no item empty, none twice. */
 int count_keys_parse(struct count_keys *ret, const char *arg)
@@ -50,7 +72,7 @@ int count_keys_parse(struct count_keys *ret, const char *arg)
 	}
 	for (;;) {
 		size_t len = strcspn(p, ",");
-		unsigned i;
+		int i = count_key_lookup(p, len);
 
 		if (!len) {
 			fprintf(stderr, "sockdiag list: --count-by: an empty key in '%s' (keys are "
@@ -58,14 +80,11 @@ int count_keys_parse(struct count_keys *ret, const char *arg)
 				text_excerpt(q, sizeof(q), arg, strlen(arg), 32));
 			return -EINVAL;
 		}
-		for (i = 0; i < CK_MAX; i++)
-			if (strlen(keys[i].name) == len && !strncmp(keys[i].name, p, len))
-				break;
-		if (i == CK_MAX || k.n == COUNT_MAX_KEYS) {
+		if (i < 0 || k.n == COUNT_MAX_KEYS) {
 			fprintf(stderr,
 				"sockdiag list: --count-by: %s '%s' (keys: state, proto, family, "
-				"netns, cgroup, unit, process, user, lport, rport, laddr, raddr)\n",
-				i == CK_MAX ? "unknown key" : "too many keys at",
+				"netns, cgroup, unit, process, pid, user, lport, rport, laddr, raddr)\n",
+				i < 0 ? "unknown key" : "too many keys at",
 				text_excerpt(q, sizeof(q), p, len, 32));
 			return -EINVAL;
 		}
@@ -98,6 +117,7 @@ struct group {
 };
 
 #define CG_MEMO 256
+#define CG_REREAD_S 5
 
 struct cg_memo {
 	uint64_t id;
@@ -107,19 +127,63 @@ struct cg_memo {
 	bool valid;
 };
 
-struct count {
-	struct count_keys k;
+/* What a key's value needs: cgroup names, user names, each cached. */
+struct ckeys {
 	struct cg_memo memo[CG_MEMO];
-	struct out_opts o;
-	const struct timespec *time;	/* --interval: the snapshot's stamp, or NULL */
 	struct names *names;
-	struct group *tab; /* open addressing, key NULL = empty */
-	size_t cap, used;
-	struct obuf kb;	   /* the group key being built */
+	bool numeric;	   /* -n: uids, not user names */
+	time_t read_at;	   /* when the cgroup names were (to be) read */
 	uid_t last_uid;	   /* one-entry cache for user names */
 	char last_user[64];
 	bool have_user;
 };
+
+struct count {
+	struct count_keys k;
+	struct ckeys *ck;
+	struct out_opts o;
+	const struct timespec *time;	/* --interval: the snapshot's stamp, or NULL */
+	struct group *tab; /* open addressing, key NULL = empty */
+	size_t cap, used;
+	struct obuf kb;	   /* the group key being built */
+};
+
+struct ckeys *ckeys_new(bool numeric)
+{
+	struct ckeys *c = calloc(1, sizeof(*c));
+
+	if (c) {
+		c->numeric = numeric;
+		c->names = names_new(false);
+		c->read_at = time(NULL);
+	}
+	if (c && !c->names) {
+		free(c);
+		c = NULL;
+	}
+	return c;
+}
+
+void ckeys_free(struct ckeys *c)
+{
+	if (!c)
+		return;
+	names_free(c->names);
+	free(c);
+}
+
+int ckeys_forget(struct ckeys *c)
+{
+	struct names *n = names_new(false);
+
+	if (!n)
+		return -ENOMEM;
+	names_free(c->names);
+	c->names = n;
+	memset(c->memo, 0, sizeof(c->memo));
+	c->read_at = time(NULL);
+	return 0;
+}
 
 int count_new(struct count **ret, const struct count_keys *k, const struct out_opts *o,
 	      const struct timespec *time)
@@ -133,8 +197,8 @@ int count_new(struct count **ret, const struct count_keys *k, const struct out_o
 	c->time = time;
 	c->cap = 64;
 	c->tab = calloc(c->cap, sizeof(*c->tab));
-	c->names = names_new(false);
-	if (!c->tab || !c->names || obuf_init(&c->kb, 1024, -1) < 0) {
+	c->ck = ckeys_new(o->numeric);
+	if (!c->tab || !c->ck || obuf_init(&c->kb, 1024, -1) < 0) {
 		count_free(c);
 		return -ENOMEM;
 	}
@@ -149,7 +213,7 @@ void count_free(struct count *c)
 	for (size_t i = 0; c->tab && i < c->cap; i++)
 		free(c->tab[i].key);
 	free(c->tab);
-	names_free(c->names);
+	ckeys_free(c->ck);
 	obuf_fini(&c->kb);
 	free(c);
 }
@@ -188,7 +252,7 @@ static size_t unit_of(const char *path, const char **ret)
 	return best_len;
 }
 
-static void put_user(struct count *c, struct obuf *b, const struct sdiag_sock *s)
+static void put_user(struct ckeys *c, struct obuf *b, const struct sdiag_sock *s)
 {
 	struct passwd *pw;
 
@@ -197,7 +261,7 @@ static void put_user(struct count *c, struct obuf *b, const struct sdiag_sock *s
 		return;
 	}
 	if (!c->have_user || c->last_uid != s->uid) {
-		pw = c->o.numeric ? NULL : getpwuid(s->uid);
+		pw = c->numeric ? NULL : getpwuid(s->uid);
 		if (pw && strlen(pw->pw_name) < sizeof(c->last_user))
 			strcpy(c->last_user, pw->pw_name);
 		else
@@ -221,21 +285,25 @@ static void put_addr(struct obuf *b, const struct sdiag_sock *s, const uint8_t *
 
 /* The cgroup path and unit of an id, through a small direct-mapped cache:
  * sockets of a few cgroups arrive interleaved, and every one needs them. */
-static const struct cg_memo *cg_lookup(struct count *c, uint64_t id)
+static const struct cg_memo *cg_lookup(struct ckeys *c, uint64_t id)
 {
 	struct cg_memo *m = &c->memo[id % CG_MEMO];
 
 	if (!m->valid || m->id != id) {
+		m->path = names_cgroup(c->names, id);
+		/* A cgroup made since the names were read (top runs for long):
+		 * read them again, at most every few seconds. */
+		if (!m->path && time(NULL) - c->read_at >= CG_REREAD_S && ckeys_forget(c) == 0)
+			m->path = names_cgroup(c->names, id);
 		m->id = id;
 		m->valid = true;
-		m->path = names_cgroup(c->names, id);
 		m->unit_len = m->path ? unit_of(m->path, &m->unit) : 0;
 	}
 	return m;
 }
 
-static void put_value(struct count *c, struct obuf *b, enum count_key key,
-		      const struct sdiag_sock *s, const char *netns)
+void ckeys_put(struct ckeys *c, struct obuf *b, enum count_key key, const struct sdiag_sock *s,
+	       const char *netns)
 {
 	bool cg = is_inet(s) && (s->has & SDIAG_HAS_CGROUP);
 	const struct cg_memo *m = NULL;
@@ -265,6 +333,11 @@ static void put_value(struct count *c, struct obuf *b, enum count_key key,
 			obuf_putc(b, '-');
 		return;
 	case CK_PROCESS: str = s->n_procs ? s->procs[0].comm : NULL; break;
+	case CK_PID:
+		if (!s->n_procs)
+			break;
+		obuf_u64(b, (uint64_t)s->procs[0].pid);
+		return;
 	case CK_USER: put_user(c, b, s); return;
 	case CK_LPORT:
 	case CK_RPORT:
@@ -323,7 +396,7 @@ int count_sock(struct count *c, const struct sdiag_sock *s, const char *netns)
 	for (size_t k = 0; k < c->k.n; k++) {
 		if (k)
 			obuf_putc(b, SEP);
-		put_value(c, b, c->k.k[k], s, netns ? netns : "-");
+		ckeys_put(c->ck, b, c->k.k[k], s, netns ? netns : "-");
 	}
 	if (b->err)
 		return b->err;

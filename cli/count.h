@@ -28,6 +28,7 @@ enum count_key {
 	CK_RPORT,
 	CK_LADDR,
 	CK_RADDR,
+	CK_PID,     /* pid of the first owner (needs the process scan) */
 	CK_MAX
 };
 
@@ -41,6 +42,23 @@ struct count_keys {
 /* "state,unit": returns 0, or -EINVAL after printing one line. */
 int count_keys_parse(struct count_keys *ret, const char *arg);
 bool count_keys_has(const struct count_keys *k, enum count_key key);
+/* A key's name ("state", ...) and whether JSON shows its values as numbers. */
+const char *count_key_name(enum count_key k);
+bool count_key_number(enum count_key k);
+/* The key of that name (len bytes; "comm" is process), or -1. */
+int count_key_lookup(const char *name, size_t len);
+
+/* A key's value for one socket, as a group's key holds it: "-" when the
+ * socket has none (also shared with top: cli/top/). Cached names inside. */
+struct ckeys;
+struct obuf;
+
+struct ckeys *ckeys_new(bool numeric);
+void ckeys_put(struct ckeys *c, struct obuf *b, enum count_key key, const struct sdiag_sock *s,
+	       const char *netns);
+/* Forget the cgroup names read so far (cgroups created since are found). */
+int ckeys_forget(struct ckeys *c);
+void ckeys_free(struct ckeys *c);
 
 struct count;
 

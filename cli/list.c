@@ -11,7 +11,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,34 +50,6 @@ struct repeat {
 
 enum { OPT_INTERVAL = 0x100, OPT_COUNT, OPT_COUNT_BY };
 
-/* DURATION: a positive number with an optional unit ms, s (default), m, h. */
-static int parse_duration(const char *arg, struct timespec *ret)
-{
-	static const struct {
-		const char *unit;
-		double s;
-	} units[] = { { "", 1 }, { "s", 1 }, { "ms", 1e-3 }, { "m", 60 }, { "h", 3600 } };
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (errno || end == arg || !isfinite(v) || v <= 0)
-		return -EINVAL;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		double sec = v * units[i].s;
-
-		if (strcmp(end, units[i].unit))
-			continue;
-		if (sec < 1e-3 || sec > 86400 * 365)
-			return -EINVAL;
-		ret->tv_sec = (time_t)sec;
-		ret->tv_nsec = (long)((sec - (double)ret->tv_sec) * 1e9);
-		return 0;
-	}
-	return -EINVAL;
-}
-
 static int repeat_opt(void *ctx, int val, const char *arg)
 {
 	struct repeat *rp = ctx;
@@ -89,7 +60,7 @@ static int repeat_opt(void *ctx, int val, const char *arg)
 		return count_keys_parse(&rp->keys, arg);
 	}
 	if (val == OPT_INTERVAL) {
-		if (parse_duration(arg, &rp->interval) < 0) {
+		if (opts_duration(arg, &rp->interval) < 0) {
 			char q[TEXT_QUOTE_LEN];
 
 			fprintf(stderr, "sockdiag list: --interval: '%s' is not a duration "
@@ -234,7 +205,7 @@ static int run(struct cli_opts *o, struct list_ctx *c)
 
 	/* Scan only when asked: -p, a filter on pid/comm/user, --count-by process. */
 	if (o->processes || sdiag_filter_needs_procs(o->q.filter) ||
-	    (c->keys && count_keys_has(c->keys, CK_PROCESS))) {
+	    (c->keys && (count_keys_has(c->keys, CK_PROCESS) || count_keys_has(c->keys, CK_PID)))) {
 		r = opts_scan_owners(o, "list", &pm);
 		if (r < 0) {
 			fprintf(stderr, "sockdiag: cannot scan processes: %s%s\n", strerror(-r),
@@ -338,8 +309,8 @@ int cmd_list(int argc, char **argv)
 			 "          1m; each record stamped with its time)\n"
 			 "          --count N (with --interval: N snapshots, then exit)\n"
 			 "Count:    --count-by KEY[,KEY...] (counts instead of sockets, grouped\n"
-			 "          by state, proto, family, netns, cgroup, unit, process, user,\n"
-			 "          lport, rport, laddr, raddr)\n",
+			 "          by state, proto, family, netns, cgroup, unit, process, pid,\n"
+			 "          user, lport, rport, laddr, raddr)\n",
 	};
 	struct sdiag_filter *f = NULL;
 	struct list_ctx c = { 0 };

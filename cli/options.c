@@ -17,6 +17,7 @@
  * Unlike ss, "-4 -6" selects both families (ss keeps only the last one).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -580,7 +581,7 @@ int opts_parse(struct cli_opts *o, int argc, char **argv, const struct opt_extra
 	struct sel s = { .do_default = true };
 	struct option *lo = NULL;
 	char *so = NULL;
-	int c, r;
+	int c, r, li;
 
 	memset(o, 0, sizeof(*o));
 	o->out.fd = 1;
@@ -590,9 +591,17 @@ int opts_parse(struct cli_opts *o, int argc, char **argv, const struct opt_extra
 		return r;
 	optind = 0;	/* full re-initialisation (glibc) */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, so, lo, NULL)) != -1) {
+	while ((li = -1, c = getopt_long(argc, argv, so, lo, &li)) != -1) {
 		if (c == '?' || c == ':') {
 			r = argerr_getopt(cmd, lo, c, argv);
+			goto out;
+		}
+		/* A refused long option whose letter the command uses for one of its own. */
+		if (li >= 0 && is_extra(extra, c) && refused(extra, lo[li].name) &&
+		    !is_extra_name(extra, lo[li].name)) {
+			fprintf(stderr, "sockdiag %s: option '--%s' is not accepted by %s (see "
+				"sockdiag %s --help)\n", cmd, lo[li].name, cmd, cmd);
+			r = -EINVAL;
 			goto out;
 		}
 		if (is_extra(extra, c))
@@ -660,4 +669,32 @@ void opts_usage(FILE *f, const char *cmd, const struct opt_extra *extra)
 	if (extra && extra->usage)	/* the command's own groups, in the same layout */
 		fputs(extra->usage, f);
 	fprintf(f, "FILTER:   ss's expression language, see sockdiag(8)\n");
+}
+
+/* DURATION: a positive number with an optional unit ms, s (default), m, h. */
+int opts_duration(const char *arg, struct timespec *ret)
+{
+	static const struct {
+		const char *unit;
+		double s;
+	} units[] = { { "", 1 }, { "s", 1 }, { "ms", 1e-3 }, { "m", 60 }, { "h", 3600 } };
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || !isfinite(v) || v <= 0)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		double sec = v * units[i].s;
+
+		if (strcmp(end, units[i].unit))
+			continue;
+		if (sec < 1e-3 || sec > 86400 * 365)
+			return -EINVAL;
+		ret->tv_sec = (time_t)sec;
+		ret->tv_nsec = (long)((sec - (double)ret->tv_sec) * 1e9);
+		return 0;
+	}
+	return -EINVAL;
 }

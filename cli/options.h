@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "cli/render/output.h"
 #include "sockdiag.h"
@@ -107,6 +108,10 @@ int opts_scan_owners(struct cli_opts *o, const char *cmd, struct sdiag_procmap *
 /* The end of a "cannot scan processes: ERROR" line: what --owners=bpf lacks and
  * the way that needs no privilege, or "". */
 const char *opts_owners_hint(const struct cli_opts *o, int err);
+
+/* DURATION (--interval): a positive number with an optional unit ms, s (the
+ * default), m or h, from 1 ms to 365 days. Returns 0 or -EINVAL. */
+int opts_duration(const char *arg, struct timespec *ret);
 
 /*
  * Whether the -N options need the namespace list of opts_netns_list (several

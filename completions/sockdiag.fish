@@ -4,7 +4,7 @@
 # of a comma list), --owners, network namespaces (/run/netns), devices, users, cgroup paths,
 # unit names (the cgroup tree, systemctl), rtnetlink group names, command names (/proc).
 
-set -l sockdiag_cmds list kill watch guard exporter help
+set -l sockdiag_cmds list kill watch top guard exporter help
 set -l sockdiag_keywords state exclude src dst sport dport dev fwmark cgroup unit autobound uid \
 	inode cookie proto path netlink-proto group pid comm user and or not
 set -l sockdiag_states established syn-sent syn-recv fin-wait-1 fin-wait-2 time-wait closed \
@@ -13,7 +13,7 @@ set -l sockdiag_states established syn-sent syn-recv fin-wait-1 fin-wait-2 time-
 set -l sockdiag_tables all inet tcp udp udplite raw mptcp sctp unix unix_stream unix_dgram \
 	unix_seqpacket u_str u_dgr u_seq packet packet_raw packet_dgram p_raw p_dgr netlink vsock \
 	vsock_stream vsock_dgram vsock_seqpacket v_str v_dgr v_seq xdp tipc smc
-set -l sockdiag_keys state proto family netns cgroup unit process user lport rport laddr raddr
+set -l sockdiag_keys state proto family netns cgroup unit process pid user lport rport laddr raddr
 set -l sockdiag_protos tcp udp udplite raw mptcp sctp smc tipc xdp netlink inet unix \
 	unix_stream unix_dgram unix_seqpacket packet vsock
 # rtnetlink multicast groups by name (the filter's `group G`; sdiag_rtnl_group_name).
@@ -27,7 +27,7 @@ function __sockdiag_cmd
 	set -l words (commandline -opc)
 	for w in $words[2..-1]
 		switch $w
-			case list kill watch guard exporter help
+			case list kill watch top guard exporter help
 				echo $w
 				return
 			case -K
@@ -113,6 +113,10 @@ complete -c sockdiag -n '__sockdiag_prev_is proto' -a "$sockdiag_protos"
 complete -c sockdiag -n '__sockdiag_prev_is group' -a "$sockdiag_nlgroups"
 complete -c sockdiag -n '__sockdiag_prev_is unit' -a '(__sockdiag_units)'
 complete -c sockdiag -n '__sockdiag_prev_is comm' -a '(cat /proc/*/comm 2>/dev/null | sort -u)'
+complete -c sockdiag -n '__sockdiag_prev_is --by' \
+	-a 'conn pid comm cgroup unit user raddr rport laddr lport netns state proto family'
+complete -c sockdiag -n '__sockdiag_prev_is --sort' \
+	-a 'rx tx conns closed rtt retrans rqueue wqueue key'
 complete -c sockdiag -n 'string match -q -- "-*" (commandline -ct)' -a '(__sockdiag_opts)'
-complete -c sockdiag -n 'not __sockdiag_prev_is state exclude excl -N --netns -f --family dev uid user cgroup -A --query --socket --count-by --owners proto group unit comm -F --filter -c --config' \
+complete -c sockdiag -n 'not __sockdiag_prev_is state exclude excl -N --netns -f --family dev uid user cgroup -A --query --socket --count-by --owners proto group unit comm -F --filter -c --config --by --sort' \
 	-a "$sockdiag_keywords"

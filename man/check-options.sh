@@ -33,7 +33,7 @@ text = open(page, encoding="utf-8").read()
 
 # 1. --help -> page.
 helps = ""
-for c in ("list", "kill", "watch", "guard", "exporter"):
+for c in ("list", "kill", "watch", "top", "guard", "exporter"):
     r = subprocess.run([sd, c, "--help"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        text=True)
     helps += r.stdout
@@ -53,12 +53,12 @@ if not in_netns:
 
 # 2. page -> program.
 SECTIONS = {"OPTIONS": ["list", "kill", "watch"], "KILL": ["kill"], "WATCH": ["watch"],
-            "GUARD": ["guard"], "EXPORTER": ["exporter"]}
+            "TOP": ["top"], "GUARD": ["guard"], "EXPORTER": ["exporter"]}
 # A value for each placeholder the page uses (its first word).
 VALUES = {"FAMILY": "inet", "LIST": "tcp", "NAME": "pid:%d" % os.getpid(), "FILE": "/dev/null",
           "NETNS": "pid:%d" % os.getpid(), "N": "1", "BYTES": "65536",
           "HOST:PORT": "127.0.0.1:10113", "auto": "auto", "DURATION": "1s",
-          "KEY[,KEY...]": "state"}
+          "KEY[,KEY...]": "state", "COLUMN": "rx"}
 
 
 def plain(line):

@@ -178,7 +178,7 @@ err = expect("the longest filter message", ["list", "state", "nosuch" * 40], 2,
 # refused (2, or 1 for a namespace that does not exist) in one short escaped line.
 # This found --count-by's key, --owners, -N 'pid:...', the guard's --metrics and
 # the exporter's --listen, -c and -N echoed raw.
-for cmd in ("list", "kill", "watch", "guard", "exporter"):
+for cmd in ("list", "kill", "watch", "top", "guard", "exporter"):
     _, usage, _ = run([cmd, "--help"])
     opts = sorted(set(re.findall(rb"(--?[a-zA-Z][a-z0-9-]*)[ =](?:[A-Z]|[a-z]+\|)", usage)))
     check("%s --help lists options with values" % cmd, len(opts) >= 3, repr(opts))

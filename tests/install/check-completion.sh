@@ -55,7 +55,7 @@ expect() {
 	[ $bad = 0 ] && echo "ok: '$line<TAB>' offers$got"
 	return 0
 }
-expect 'sockdiag ' list kill watch guard exporter help state dport
+expect 'sockdiag ' list kill watch top guard exporter help state dport
 expect 'sockdiag exporter --on' = --once
 expect 'sockdiag li' = list
 expect 'sockdiag list --tc' = --tcp
@@ -63,6 +63,8 @@ expect 'sockdiag kill --dr' = --dry-run
 expect 'sockdiag kill --dead' = --dead-backends
 expect 'sockdiag kill --connt' = --conntrack
 expect 'sockdiag watch --co' = --count
+expect 'sockdiag top --by pid,co' = comm conn
+expect 'sockdiag top --so' = --sort
 expect 'sockdiag guard --c' = --check-config --config
 expect 'sockdiag list -tn state est' = established
 expect 'sockdiag -tan exclude time' = time-wait

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sockdiag top, between its parts: top.c (the command, options, the loop),
+ * sample.c (dumps, destroy events, owners: the kernel side), model.c (pure:
+ * counters to groups), batch.c (a snapshot as a table, JSON or NDJSON, and
+ * the number formats the screen shares), ui.c (the ncurses screen).
+ */
+#ifndef SOCKDIAG_CLI_TOP_TOP_H
+#define SOCKDIAG_CLI_TOP_TOP_H
+
+#include <poll.h>
+#include <stdbool.h>
+#include <time.h>
+
+#include "cli/options.h"
+#include "cli/top/model.h"
+
+struct top_opts {
+	struct cli_opts *o;		/* the shared options (query, format, -N ...) */
+	struct timespec interval;	/* --interval, default 1 s */
+	uint64_t count;			/* --count: snapshots, 0 = until stopped */
+	struct top_keys keys;		/* --by */
+	enum top_col sort;		/* --sort */
+	bool ascending;
+	bool batch;			/* -b, or stdout not a terminal */
+	bool owners;			/* look owners up (keys or the owner column need them) */
+};
+
+/* One running top: what a refresh needs, and what the last one gave. */
+struct top_run {
+	struct top_opts *t;
+	struct top_src *src;
+	struct top_model *m;
+	struct timespec mono;	/* when the last refresh's dumps began */
+	struct timespec when;	/* the same, CLOCK_REALTIME (the snapshot's time) */
+	double seconds;		/* the interval it closed */
+};
+
+/* Dumps, events, owners, groups (top.c). Returns 0 or a negative errno. */
+int top_refresh(struct top_run *r);
+/* Read the destroy events that are pending (between refreshes). */
+int top_events(struct top_run *r);
+
+/* ---- sample.c: where the numbers come from ----------------------------------------------- */
+
+struct top_src;
+
+/* Open a handle and a destroy-event subscription in each namespace the
+ * options name (ours when none). Prints one line and returns a negative
+ * errno on failure; -EINVAL for a usage error (exit 2). */
+int src_open(struct top_src **ret, struct cli_opts *o, bool owners);
+void src_free(struct top_src *s);
+/* The namespace labels, index = the model's ns (NULL: ours). */
+const char *const *src_labels(const struct top_src *s);
+/* pollfds for the event subscriptions: fills at most max, returns how many. */
+size_t src_pollfds(const struct top_src *s, struct pollfd *p, size_t max);
+/* Read every pending destroy event into the model. Returns 0 or a negative errno. */
+int src_events(struct top_src *s, struct top_model *m);
+/* One refresh's dumps and the events read after them into the model, between
+ * tm_begin and tm_end, which the caller does. Problems are counted, and
+ * their message is in src_error(); returns 0 or -ENOMEM. */
+int src_dump(struct top_src *s, struct top_model *m);
+/* The owners of the sockets new since the last refresh: one process scan. */
+void src_owners(struct top_src *s, struct top_model *m);
+/* The last problem ("" none), and whether there was any since the start. */
+const char *src_error(const struct top_src *s);
+bool src_failed(const struct top_src *s);
+/* Events the kernel dropped (receive queue overflow) since the start. */
+uint64_t src_lost(const struct top_src *s);
+
+/* ---- batch.c ------------------------------------------------------------------------------ */
+
+/* One snapshot in o's format to o->out.fd. Returns 0 or a negative errno. */
+int batch_snapshot(const struct top_opts *t, const struct top_model *m,
+		   const struct timespec *when, double seconds);
+/* Numbers as the table and the screen show them, NUL-terminated into buf
+ * (16 bytes): bytes per second "0", "999", "1.23k", "45.6M"; microseconds
+ * as milliseconds "0.05", "12.3", "1234"; a count per second "0", "0.5". */
+void top_fmt_rate(char *buf, double v);
+void top_fmt_rtt(char *buf, uint64_t us);
+/* The owner of a group, "comm/pid", or "-" when its sockets have several or none. */
+void top_fmt_owner(char *buf, size_t size, const struct top_group *g);
+
+/* ---- ui.c --------------------------------------------------------------------------------- */
+
+/* The full-screen view until q, SIGINT or SIGTERM. Returns an exit status. */
+int ui_run(struct top_run *r, int sigfd);
+/* Whether the screen was built in (ncurses found at build time). */
+bool ui_available(void);
+
+#endif

@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * sockdiag top's model (cli/top/model.c) over hand-made records: deltas
+ * between dumps, sockets born after the baseline, destroy events of known
+ * and unknown sockets (the final counters folded once), sockets missing from
+ * a dump whose event comes late, group sums against per-socket sums,
+ * owners looked up once per socket, regrouping, and memory that follows the
+ * live sockets.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+
+#include <cmocka.h>
+
+#include "cli/top/model.h"
+
+static struct sdiag_sock mk(uint64_t cookie, uint16_t dport, uint64_t rx, uint64_t tx)
+{
+	struct sdiag_sock s = { .table = SDIAG_T_TCP, .family = AF_INET, .state = 1,
+				.cookie = cookie, .inode = 1000 + cookie };
+
+	s.has = SDIAG_HAS_COOKIE | SDIAG_HAS_TCP_INFO | SDIAG_HAS_QUEUES;
+	s.inet.src[0] = 127;
+	s.inet.src[3] = 1;
+	s.inet.dst[0] = 127;
+	s.inet.dst[3] = 1;
+	s.inet.sport = (uint16_t)(40000 + cookie);
+	s.inet.dport = dport;
+	s.inet.tcp_info.tcpi_bytes_received = rx;
+	s.inet.tcp_info.tcpi_bytes_acked = tx;
+	s.inet.tcp_info.tcpi_rtt = 100;
+	return s;
+}
+
+struct fixture {
+	struct ckeys *ck;
+	struct top_model *m;
+};
+
+static struct top_model *model(void **state, const char *keys)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct top_keys k;
+	const char *bad;
+	size_t len;
+
+	assert_non_null(f);
+	assert_int_equal(top_keys_parse(&k, keys, &bad, &len), 0);
+	f->ck = ckeys_new(true);
+	assert_non_null(f->ck);
+	assert_int_equal(tm_new(&f->m, &k, f->ck, NULL), 0);
+	*state = f;
+	return f->m;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	if (f) {
+		tm_free(f->m);
+		ckeys_free(f->ck);
+		free(f);
+	}
+	return 0;
+}
+
+/* The row whose key is `key`, or NULL. */
+static const struct top_group *row(const struct top_model *m, const char *key)
+{
+	for (size_t i = 0; i < tm_nrows(m); i++)
+		if (!strcmp(tm_row(m, i)->key, key))
+			return tm_row(m, i);
+	return NULL;
+}
+
+static void refresh(struct top_model *m, const struct sdiag_sock *s, size_t n, double sec)
+{
+	tm_begin(m);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(tm_sock(m, &s[i], 0), 0);
+	assert_int_equal(tm_end(m, sec), 0);
+}
+
+static void test_deltas(void **state)
+{
+	struct top_model *m = model(state, "rport");
+	struct sdiag_sock s[2] = { mk(1, 80, 100, 200), mk(2, 80, 5, 5) };
+
+	refresh(m, s, 2, 0);	/* the baseline: nothing counted */
+	assert_int_equal(row(m, "80")->rx, 0);
+	assert_int_equal(row(m, "80")->conns, 2);
+	s[0] = mk(1, 80, 1100, 2200);
+	s[1] = mk(2, 80, 5, 505);
+	refresh(m, s, 2, 2.0);
+	assert_int_equal(row(m, "80")->rx, 1000);
+	assert_int_equal(row(m, "80")->tx, 2500);
+	assert_true(row(m, "80")->rx_bps == 500.0);
+	assert_int_equal(row(m, "80")->rtt_us, 100);
+	/* Unchanged counters: zero, not the totals again. */
+	refresh(m, s, 2, 1.0);
+	assert_int_equal(row(m, "80")->rx, 0);
+	assert_int_equal(row(m, "80")->tx, 0);
+}
+
+static void test_born_after_baseline(void **state)
+{
+	struct top_model *m = model(state, "conn");
+	struct sdiag_sock a = mk(1, 80, 10, 10), b = mk(2, 443, 7000, 300);
+
+	refresh(m, &a, 1, 0);
+	refresh(m, (struct sdiag_sock[]){ a, b }, 2, 1.0);
+	assert_int_equal(tm_total(m)->rx, 7000);
+	assert_int_equal(tm_total(m)->tx, 300);
+	assert_int_equal(tm_total(m)->conns, 2);
+}
+
+static void test_events(void **state)
+{
+	struct top_model *m = model(state, "rport");
+	struct sdiag_sock a = mk(1, 80, 100, 100), fin = mk(1, 80, 600, 100), u = mk(9, 80, 4000, 9);
+
+	/* Before the first interval an unknown socket's end tells nothing. */
+	assert_int_equal(tm_event(m, &u, 0, NULL), 0);
+	refresh(m, &a, 1, 0);
+	a = mk(1, 80, 300, 100);
+	refresh(m, &a, 1, 1.0);
+	assert_int_equal(row(m, "80")->rx, 200);
+	/* a closes with 600 received: 300 more; an unknown socket: all of its 4000. */
+	assert_int_equal(tm_event(m, &fin, 0, NULL), 0);
+	assert_int_equal(tm_event(m, &u, 0, NULL), 0);
+	assert_int_equal(tm_nsocks(m), 0);
+	refresh(m, NULL, 0, 1.0);
+	assert_int_equal(row(m, "80")->rx, 300 + 4000);
+	assert_int_equal(row(m, "80")->tx, 9);
+	assert_int_equal(row(m, "80")->closed, 2);
+	assert_int_equal(row(m, "80")->conns, 0);
+	/* Counted once: the next interval has nothing, and the group goes. */
+	refresh(m, NULL, 0, 1.0);
+	assert_int_equal(tm_nrows(m), 0);
+	/* Seen by a dump, then its event in the same refresh: both parts count. */
+	a = mk(2, 80, 100, 0);
+	refresh(m, &a, 1, 1.0);
+	a = mk(2, 80, 700, 0);
+	fin = mk(2, 80, 750, 0);
+	tm_begin(m);
+	assert_int_equal(tm_sock(m, &a, 0), 0);
+	assert_int_equal(tm_event(m, &fin, 0, NULL), 0);
+	assert_int_equal(tm_end(m, 1.0), 0);
+	assert_int_equal(row(m, "80")->rx, 650);
+	assert_int_equal(row(m, "80")->closed, 1);
+	/* A socket reported twice by one dump: its bytes once. */
+	a = mk(3, 80, 10, 0);
+	refresh(m, &a, 1, 1.0);
+	tm_begin(m);
+	a = mk(3, 80, 60, 0);
+	assert_int_equal(tm_sock(m, &a, 0), 0);
+	a = mk(3, 80, 70, 0);
+	assert_int_equal(tm_sock(m, &a, 0), 0);
+	assert_int_equal(tm_end(m, 1.0), 0);
+	assert_int_equal(row(m, "80")->rx, 60);
+	assert_int_equal(row(m, "80")->conns, 1);
+	refresh(m, NULL, 0, 1.0);
+	refresh(m, NULL, 0, 1.0);
+	refresh(m, NULL, 0, 1.0);
+	refresh(m, NULL, 0, 1.0);
+	assert_int_equal(tm_nrows(m), 0);
+	refresh(m, NULL, 0, 1.0);
+	assert_int_equal(tm_ngroups(m), 0);
+}
+
+static void test_late_event(void **state)
+{
+	struct top_model *m = model(state, "conn");
+	struct sdiag_sock a = mk(1, 80, 100, 0), fin = mk(1, 80, 900, 0);
+
+	refresh(m, &a, 1, 0);
+	a = mk(1, 80, 400, 0);
+	refresh(m, &a, 1, 1.0);
+	assert_int_equal(tm_total(m)->rx, 300);
+	/* Gone from the dump, its event not read yet: nothing, but remembered. */
+	refresh(m, NULL, 0, 1.0);
+	assert_int_equal(tm_total(m)->rx, 0);
+	assert_int_equal(tm_total(m)->conns, 0);
+	assert_int_equal(tm_nsocks(m), 1);
+	assert_int_equal(tm_event(m, &fin, 0, NULL), 0);
+	refresh(m, NULL, 0, 1.0);
+	assert_int_equal(tm_total(m)->rx, 500);
+	assert_int_equal(tm_total(m)->closed, 1);
+	/* Without an event it is forgotten after two refreshes. */
+	a = mk(2, 80, 1, 1);
+	refresh(m, &a, 1, 1.0);
+	refresh(m, NULL, 0, 1.0);
+	refresh(m, NULL, 0, 1.0);
+	assert_int_equal(tm_nsocks(m), 1);
+	refresh(m, NULL, 0, 1.0);
+	assert_int_equal(tm_nsocks(m), 0);
+}
+
+static bool lookup(void *ud, uint64_t inode, int32_t *pid, char comm[16])
+{
+	unsigned *calls = ud;
+
+	(*calls)++;
+	*pid = inode % 2 ? 11 : 22;
+	strcpy(comm, inode % 2 ? "odd" : "even");
+	return true;
+}
+
+static void test_groups_and_owners(void **state)
+{
+	struct top_model *m = model(state, "pid");
+	struct sdiag_sock s[6];
+	struct top_keys conn;
+	uint64_t sum_rx = 0, sum_tx = 0, conn_rx = 0, conn_tx = 0;
+	unsigned calls = 0;
+	const char *bad;
+	size_t len;
+
+	for (unsigned i = 0; i < 6; i++)
+		s[i] = mk(i + 1, (uint16_t)(80 + i % 3), i * 10, i);
+	tm_begin(m);
+	for (unsigned i = 0; i < 6; i++)
+		tm_sock(m, &s[i], 0);
+	assert_int_equal(tm_owners_pending(m), 6);
+	tm_owners(m, lookup, &calls);
+	assert_int_equal(calls, 6);
+	tm_end(m, 0);
+	for (unsigned i = 0; i < 6; i++)
+		s[i] = mk(i + 1, (uint16_t)(80 + i % 3), i * 1000 + 7, i * 500);
+	refresh(m, s, 6, 1.0);
+	assert_int_equal(tm_owners_pending(m), 0); /* looked up once */
+	assert_int_equal(tm_nrows(m), 2);
+	assert_int_equal(row(m, "11")->conns, 3);
+	assert_int_equal(row(m, "11")->pid, 11);
+	assert_string_equal(row(m, "11")->comm, "odd");
+	for (size_t i = 0; i < tm_nrows(m); i++) {
+		sum_rx += tm_row(m, i)->rx;
+		sum_tx += tm_row(m, i)->tx;
+	}
+	assert_int_equal(top_keys_parse(&conn, "conn", &bad, &len), 0);
+	assert_int_equal(tm_set_keys(m, &conn), 0);
+	assert_int_equal(tm_nrows(m), 6);
+	for (size_t i = 0; i < tm_nrows(m); i++) {
+		conn_rx += tm_row(m, i)->rx;
+		conn_tx += tm_row(m, i)->tx;
+	}
+	assert_int_equal(sum_rx, conn_rx);
+	assert_int_equal(sum_tx, conn_tx);
+	assert_int_equal(sum_rx, 15 * 1000 + 6 * 7 - 15 * 10);
+	tm_sort(m, TC_RX, false);
+	assert_true(tm_row(m, 0)->rx >= tm_row(m, 1)->rx);
+	tm_sort(m, TC_RX, true);
+	assert_true(tm_row(m, 0)->rx <= tm_row(m, 1)->rx);
+}
+
+static void test_keys_parse(void **state)
+{
+	struct top_keys k;
+	const char *bad;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(top_keys_parse(&k, "pid,comm,unit", &bad, &len), 0);
+	assert_int_equal(k.n, 3);
+	assert_int_equal(k.k[1], CK_PROCESS);
+	assert_int_equal(top_keys_parse(&k, "pid,nosuch", &bad, &len), -EINVAL);
+	assert_int_equal(len, 6);
+	assert_memory_equal(bad, "nosuch", 6);
+	assert_int_equal(top_keys_parse(&k, "conn,conn", &bad, &len), -EINVAL);
+	assert_int_equal(top_keys_parse(&k, "", &bad, &len), -EINVAL);
+	assert_int_equal(top_col_lookup("retrans"), TC_RETRANS);
+	assert_int_equal(top_col_lookup("x"), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_deltas, teardown),
+		cmocka_unit_test_teardown(test_born_after_baseline, teardown),
+		cmocka_unit_test_teardown(test_events, teardown),
+		cmocka_unit_test_teardown(test_late_event, teardown),
+		cmocka_unit_test_teardown(test_groups_and_owners, teardown),
+		cmocka_unit_test(test_keys_parse),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
