@@ -26,18 +26,20 @@ MESON_TEST_ARGS ?=
 # libmnl; libcap-ng (optional) lets the daemons drop capabilities; libmicrohttpd: the HTTP
 # server of `sockdiag exporter` (loaded with dlopen when a server starts, so other commands
 # do not pay for it); clang (its BPF target) + bpftool + libbpf-dev (headers only):
-# the BPF owners iterator of -p (meson -Dbpf=auto builds without it when one is missing).
+# the BPF owners iterator of -p (meson -Dbpf=auto builds without it when one is missing);
+# python3-dev: the Python module, import sockdiag (meson -Dpython=auto skips it without).
 BUILD_DEPS := build-essential pkg-config meson ninja-build libmnl-dev libcap-ng-dev \
-	libmicrohttpd-dev clang libbpf-dev bpftool
+	libmicrohttpd-dev clang libbpf-dev bpftool python3-dev
 
 # What the test suites add (make test, make asan): cmocka (unit and live tests);
 # iproute2 (ss, ip), procps (sysctl): namespace and differential tests; python3, jq: test
 # helpers; groff-base: man page check; bash-completion, zsh, fish: the completion tests;
 # prometheus (server + promtool): the exporter's end-to-end test against a real Prometheus and
 # the scrape configuration check; python3-yaml: deploy/ manifests parsed;
-# netbase (/etc/services): service names in the CLI tests; strace: counting kill's dumps.
+# netbase (/etc/services): service names in the CLI tests; strace: counting kill's dumps;
+# python3-pytest, python3-psutil, python3-pyroute2: the Python module's tests and oracles.
 TEST_DEPS := libcmocka-dev iproute2 procps python3 jq groff-base bash-completion zsh fish \
-	prometheus python3-yaml netbase strace
+	prometheus python3-yaml netbase strace python3-pytest python3-psutil python3-pyroute2
 
 # What the fuzzers add (make fuzz): clang + libclang-rt-14-dev (libFuzzer, sanitizer runtimes).
 FUZZ_DEPS := clang libclang-rt-14-dev
