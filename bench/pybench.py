@@ -9,6 +9,7 @@ iter_connections, count_by), psutil.net_connections("tcp"), pyroute2's
 DiagSocket dump of both families, and `sockdiag list -tan --ndjson` (the CLI
 writing to /dev/null, fork+exec included). Prints a markdown table with wall
 minimum and median and each one's ratio to connections("tcp")."""
+import gc
 import statistics
 import subprocess
 import sys
@@ -51,6 +52,7 @@ def main():
         for name, _, fn in CASES:
             if name in ("psutil", "pyroute2") and rnd > 3:
                 continue  # slow: 3 timed runs are enough
+            gc.collect()  # nobody pays for another case's garbage
             t = time.perf_counter()
             n = fn()
             t = time.perf_counter() - t

@@ -237,6 +237,9 @@ PyObject *sdpy_connections(PyObject *module, PyObject *args, PyObject *kwds)
 {
 	struct sdpy_iter *it = iter_new(module, args, kwds, "|OOOpp:connections");
 	PyObject *list = it ? PyList_New(0) : NULL;
+	/* Sockets, addrs and tcp_info dicts hold no cycles: collections the new objects
+	 * would trigger (each walking the whole heap) find nothing of ours. */
+	int gc_was = PyGC_Disable();
 	bool more;
 
 	while (list) {
@@ -254,6 +257,8 @@ PyObject *sdpy_connections(PyObject *module, PyObject *args, PyObject *kwds)
 			Py_XDECREF(o);
 		}
 	}
+	if (gc_was)
+		PyGC_Enable();
 	if (list && it->err) {
 		sdpy_raise_errno(it->err, NULL);
 		Py_CLEAR(list);
