@@ -27,9 +27,10 @@ MESON_TEST_ARGS ?=
 # server of `sockdiag exporter` (loaded with dlopen when a server starts, so other commands
 # do not pay for it); clang (its BPF target) + bpftool + libbpf-dev (headers only):
 # the BPF owners iterator of -p (meson -Dbpf=auto builds without it when one is missing);
+# python3-dev: the Python module, import sockdiag (meson -Dpython=auto skips it without);
 # libncurses-dev: the full-screen view of `sockdiag top` (without it, top has batch mode only).
 BUILD_DEPS := build-essential pkg-config meson ninja-build libmnl-dev libcap-ng-dev \
-	libmicrohttpd-dev clang libbpf-dev bpftool libncurses-dev
+	libmicrohttpd-dev clang libbpf-dev bpftool libncurses-dev python3-dev
 
 # What the test suites add (make test, make asan): cmocka (unit and live tests);
 # iproute2 (ss, ip), procps (sysctl): namespace and differential tests; python3, jq: test
@@ -40,10 +41,11 @@ BUILD_DEPS := build-essential pkg-config meson ninja-build libmnl-dev libcap-ng-
 # python3-prometheus-client: its strict OpenMetrics parser checks exporter --openmetrics;
 # nftables, conntrack: dead backends and conntrack deletes (a rule makes conntrack track in
 # the test's namespace; conntrack -L is the oracle); tmux: top's full-screen view driven by
-# keys and read back (tests/cli/top_ui.sh).
+# keys and read back (tests/cli/top_ui.sh); python3-pytest, python3-psutil, python3-pyroute2:
+# the Python module's tests and oracles.
 TEST_DEPS := libcmocka-dev iproute2 procps python3 jq groff-base bash-completion zsh fish \
 	prometheus python3-yaml netbase strace python3-prometheus-client nftables conntrack \
-	tmux
+	tmux python3-pytest python3-psutil python3-pyroute2
 
 # What the fuzzers add (make fuzz): clang + libclang-rt-14-dev (libFuzzer, sanitizer runtimes).
 FUZZ_DEPS := clang libclang-rt-14-dev

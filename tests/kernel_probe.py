@@ -130,6 +130,9 @@ def probe(feature):
     """True, False, or None (a feature this file does not know)."""
     if feature.startswith("tool:"):
         return shutil.which(feature[5:]) is not None
+    if feature.startswith("pymod:"):  # a Python module of Debian's python3
+        return subprocess.run(["/usr/bin/python3", "-c", "import " + feature[6:]],
+                              capture_output=True).returncode == 0
     fn = PROBES.get(feature)
     return fn() if fn else None
 

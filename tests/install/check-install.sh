@@ -192,6 +192,26 @@ for ex in readme man man_frag; do
 	ok "$ex example compiles with -Wall -Wextra -Werror and runs ($(wc -l <"$tmp/$ex.out") lines)"
 done
 
+# The Python module, when this build has it: in the interpreter's dist-packages under the
+# prefix, importable from there against the installed library, with its stubs.
+pyext=$(meson introspect "$builddir" --targets |
+	python3 -c 'import json,sys; print(next((t["install_filename"][0] for t in json.load(sys.stdin) if t["name"].startswith("_sockdiag") and t["installed"]), ""))')
+if [ -n "$pyext" ]; then
+	pkgdir=$dest$(dirname "$pyext")
+	for f in __init__.py __init__.pyi py.typed; do
+		[ -f "$pkgdir/$f" ] || fail "not installed: $(dirname "$pyext")/$f"
+	done
+	# The interpreter meson found (the one whose dist-packages these are): Debian's.
+	pyi=$(command -v /usr/bin/python3 || command -v python3)
+	if [ "$san" = none ]; then
+		out=$(cd "$tmp" && LD_LIBRARY_PATH=$lib PYTHONPATH=$(dirname "$pkgdir") "${ns[@]}" \
+			"$pyi" -c 'import sockdiag; print(sockdiag.__file__, len(sockdiag.connections("all")))') ||
+			fail "the installed Python module does not import and dump"
+		case $out in "$pkgdir/__init__.py "*) ;; *) fail "imported another sockdiag: $out" ;; esac
+	fi
+	ok "Python module in $(dirname "$pyext"), imports and dumps against the installed library"
+fi
+
 # Shell completions, where each shell looks, loaded and run.
 "$src/tests/install/check-completion.sh" "$root" || fail "shell completions"
 ok "shell completions (bash, fish, zsh)"

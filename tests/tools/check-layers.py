@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """check-layers.py SRCDIR [BUILDDIR]: the source tree keeps its layers.
 
-Checks, over the C sources of util/, lib/, daemon/, cli/ (tests and benches may
+Checks, over the C sources of util/, lib/, daemon/, cli/, python/ (tests and benches may
 use anything):
   1. every `#include "PATH"` names a file by its path from the source root
      (the one include convention) and points to the same folder or a lower one
@@ -40,9 +40,9 @@ LAYERS = [
     ['cli/fmt'],
     ['cli/fields'],
     ['cli/render'],
-    ['cli'],
+    ['cli', 'python/sockdiag'],
 ]
-ROOTS = ('util', 'lib', 'daemon', 'cli')
+ROOTS = ('util', 'lib', 'daemon', 'cli', 'python')
 MAX_LINES = 800
 MAX_FILES = 15
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

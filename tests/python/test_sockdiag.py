@@ -1,0 +1,560 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""The Python module against independent oracles: psutil.net_connections()
+(/proc text), pyroute2's sock_diag decoder, getsockopt(TCP_INFO), what the
+tests themselves created, the kernel's own errors. Run by run.sh inside
+private network, pid and mount namespaces (never on the host's sockets)."""
+import collections
+import ctypes
+import errno
+import gc
+import os
+import resource
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import tracemalloc
+
+import psutil
+import pytest
+from pyroute2 import DiagSocket
+
+import sockdiag
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SLOW = float(os.environ.get("SOCKDIAG_TEST_SLOWDOWN", "1") or 1)
+ASAN = os.environ.get("SDIAG_PY_ASAN") == "1"
+PSUTIL_KINDS = ["inet", "inet4", "inet6", "tcp", "tcp4", "tcp6", "udp", "udp4",
+                "udp6", "unix", "all"]
+
+
+def setup_module():
+    # Never act on the host's sockets: run.sh made these namespaces.
+    assert os.getpid() < 1000 and os.readlink("/proc/1/ns/net") == \
+        os.readlink("/proc/self/ns/net"), "not in run.sh's private pid+net namespaces"
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+class Holder:
+    """holder.py in a process of its own (its own pid for psutil's pid)."""
+
+    def __init__(self, base, netns_cmd=()):
+        self.dir = tempfile.TemporaryDirectory(prefix="sdpy-")
+        self.p = subprocess.Popen(list(netns_cmd) + [sys.executable,
+                                  os.path.join(HERE, "holder.py"), str(base), self.dir.name],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        line = self.p.stdout.readline()
+        assert line.strip() == "ready", line
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.wait(timeout=30 * SLOW)
+        self.dir.cleanup()
+
+
+@pytest.fixture(scope="module")
+def population():
+    hs = [Holder(7000), Holder(7100)]
+    yield hs
+    for h in hs:
+        h.close()
+
+
+def six(c):
+    return (c.family, c.type, c.laddr, c.raddr, c.status, c.pid)
+
+
+@pytest.mark.parametrize("kind", PSUTIL_KINDS)
+def test_same_as_psutil(population, kind):
+    """The same set of (family, type, laddr, raddr, status, pid) as psutil."""
+    ours = {six(c) for c in sockdiag.connections(kind, processes=True)}
+    theirs = {six(c) for c in psutil.net_connections(kind)}
+    assert ours == theirs
+    # What the holders made is there: not two empty sets.
+    pids = {h.p.pid for h in population}
+    if kind in ("tcp4", "inet4", "inet", "all", "tcp"):
+        assert {c[5] for c in ours if c[4] == "LISTEN"} == pids
+    assert len(ours) >= {"unix": 6, "udp6": 2, "tcp6": 10}.get(kind, 4)
+
+
+def test_psutil_types_and_fds(population):
+    """Types as psutil's (enums, namedtuples, (), ""); fd of single owners."""
+    theirs = {(c.pid, c.fd): c for c in psutil.net_connections("all")}
+    ours = sockdiag.connections("all", processes=True)
+    states = collections.Counter(c.status for c in ours)
+    for st in ("LISTEN", "ESTABLISHED", "TIME_WAIT", "CLOSE_WAIT", "FIN_WAIT2", "NONE"):
+        assert states[st] > 0, st
+    for c in ours:
+        assert type(c.family) is socket.AddressFamily and type(c.type) is socket.SocketKind
+        assert isinstance(c.status, str)
+        if c.family == socket.AF_UNIX:
+            assert isinstance(c.laddr, str) and c.raddr == ""
+        else:
+            for a in (c.laddr, c.raddr):
+                assert a == () or (type(a).__name__ == "addr" and a.ip == a[0] and a.port == a[1])
+        if c.pid is not None and len(c.processes) == 1:
+            # psutil took the same (pid, fd): the whole record matches.
+            assert tuple(theirs[(c.pid, c.fd)]) == tuple(c)[:7]
+            assert c.processes[0].pid == c.pid and c.processes[0].fd == c.fd
+            assert c.processes[0].comm == psutil.Process(c.pid).name()[:15]
+        else:
+            assert c.fd == -1 or len(c.processes) > 1
+    fd, family, type_, laddr, raddr, status, pid = ours[0]  # unpacks like sconn
+    assert ours[0] == tuple(ours[0])[:7]
+
+
+def pyroute2_sockets(family, protocol=socket.IPPROTO_TCP):
+    with DiagSocket() as ds:
+        ds.bind()
+        return ds.get_sock_stats(family=family, protocol=protocol)
+
+
+TCP_STATES = {1: "ESTABLISHED", 2: "SYN_SENT", 3: "SYN_RECV", 4: "FIN_WAIT1", 5: "FIN_WAIT2",
+              6: "TIME_WAIT", 7: "CLOSE", 8: "CLOSE_WAIT", 9: "LAST_ACK", 10: "LISTEN",
+              11: "CLOSING"}
+
+
+def test_same_as_pyroute2_inet(population):
+    """TCP, both families: what pyroute2 decodes of the same kernel dump."""
+    theirs = set()
+    for fam in (socket.AF_INET, socket.AF_INET6):
+        for m in pyroute2_sockets(fam):
+            theirs.add((m["idiag_family"], m["idiag_src"], m["idiag_sport"],
+                        m["idiag_dst"] if m["idiag_dport"] else None, m["idiag_dport"],
+                        TCP_STATES[m["idiag_state"]], m["idiag_inode"], m["idiag_uid"],
+                        m["idiag_cookie"]))
+    ours = set()
+    for c in sockdiag.connections("tcp"):
+        # A TIME-WAIT socket has no uid (the kernel sends 0): None here.
+        assert (c.uid is None) == (c.status == "TIME_WAIT")
+        ours.add((int(c.family), c.laddr.ip, c.laddr.port, c.raddr.ip if c.raddr else None,
+                  c.raddr.port if c.raddr else 0, c.status, c.inode, c.uid or 0, c.cookie))
+    assert len(ours) >= 20 and ours == theirs, sorted(map(repr, ours ^ theirs))
+
+
+def test_same_as_pyroute2_unix(population):
+    theirs = {}
+    for m in pyroute2_sockets(socket.AF_UNIX):
+        name = dict(m["attrs"]).get("UNIX_DIAG_NAME", "")
+        theirs[m["udiag_ino"]] = (m["udiag_type"], name.replace("\0", "@"))
+    # pyroute2 drops an abstract name's leading NUL (we show it as '@', as psutil).
+    ours = {c.inode: (int(c.type), c.laddr[1:] if c.laddr.startswith("@") else c.laddr)
+            for c in sockdiag.connections("unix")}
+    assert len(ours) >= 12 and ours == theirs
+    assert any(v[1].startswith("sockdiag-test-") for v in ours.values())
+
+
+def tcp_info_fields(s):
+    raw = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
+    u8 = raw[0]
+    u32 = struct.unpack_from("=21I", raw, 8)
+    return {"state": u8, "snd_mss": u32[2], "pmtu": u32[13], "advmss": u32[19]}
+
+
+def test_details_tcp_info():
+    lst = socket.create_server(("127.0.0.1", 7400))
+    c = socket.create_connection(("127.0.0.1", 7400))
+    a, _ = lst.accept()
+    try:
+        socks = sockdiag.connections("tcp", filter="sport = :7400 and state established",
+                                     details=True)
+        assert len(socks) == 1
+        ti = socks[0].tcp_info
+        want = tcp_info_fields(a)
+        assert {k: ti[k] for k in want} == want
+        assert set(ti) >= {"rtt", "rttvar", "snd_cwnd", "bytes_acked", "delivery_rate_app_limited"}
+        assert sockdiag.connections("tcp", filter="sport = :7400")[0].tcp_info is None
+    finally:
+        for s in (c, a, lst):
+            s.close()
+
+
+def test_kinds():
+    nl = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)
+    nl.bind((0, 0))
+    try:
+        got = [c for c in sockdiag.connections("netlink") if c.inode == os.fstat(nl.fileno()).st_ino]
+        assert len(got) == 1 and got[0].family == socket.AF_NETLINK and got[0].netid == "nl"
+        inodes = {c.inode for c in sockdiag.connections("every")}
+        assert os.fstat(nl.fileno()).st_ino in inodes
+    finally:
+        nl.close()
+    assert {c.netid for c in sockdiag.connections(("tcp4", "udp6"))} <= {"tcp", "udp"}
+    assert all(c.family == socket.AF_INET if c.netid == "tcp" else c.family == socket.AF_INET6
+               for c in sockdiag.connections(("tcp4", "udp6")))
+    with pytest.raises(ValueError, match="unknown kind"):
+        sockdiag.connections("tcp7")
+
+
+def test_count_by(population):
+    socks = sockdiag.connections("all", processes=True)
+    for keys in (("family", "status"), ("laddr",), ("netid", "state", "lport"), ("pid", "comm"),
+                 ("rip", "rport", "uid")):
+        want = collections.Counter()
+        for c in socks:
+            v = []
+            for k in keys:
+                inet = c.family in (socket.AF_INET, socket.AF_INET6)
+                if k == "lport":
+                    v.append((c.laddr.port if c.laddr else 0) if inet else None)
+                elif k == "rport":
+                    v.append((c.raddr.port if c.raddr else 0) if inet else None)
+                elif k == "rip":
+                    v.append(c.raddr.ip if c.raddr else (None if c.family == socket.AF_UNIX else
+                             ("0.0.0.0" if c.family == socket.AF_INET else "::")))
+                elif k == "comm":
+                    v.append(c.processes[0].comm if c.processes else None)
+                else:
+                    v.append(getattr(c, k))
+            want[tuple(v)] += 1
+        assert sockdiag.count_by(keys, kind="all") == dict(want), keys
+    assert sockdiag.count_by("status,family") == sockdiag.count_by(["status", "family"])
+    with pytest.raises(ValueError, match="unknown key"):
+        sockdiag.count_by("colour")
+
+
+FILTER_ERRORS = [
+    # (prefix that parses, the offending token, what follows)
+    ("dport = :80 and ", "and", ""),
+    ("( sport = :22 ", "", ""),
+    ("sport = :22 or ", "bogus", " = 1"),
+    ("src 127.0.0.1 and state ", "nosuchstate", ""),
+    ("dport = :é80 or ", "xyzzy", ""),
+]
+
+
+@pytest.mark.parametrize("prefix,token,rest", FILTER_ERRORS)
+def test_filter_error_position(prefix, token, rest):
+    expr = prefix + token + rest
+    with pytest.raises(sockdiag.FilterError) as ei:
+        sockdiag.connections(filter=expr)
+    e = ei.value
+    assert isinstance(e, ValueError) and e.expression == expr
+    if prefix.startswith("dport = :é"):
+        # é is not a port: the first error is there, in bytes of UTF-8.
+        assert e.position == len("dport = ".encode()), (e.position, str(e))
+        return
+    assert (e.position, e.length) == (len(prefix.encode()), len(token.encode())), str(e)
+    assert str(e)
+
+
+def test_filter_matches():
+    l1 = socket.create_server(("127.0.0.1", 7501))
+    l2 = socket.create_server(("127.0.0.1", 7502))
+    try:
+        got = sockdiag.connections("tcp", filter="sport = :7501 or sport = :7502")
+        assert sorted(c.laddr.port for c in got) == [7501, 7502]
+        got = sockdiag.connections("tcp", filter="sport = :7501")
+        assert [c.laddr.port for c in got] == [7501]
+    finally:
+        l1.close()
+        l2.close()
+
+
+def make_pairs(port, n):
+    lst = socket.create_server(("127.0.0.1", port), backlog=n + 8)
+    out = []
+    for _ in range(n):
+        c = socket.create_connection(("127.0.0.1", port))
+        a, _ = lst.accept()
+        out += [c, a]
+    return lst, out
+
+
+def test_kill_exact():
+    l1, p1 = make_pairs(7601, 4)
+    l2, p2 = make_pairs(7602, 4)
+    try:
+        flt = "sport = :7601 or dport = :7601"
+        before = {c.cookie: c for c in sockdiag.connections("tcp", filter=flt)}
+        others = {c.cookie for c in sockdiag.connections("tcp", filter="sport = :7602 or dport = :7602")}
+        assert len(before) == 9 and len(others) == 9
+        dry = sockdiag.kill(flt, kind="tcp", dry_run=True)
+        assert {s.cookie for s, r in dry} == set(before) and {r for s, r in dry} == {"would-destroy"}
+        assert {c.cookie for c in sockdiag.connections("tcp", filter=flt)} == set(before)
+        res = sockdiag.kill(flt, kind="tcp")
+        # Every matched socket once: destroyed, or gone when destroying its peer reset
+        # and closed it first; of each pair, one end at least was destroyed.
+        got = {s.cookie: r for s, r in res}
+        assert len(res) == len(got) and set(got) == set(before)
+        assert set(got.values()) <= {"destroyed", "gone"}
+        ends = {(c.laddr.port, c.raddr.port if c.raddr else 0): k for k, c in before.items()}
+        for (lp, rp), k in ends.items():
+            if got[k] == "gone":
+                assert got[ends[(rp, lp)]] == "destroyed"
+        # A destroyed listener stays bound (the kernel's bound-inactive state) while its
+        # owner holds it; nothing else matches any more.
+        lcookie = [k for k, c in before.items() if c.status == "LISTEN"]
+        assert [(c.cookie, c.status) for c in sockdiag.connections("tcp", filter=flt)] in \
+            ([], [(lcookie[0], "BOUND_INACTIVE")])
+        assert {c.cookie for c in sockdiag.connections("tcp", filter="sport = :7602 or dport = :7602")} == others
+        for s in p1:
+            with pytest.raises(OSError) as ei:
+                s.recv(1)
+            assert ei.value.errno in (errno.ECONNABORTED, errno.ECONNRESET)
+        assert p1[0].getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) in (0, errno.ECONNABORTED)
+        p2[0].sendall(b"x")
+        assert p2[1].recv(1) == b"x"
+    finally:
+        for s in [l1, l2] + p1 + p2:
+            s.close()
+    with pytest.raises(ValueError):
+        sockdiag.kill("")
+
+
+def run_dropped(caps, code):
+    """Run code in a child without the capabilities (setpriv drops them from
+    the bounding set, so root's exec gets none of them)."""
+    drop = ",".join("-" + c for c in caps)
+    r = subprocess.run(["setpriv", "--bounding-set", drop, "--inh-caps", drop, "--",
+                        sys.executable, "-c", "import sockdiag\n" + code],
+                       capture_output=True, text=True, timeout=60 * SLOW)
+    assert r.returncode == 0, r.stderr
+    return r.stdout.strip()
+
+
+def test_permission_error():
+    lst = socket.create_server(("127.0.0.1", 7701))
+    try:
+        out = run_dropped(["net_admin"], """
+try:
+    sockdiag.kill("sport = :7701", kind="tcp")
+    print("no error")
+except PermissionError as e:
+    print("PermissionError", e.errno, len(sockdiag.connections("tcp", filter="sport = :7701")))
+""")
+        assert out == "PermissionError %d 1" % errno.EPERM
+        # Nothing was destroyed.
+        assert len(sockdiag.connections("tcp", filter="sport = :7701")) == 1
+        out = run_dropped(["sys_admin"], """
+try:
+    sockdiag.connections(netns="/proc/1/ns/net")
+    print("no error")
+except PermissionError as e:
+    print("PermissionError", e.errno)
+""")
+        assert out == "PermissionError %d" % errno.EPERM
+    finally:
+        lst.close()
+    with pytest.raises(FileNotFoundError):
+        sockdiag.connections(netns="sockdiag-no-such-netns-%d" % os.getpid())
+
+
+def test_other_netns():
+    h = Holder(7800, netns_cmd=["unshare", "-n", "sh", "-c",
+                                'ip link set lo up && exec "$0" "$@"'])
+    try:
+        # The holder's python runs inside unshare -n: its pid is unshare's (exec).
+        spec = "/proc/%d/ns/net" % h.p.pid
+        assert os.readlink(spec) != os.readlink("/proc/self/ns/net")
+        theirs = sockdiag.connections("tcp", netns=spec)
+        assert {c.laddr.port for c in theirs if c.status == "LISTEN"} == {7800, 7801, 7802, 7803, 7804}
+        assert all(c.netns == spec for c in theirs)
+        assert not sockdiag.connections("tcp", filter="sport = :7804")
+        fd = os.open(spec, os.O_RDONLY)
+        try:
+            byfd = sockdiag.connections("tcp", netns=fd)
+            assert {c.cookie for c in byfd} == {c.cookie for c in theirs}
+            assert {c.cookie for c in sockdiag.iter_connections("tcp", netns=fd)} == \
+                {c.cookie for c in theirs}
+        finally:
+            os.close(fd)
+    finally:
+        h.close()
+
+
+def test_iteration_while_sockets_churn():
+    lst, stable = make_pairs(7901, 1200)  # 2401 sockets: more than two chunks
+    stable_cookies = {c.cookie for c in sockdiag.connections("tcp", filter="sport = :7901 or dport = :7901")}
+    assert len(stable_cookies) == 2401
+    churn = socket.create_server(("127.0.0.1", 7902), backlog=256)
+    stop = threading.Event()
+
+    def churner():
+        # linger 0: closed with a reset, no TIME-WAIT piles up
+        linger = struct.pack("ii", 1, 0)
+        while not stop.is_set():
+            c = socket.create_connection(("127.0.0.1", 7902))
+            a, _ = churn.accept()
+            c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, linger)
+            a.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, linger)
+            c.close()
+            a.close()
+            stop.wait(0.0005)
+
+    t = threading.Thread(target=churner)
+    t.start()
+    try:
+        for i in range(20):
+            seen = collections.Counter()
+            src = sockdiag.iter_connections("tcp") if i % 2 else sockdiag.connections("tcp")
+            for c in src:
+                seen[c.cookie] += 1
+            assert stable_cookies <= set(seen)
+            assert max(seen.values()) == 1
+        # Generators dropped in the middle of a dump stop it cleanly.
+        nfd = len(os.listdir("/proc/self/fd"))
+        for _ in range(50):
+            g = sockdiag.iter_connections("tcp")
+            next(g)
+            del g
+        assert len(os.listdir("/proc/self/fd")) == nfd
+    finally:
+        stop.set()
+        t.join()
+        for s in [lst, churn] + stable:
+            s.close()
+
+
+def test_threads():
+    lst, pairs = make_pairs(8001, 50)
+    try:
+        want = {c.cookie for c in sockdiag.connections("tcp", filter="sport = :8001 or dport = :8001")}
+        errors = []
+
+        def worker():
+            try:
+                for _ in range(30):
+                    got = {c.cookie for c in sockdiag.connections("tcp", filter="sport = :8001 or dport = :8001")}
+                    if got != want:
+                        errors.append(got ^ want)
+            except Exception as e:  # noqa: BLE001 - reported below
+                errors.append(e)
+
+        ts = [threading.Thread(target=worker) for _ in range(8)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        assert errors == [] and len(want) == 101
+    finally:
+        for s in [lst] + pairs:
+            s.close()
+
+
+def test_watch():
+    with sockdiag.watch(filter="sport = :8101 or dport = :8101") as w:
+        assert isinstance(w.fileno(), int)
+        t = time.monotonic()
+        assert w.read(timeout=0.2) == []
+        assert time.monotonic() - t >= 0.19
+        l1, p1 = make_pairs(8101, 2)
+        l2, p2 = make_pairs(8102, 2)
+        cookies = {c.cookie for c in sockdiag.connections("tcp", filter="sport = :8101 or dport = :8101")}
+        assert len(cookies) == 5
+        for s in [l1, l2] + p1 + p2:
+            s.close()
+        got = []
+        deadline = time.monotonic() + 10 * SLOW
+        while len(got) < 5 and time.monotonic() < deadline:
+            got += w.read(timeout=0.5)
+        assert {c.cookie for c in got} == cookies
+        assert all(c.status == "CLOSE" or c.state == "UNCONN" or c.status for c in got)
+        assert all(8101 in (c.laddr.port, c.raddr.port if c.raddr else 0) for c in got)
+        assert w.read(timeout=0.1 * SLOW) == []
+        assert w.lost == 0
+    with pytest.raises(ValueError):
+        w.read(timeout=0)
+
+
+def test_gil_released_while_waiting():
+    count = [0]
+    stop = threading.Event()
+
+    def spin():
+        while not stop.is_set():
+            count[0] += 1
+
+    t = threading.Thread(target=spin)
+    t.start()
+    try:
+        with sockdiag.watch(filter="sport = :1") as w:
+            w.read(timeout=0.3)
+        n = count[0]
+    finally:
+        stop.set()
+        t.join()
+    assert n > 1000
+
+
+def rss_kib():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def malloc_in_use():
+    """Bytes the C heap holds (glibc's mallinfo2): the extension's and the library's
+    allocations, which tracemalloc does not see."""
+    class Mallinfo2(ctypes.Structure):
+        _fields_ = [(n, ctypes.c_size_t) for n in (
+            "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks",
+            "uordblks", "fordblks", "keepcost")]
+    fn = ctypes.CDLL(None).mallinfo2
+    fn.restype = Mallinfo2
+    m = fn()
+    return m.uordblks + m.hblkhd
+
+
+def test_no_leaks(population):
+    """10k calls: no growth of Python memory (tracemalloc), of the C heap (mallinfo2),
+    of references (counts of objects every Socket shares), descriptors and RSS. Under
+    ASan the C heap and RSS are ASan's (its quarantine grows by design): there ASan
+    checks every access instead. Most calls dump unix and UDP sockets (tables private
+    to the namespace: fast whatever else runs on the machine); TCP, owners and details
+    every 1000."""
+    ns = "/proc/self/ns/net"
+
+    def calls(n):
+        for i in range(n):
+            sockdiag.connections("unix", netns=ns)
+            sockdiag.connections("udp", filter="sport = :7000 or sport = :7101")
+            if i % 100 == 0:
+                list(zip(range(3), sockdiag.iter_connections("unix")))
+                sockdiag.count_by(("laddr", "state"), kind="unix")
+                sockdiag.kill("sport = :1", kind="udp", dry_run=True)
+                with sockdiag.watch():
+                    pass
+                try:
+                    sockdiag.connections(filter="sport = = 1")
+                except sockdiag.FilterError:
+                    pass
+            if i % 1000 == 0:
+                sockdiag.connections("tcp", processes=True, details=True)
+                sockdiag.count_by(("lport", "pid", "comm"), kind="tcp")
+
+    calls(300)
+    gc.collect()
+    refs = [sys.getrefcount(x) for x in (ns, socket.AF_INET, socket.SOCK_STREAM, "LISTEN")]
+    nfd = len(os.listdir("/proc/self/fd"))
+    rss = rss_kib()
+    heap = malloc_in_use()
+    tracemalloc.start()
+    snap = tracemalloc.take_snapshot()
+    calls(10000)
+    gc.collect()
+    grown = sum(s.size_diff for s in tracemalloc.take_snapshot().compare_to(snap, "filename"))
+    tracemalloc.stop()
+    assert grown < 64 * 1024, grown
+    assert [sys.getrefcount(x) for x in (ns, socket.AF_INET, socket.SOCK_STREAM, "LISTEN")] == refs
+    assert len(os.listdir("/proc/self/fd")) == nfd
+    if not ASAN:
+        assert malloc_in_use() - heap < 256 * 1024, (heap, malloc_in_use())
+        assert rss_kib() - rss < 8 * 1024, (rss, rss_kib())
+
+
+def test_readme_example(population, capsys):
+    """README.md's Python example runs as shown."""
+    readme = open(os.path.join(HERE, "..", "..", "README.md"), encoding="utf-8").read()
+    code = readme.split("## Python", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    exec(compile(code, "README.md", "exec"), {})
+    out = capsys.readouterr().out.splitlines()
+    assert "addr(ip='127.0.0.1', port=7000) LISTEN %d" % population[0].p.pid in \
+        [" ".join(l.split()[:4]) for l in out]
+    assert out[-1].startswith("bad filter at byte 16 ")
