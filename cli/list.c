@@ -379,6 +379,7 @@ int cmd_list(int argc, char **argv)
 			goto out;
 		o.out.columns |= OUT_COL_NETNS;
 	}
+	opts_note_bound_inactive(&o, "list");
 	c.opts = &o;
 	c.ns = ns;
 	c.n_ns = n_ns;
