@@ -74,9 +74,13 @@ def cookie_of(s):
 
 def destroy(s, family, proto):
     """The kernel's answer to SOCK_DESTROY for S: 'yes' or the errno's name."""
-    if family == socket.AF_INET:
-        sport = s.getsockname()[1] if proto != socket.IPPROTO_RAW else 0
-    req = inet_req(family, proto, 0xffffffff, cookie=cookie_of(s), sport=sport)
+    raw = s.type == socket.SOCK_RAW
+    # raw_diag: protocol IPPROTO_RAW, the socket's protocol in the pad byte; port = protocol.
+    sport = proto if raw else s.getsockname()[1]
+    req = inet_req(family, socket.IPPROTO_RAW if raw else proto, 0xffffffff,
+                   cookie=cookie_of(s), sport=sport)
+    if raw:
+        req = req[:3] + bytes([proto]) + req[4:]
     # The full 5-tuple is needed: local address in the sockid.
     la = socket.inet_aton(s.getsockname()[0])
     try:
