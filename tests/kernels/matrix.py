@@ -6,8 +6,9 @@ last) and the test results (tests/kernels/report.py's lines).
 
   matrix.py BUILDDIR >docs/kernels.md
 
-Reads BUILDDIR/kernels/REL/features and report for every kernel
-`make test-kernels` booted, and runs features.py here in a private network
+Reads BUILDDIR/kernels/REL/features and report (and report-NAME with
+config-NAME.env: an earlier run of the same kernel kept by hand) for every
+kernel `make test-kernels` booted, and runs features.py here in a private network
 namespace for the host's kernel."""
 import glob
 import os
@@ -48,6 +49,27 @@ def read(path):
         return ""
 
 
+def runs(kdir):
+    """The runs of one kernel's directory: report (the last run) and report-NAME (an
+    earlier run kept beside it, with its config-NAME.env), each with what it ran."""
+    out = []
+    for rep in sorted(glob.glob(os.path.join(kdir, "report*")),
+                      key=lambda r: (os.path.basename(r) == "report", r)):  # the last run last
+        suffix = os.path.basename(rep)[len("report"):]
+        conf = {}
+        for line in read(os.path.join(kdir, "config%s.env" % suffix)).splitlines():
+            k, _, v = line.partition("=")
+            conf[k] = v.strip("'\"").replace("\\ ", " ")
+        what = "suites: %s" % (conf.get("SUITES") or "-")
+        if conf.get("TESTS"):
+            what += "; tests: %s" % conf["TESTS"]
+        slow = read(os.path.join(kdir, "config%s.env" % suffix))
+        if "SLOWDOWN=" in slow:
+            what += "; SOCKDIAG_TEST_SLOWDOWN=%s" % slow.split("SLOWDOWN=")[1].split()[0]
+        out.append("%s\n%s" % (what, read(rep).strip()))
+    return out
+
+
 def parse(text):
     d = {}
     for line in text.splitlines():
@@ -65,14 +87,13 @@ def main(argv):
     for d in sorted(glob.glob(os.path.join(argv[1], "kernels", "*", "features"))):
         f = parse(read(d))
         if f.get("kernel"):
-            rep = read(os.path.join(os.path.dirname(d), "report")).strip()
-            cols.append((f, rep))
+            cols.append((f, runs(os.path.dirname(d))))
     sd = os.path.join(argv[1], "cli", "sockdiag")
     p = subprocess.run(["unshare", "-n", sys.executable, os.path.join(HERE, "features.py"), sd],
                        capture_output=True, text=True)
     host = parse(p.stdout)
     if host.get("kernel"):
-        cols.append((host, ""))
+        cols.append((host, []))
     cols.sort(key=lambda c: [int(x) if x.isdigit() else 0
                              for x in c[0]["kernel"].split("-")[0].split(".")])
     keys = []
@@ -85,11 +106,12 @@ def main(argv):
     out.append("")
     out.append("## Test results per kernel (`make test-kernels`)")
     out.append("")
-    for f, rep in cols:
-        if rep:
+    for f, reps in cols:
+        for rep in reps:
             out.append("```")
             out.append(rep)
             out.append("```")
+            out.append("")
     print("\n".join(out))
     return 0
 
