@@ -106,6 +106,10 @@ def main(argv):
     out.append("")
     out.append("## Test results per kernel (`make test-kernels`)")
     out.append("")
+    out.append("Each kernel's runs in the order they were made (on a 2-core machine shared with "
+               "other jobs: the durations are upper bounds); where a run failed a test, the "
+               "later run of that test after its fix (see `git log`) follows it.")
+    out.append("")
     for f, reps in cols:
         for rep in reps:
             out.append("```")
