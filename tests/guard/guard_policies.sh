@@ -37,9 +37,9 @@ trap cleanup EXIT
 fail() { echo "FAIL: $*"; echo "--- guard log:"; cat "$T/guard.log" 2>/dev/null; exit 1; }
 pass() { echo "ok: $*"; PASSED=$((${PASSED:-0} + 1)); }
 
-wait_for() { # FILE PATTERN [TENTHS]
+wait_for() { # FILE PATTERN [TENTHS] (times SOCKDIAG_TEST_SLOWDOWN, as tests/guard/lib.sh)
 	local i
-	for ((i = 0; i < ${3:-50}; i++)); do
+	for ((i = 0; i < ${3:-50} * ${SOCKDIAG_TEST_SLOWDOWN:-1}; i++)); do
 		grep -q -- "$2" "$1" 2>/dev/null && return 0
 		sleep 0.1
 	done
