@@ -6,6 +6,10 @@
 #   make install  build and install under PREFIX (default /usr/local), honouring DESTDIR
 #   make asan     build into build-asan with ASan+UBSan (-fno-sanitize-recover) and run the tests
 #   make fuzz     build the libFuzzer targets with clang into build-fuzz, run each FUZZ_SECONDS
+#   make test-kernels  boot Debian's 6.1 and 6.12 kernels in QEMU (no KVM needed) on this
+#                 machine's userspace and run the live, netns and families suites there
+#                 (KERNELS="6.1 6.12", KERNEL_IMAGE=vmlinuz KERNEL_MODULES=DIR for any other
+#                 kernel, KERNEL_SUITES, KERNEL_TESTS; see tests/kernels/run.sh)
 #   make clean    remove the build directories
 #
 # Dependencies are Debian 12 packages (BUILD_DEPS, TEST_DEPS, FUZZ_DEPS below); a missing one is
@@ -47,13 +51,26 @@ TEST_DEPS := libcmocka-dev iproute2 procps python3 jq groff-base bash-completion
 	prometheus python3-yaml netbase strace python3-prometheus-client nftables conntrack \
 	tmux python3-pytest python3-psutil python3-pyroute2
 
+# What make test-kernels adds: QEMU (TCG: no /dev/kvm needed), busybox-static and cpio for
+# the guest's initramfs, kmod (depmod/modprobe on the kernel package's modules), xz-utils
+# (6.12's modules are .ko.xz). The kernels themselves are Debian packages fetched with
+# apt-get download into BUILDDIR/kernels/ (linux-image-6.1.0-N-amd64-unsigned,
+# linux-image-6.12.N+deb12-amd64-unsigned).
+KERNEL_DEPS := qemu-system-x86 busybox-static cpio kmod xz-utils
+KERNELS ?= 6.1 6.12
+KERNEL_IMAGE ?=
+KERNEL_MODULES ?=
+KERNEL_SUITES ?= live netns families
+KERNEL_TESTS ?=
+
 # What the fuzzers add (make fuzz): clang + libclang-rt-14-dev (libFuzzer, sanitizer runtimes).
 FUZZ_DEPS := clang libclang-rt-14-dev
 
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 MESON_SETUP := meson setup --prefix=$(PREFIX)
 
-.PHONY: all deps deps-test deps-fuzz setup build run test install uninstall asan fuzz clean
+.PHONY: all deps deps-test deps-fuzz deps-kernels setup build run test test-kernels install \
+	uninstall asan fuzz clean
 
 all: build
 
@@ -85,6 +102,9 @@ deps-test: deps
 deps-fuzz: deps
 	$(call install-missing,$(FUZZ_DEPS))
 
+deps-kernels: deps-test
+	$(call install-missing,$(KERNEL_DEPS))
+
 $(BUILDDIR)/build.ninja: | deps
 	$(MESON_SETUP) $(BUILDDIR)
 
@@ -110,6 +130,15 @@ test: deps-test setup
 	ninja -C $(BUILDDIR)
 	@rc=0; meson test -C $(BUILDDIR) --print-errorlogs $(MESON_TEST_ARGS) || rc=$$?; \
 	$(call SUMMARY,$(BUILDDIR)) || rc=1; exit $$rc
+
+# One summary line per kernel (version, tests passed/failed/skipped, the diag tables it
+# dumps); the guests' logs stay in BUILDDIR/kernels/REL/. Exit 1 when a test failed.
+test-kernels: deps-kernels setup
+	meson configure $(BUILDDIR) -Dtests=enabled
+	ninja -C $(BUILDDIR)
+	KERNELS="$(KERNELS)" KERNEL_IMAGE="$(KERNEL_IMAGE)" KERNEL_MODULES="$(KERNEL_MODULES)" \
+	KERNEL_SUITES="$(KERNEL_SUITES)" KERNEL_TESTS="$(KERNEL_TESTS)" \
+		tests/kernels/run.sh $(BUILDDIR)
 
 install: setup
 	meson configure $(BUILDDIR) -Dprefix=$(PREFIX)

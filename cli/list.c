@@ -269,8 +269,9 @@ static int snapshot(struct cli_opts *o, struct list_ctx *c)
 {
 	int r;
 
-	/* Stamped first: the schedule counts from the first stamp, so stamps
-	 * are at least an interval apart. */
+	/* Stamped first: the schedule counts from the first stamp, so stamp i
+	 * is at least i intervals after it (a late wake-up does not push the
+	 * next snapshots back: two neighbours may be closer than an interval). */
 	if (c->extra.time) {
 		clock_gettime(CLOCK_REALTIME, &c->snapshot);
 		clock_gettime(CLOCK_MONOTONIC, &c->snapshot_mono);
@@ -354,6 +355,7 @@ int cmd_list(int argc, char **argv)
 			goto out;
 		o.out.columns |= OUT_COL_NETNS;
 	}
+	opts_note_bound_inactive(&o, "list");
 	c.opts = &o;
 	c.ns = ns;
 	c.n_ns = n_ns;

@@ -137,6 +137,16 @@ int opts_netns_list(const struct cli_opts *o, const char *cmd, struct sdiag_netn
 bool opts_report_table_error(const struct cli_opts *o, uint32_t *reported, enum sdiag_table t,
 			     int err);
 
+/*
+ * Linux dumps TCP's bound-inactive sockets (state bit 13) from 6.8 on; older
+ * kernels ignore the bit and answer nothing. When the states shown are only
+ * bound-inactive (-B, or a filter's "state bound-inactive") and TCP is among
+ * the tables, say so on stderr on such a kernel ("this kernel (6.1.0-57-amd64)
+ * does not dump bound-inactive sockets (Linux 6.8 and later do)"), so an
+ * empty listing is not taken for "none". Returns true when it said so.
+ */
+bool opts_note_bound_inactive(const struct cli_opts *o, const char *cmd);
+
 /* A filter error as three lines: the message (after "FILE:LINE: " when file,
  * a -F file, is given), the line of the expression around the error (escaped,
  * at most 32 bytes either side), a marker under it. */

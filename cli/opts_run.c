@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <linux/capability.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 
 #include "cli/options.h"
 #include "util/argerr.h"
@@ -142,6 +143,22 @@ int opts_filter(struct cli_opts *o, struct sdiag_filter **ret)
 	o->q.filter = f;
 	*ret = f;
 	return 0;
+}
+
+bool opts_note_bound_inactive(const struct cli_opts *o, const char *cmd)
+{
+	struct utsname u;
+	unsigned major, minor;
+
+	if (o->out.states != SDIAG_STATE_BIT(SDIAG_SS_BOUND_INACTIVE) ||
+	    !(o->q.tables & SDIAG_TABLE_BIT(SDIAG_T_TCP)))
+		return false;
+	if (uname(&u) < 0 || sscanf(u.release, "%u.%u", &major, &minor) != 2 ||
+	    major > 6 || (major == 6 && minor >= 8))
+		return false;
+	fprintf(stderr, "sockdiag %s: this kernel (%s) does not dump bound-inactive sockets "
+		"(Linux 6.8 and later do)\n", cmd, u.release);
+	return true;
 }
 
 bool opts_netns_many(const struct cli_opts *o)

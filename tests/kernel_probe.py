@@ -4,6 +4,7 @@
 of sockdiag): the names a skipping test gives (SKIP(FEATURE): ...).
 
   kernel_probe.py FEATURE...   one line per feature: "FEATURE yes|no|unknown"
+  kernel_probe.py --families   the sock_diag tables this kernel dumps
 
 Creating sockets, the probes run in a private network namespace: run this
 under `unshare -n` (tests/summary.py does). Imported by tests that need the
@@ -66,6 +67,90 @@ def dump_supported(req):
                 off += (ln + 3) & ~3
 
 
+# Dump requests for every sock_diag table, by name (tests/kernels/ names the
+# families a guest kernel has with these; tests/families/ skips on them).
+# inet_diag_req_v2 for inet tables (MPTCP's protocol > 255 goes in the
+# INET_DIAG_REQ_PROTOCOL attribute), each family's own request otherwise.
+def _inet_req(proto):
+    if proto > 255:
+        return struct.pack("=BBBBI48xHHI", socket.AF_INET, 0, 0, 0, 0xffffffff, 8, 3, proto)
+    return struct.pack("=BBBBI48x", socket.AF_INET, proto, 0, 0, 0xffffffff)
+
+
+DIAG_TABLES = {
+    "tcp": _inet_req(6), "udp": _inet_req(17), "udplite": _inet_req(136),
+    "raw": _inet_req(255), "sctp": _inet_req(132), "mptcp": _inet_req(262),
+    "unix": struct.pack("=BBHIIIII", 1, 0, 0, 0xffffffff, 0, 0, 0, 0),
+    "packet": struct.pack("=BBHIIII", 17, 0, 0, 0, 0, 0, 0),
+    "netlink": struct.pack("=BBHIIII", 16, 255, 0, 0, 0, 0, 0),
+    "tipc": struct.pack("=BBHI", 30, 0, 0, 0xffffffff),
+    "vsock": struct.pack("=BBHIIIII", 40, 0, 0, 0xffffffff, 0, 0, 0, 0),
+    "smc": struct.pack("=BBBB48x", 43, 0, 0, 0),
+    "xdp": struct.pack("=BBHIIII", 44, 0, 0, 0, 0, 0, 0),
+}
+
+
+def diag_table(name):
+    """True when this kernel dumps the sock_diag table NAME (DIAG_TABLES)."""
+    return diag_dump_ok(DIAG_TABLES[name])
+
+
+def diag_dump_ok(req):
+    """A dump ends in a clean NLMSG_DONE when the kernel has a handler, in
+    ENOENT when it has none (EINVAL/EOPNOTSUPP: a family it cannot take)."""
+    hdr = struct.pack("=IHHII", 16 + len(req), SOCK_DIAG_BY_FAMILY,
+                      NLM_F_REQUEST | NLM_F_DUMP, 1, 0)
+    with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_SOCK_DIAG) as nl:
+        nl.settimeout(5)
+        nl.send(hdr + req)
+        while True:
+            buf = nl.recv(1 << 16)
+            off = 0
+            while off + 16 <= len(buf):
+                ln, typ = struct.unpack_from("=IH", buf, off)
+                if typ in (NLMSG_ERROR, NLMSG_DONE):
+                    err = struct.unpack_from("=i", buf, off + 16)[0] if ln >= 20 else 0
+                    if err == 0:
+                        return True
+                    if err in (-errno.ENOENT, -errno.EINVAL, -errno.EOPNOTSUPP):
+                        return False
+                    raise OSError(-err, "sock_diag probe")
+                off += (ln + 3) & ~3
+
+
+def families():
+    """The sock_diag tables this kernel dumps, and those it does not."""
+    yes = [n for n in DIAG_TABLES if diag_table(n)]
+    return yes, [n for n in DIAG_TABLES if n not in yes]
+
+
+def bound_inactive_dumped():
+    """Does a TCP dump for state bit 13 (BOUND_INACTIVE, Linux 6.8+) return a
+    socket bound and never listening? Older kernels ignore the bit. Makes
+    one such socket: run in a private network namespace."""
+    with socket.socket() as b:
+        b.bind(("127.0.0.1", 0))
+        inode = os.fstat(b.fileno()).st_ino
+        req = struct.pack("=BBBBI48x", socket.AF_INET, socket.IPPROTO_TCP, 0, 0, 1 << 13)
+        hdr = struct.pack("=IHHII", 16 + len(req), SOCK_DIAG_BY_FAMILY,
+                          NLM_F_REQUEST | NLM_F_DUMP, 1, 0)
+        seen = False
+        with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_SOCK_DIAG) as nl:
+            nl.settimeout(5)
+            nl.send(hdr + req)
+            while True:
+                buf = nl.recv(1 << 16)
+                off = 0
+                while off + 16 <= len(buf):
+                    ln, typ = struct.unpack_from("=IH", buf, off)
+                    if typ in (NLMSG_ERROR, NLMSG_DONE):
+                        return seen
+                    # inet_diag_msg: 4 + sockid 48 + expires, rqueue, wqueue, uid: inode at 68
+                    if ln >= 16 + 72 and struct.unpack_from("=I", buf, off + 16 + 68)[0] == inode:
+                        seen = True
+                    off += (ln + 3) & ~3
+
+
 def has_raw_diag():
     return inet_diag_supported(socket.AF_INET, socket.IPPROTO_RAW)
 
@@ -111,7 +196,14 @@ PROBES = {
     "raw_diag": has_raw_diag,
     "udplite": lambda: can_make(socket.AF_INET, socket.SOCK_DGRAM, 136),
     "sctp_diag": lambda: inet_diag_supported(socket.AF_INET, 132),
-    "mptcp": lambda: sysctl("net/mptcp/enabled") == "1",
+    "mptcp": lambda: sysctl("net/mptcp/enabled") == "1" and diag_table("mptcp"),
+    "vsock_diag": lambda: diag_table("vsock"),
+    "bound_inactive": bound_inactive_dumped,
+    "tipc_diag": lambda: diag_table("tipc"),
+    "smc_diag": lambda: diag_table("smc"),
+    "xdp_diag": lambda: diag_table("xdp"),
+    # A vsock_diag kernel without the loopback transport (vsock_loopback).
+    "vsock_loopback": lambda: diag_table("vsock") and os.path.isdir("/sys/module/vsock_loopback"),
     "services": service_22,  # netbase's /etc/services
     "nofile": lambda: resource.getrlimit(resource.RLIMIT_NOFILE)[1] >= 7100,
     # A cgroup2 mount we may create test cgroups under.
@@ -138,6 +230,10 @@ def probe(feature):
 
 
 def main(argv):
+    if argv == ["--families"]:
+        yes, no = families()
+        print("families: %s (absent: %s)" % (" ".join(yes), " ".join(no) or "none"))
+        return 0
     for f in argv:
         try:
             v = probe(f)

@@ -1,0 +1,161 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# make test-kernels: boot other kernels in QEMU (TCG: no /dev/kvm needed) on this machine's own
+# userspace and build tree, and run test suites there.
+#
+#   tests/kernels/run.sh BUILDDIR
+#
+# Environment:
+#   KERNELS="6.1 6.12"     Debian kernels to test: the newest linux-image-6.1.0-N-amd64-unsigned,
+#                          linux-image-6.12.N+deb12-amd64-unsigned (apt-get download, cached
+#                          under BUILDDIR/kernels/; no other download).
+#   KERNEL_IMAGE=vmlinuz KERNEL_MODULES=DIR   any other kernel instead (DIR holds lib/modules/REL
+#                          or is /lib/modules/REL itself).
+#   KERNEL_SUITES="live netns families"   meson suites run in the guest; KERNEL_TESTS: test names.
+#   KERNEL_TIMEOUT=3600    seconds a guest may run.  KERNEL_MEM=2048 KERNEL_SMP=2
+#   SOCKDIAG_TEST_SLOWDOWN=10   what the guests' tests scale their waits and bounds by.
+#   KERNEL_CMD="..."       run this shell command in the guest instead of the suites
+#                          (from the source tree; output in BUILDDIR/kernels/REL/guest.log).
+# Prints one line per kernel:
+#   kernel REL: N passed, N failed, N skipped (of N tests); families: ...
+# and exits 1 when a suite failed or a guest did not finish. Per kernel, BUILDDIR/kernels/REL/
+# keeps console.log, guest.log, testlog.json (meson's), families, modules.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+[ $# -ge 1 ] || { echo "usage: $0 BUILDDIR" >&2; exit 2; }
+builddir=$(cd "$1" && pwd)
+cache=$builddir/kernels
+KERNELS=${KERNELS-6.1 6.12}
+KERNEL_SUITES=${KERNEL_SUITES-live netns families}
+KERNEL_TESTS=${KERNEL_TESTS-}
+KERNEL_TIMEOUT=${KERNEL_TIMEOUT:-3600}
+KERNEL_MEM=${KERNEL_MEM:-2048}
+KERNEL_SMP=${KERNEL_SMP:-2}
+DIAG_MODULES="inet_diag tcp_diag udp_diag raw_diag sctp_diag vsock_diag vsock_loopback tipc
+diag tipc_diag smc smc_diag mptcp_diag xsk_diag unix_diag packet_diag netlink_diag"
+mkdir -p "$cache"
+
+die() { echo "test-kernels: $*" >&2; exit 2; }
+
+for t in qemu-system-x86_64 busybox cpio depmod modprobe; do
+	command -v "$t" >/dev/null || [ -x "/sbin/$t" ] || die "$t missing (make test-kernels installs it)"
+done
+busybox=$(command -v busybox)
+
+# newest PATTERN: the newest package whose name matches the extended regex PATTERN.
+newest() {
+	apt-cache search --names-only "$1" | awk '{print $1}' | grep -E "$1" | sort -V | tail -n 1
+}
+
+# fetch VERSION: echo the extracted tree of the newest Debian package for that kernel series.
+fetch() {
+	local re pkg deb dir
+	case $1 in
+	6.1) re='^linux-image-6\.1\.0-[0-9]+-amd64-unsigned$' ;;
+	6.12) re='^linux-image-6\.12\.[0-9]+\+deb12-amd64-unsigned$' ;;
+	*) re="^linux-image-$(echo "$1" | sed 's/\./\\./g')[.-].*amd64-unsigned$" ;;
+	esac
+	pkg=$(newest "$re")
+	if [ -z "$pkg" ]; then
+		# An empty package list (a fresh machine): one update, then ask again.
+		apt-get update >&2 || true
+		pkg=$(newest "$re")
+	fi
+	[ -n "$pkg" ] || die "no Debian package for kernel $1 (apt-cache search '$re')"
+	dir=$cache/$pkg
+	if [ ! -e "$dir/.done" ]; then
+		rm -rf "$dir" && mkdir -p "$dir/deb"
+		# apt-get downloads as _apt where it may (else it warns, and downloads as root).
+		if id _apt >/dev/null 2>&1; then chown _apt "$dir/deb"; fi
+		echo "test-kernels: apt-get download $pkg" >&2
+		(cd "$dir/deb" && apt-get download "$pkg" >&2) || die "apt-get download $pkg failed"
+		chmod 0755 "$dir"
+		deb=$(ls "$dir"/deb/*.deb)
+		dpkg -x "$deb" "$dir/root"
+		rm -f "$deb"
+		touch "$dir/.done"
+	fi
+	echo "$dir/root"
+}
+
+# modroot_of DIR: the root holding lib/modules/REL for a KERNEL_MODULES given by the user.
+modroot_of() {
+	local d=$1
+	if [ -d "$d/lib/modules" ]; then echo "$d"; return; fi
+	case $d in */lib/modules/*) echo "${d%/lib/modules/*}" ;; *) die "KERNEL_MODULES=$d: no lib/modules/REL in it" ;; esac
+}
+
+# initramfs MODROOT REL OUT: busybox + the modules that mount the host root (decompressed).
+initramfs() {
+	local modroot=$1 rel=$2 out=$3 w m n=0 seen=""
+	w=$(mktemp -d)
+	mkdir -p "$w/bin" "$w/modules" "$w/proc" "$w/sys" "$w/dev"
+	cp "$busybox" "$w/bin/busybox"
+	for a in sh mount umount mkdir insmod switch_root poweroff cat echo sleep; do
+		ln -s busybox "$w/bin/$a"
+	done
+	cp "$here/initramfs-init" "$w/init"
+	: >"$w/modules/order"
+	# --show-depends lists a module shared by two of them twice: each is loaded once, in order.
+	while read -r verb m _; do
+		[ "$verb" = insmod ] || continue
+		case " $seen " in *" $m "*) continue ;; esac
+		seen="$seen $m"
+		n=$((n + 1))
+		local base
+		base=$(printf '%02d-%s' "$n" "$(basename "$m")")
+		case $m in
+		*.xz) xz -dc "$m" >"$w/modules/${base%.xz}"; base=${base%.xz} ;;
+		*.zst) zstd -qdc "$m" >"$w/modules/${base%.zst}"; base=${base%.zst} ;;
+		*.gz) gzip -dc "$m" >"$w/modules/${base%.gz}"; base=${base%.gz} ;;
+		*) cp "$m" "$w/modules/$base" ;;
+		esac
+		echo "$base" >>"$w/modules/order"
+	done < <(modprobe -d "$modroot" -S "$rel" --show-depends -a virtio_pci 9pnet_virtio 9p overlay)
+	(cd "$w" && find . | cpio -o -H newc --quiet | gzip -1) >"$out"
+	rm -rf "$w"
+}
+
+# boot NAME IMAGE MODROOT: one guest; prints its summary line; returns 1 when it failed.
+boot() {
+	local image=$2 modroot=$3 rel out t0 rc
+	rel=$(ls "$modroot/lib/modules" | head -n 1)
+	[ -n "$rel" ] || die "no lib/modules/REL under $modroot"
+	[ -e "$modroot/lib/modules/$rel/modules.dep" ] || depmod -b "$modroot" "$rel"
+	out=$cache/$rel
+	rm -rf "$out" && mkdir -p "$out"
+	initramfs "$modroot" "$rel" "$out/initramfs.cpio.gz"
+	{
+		printf '%s=%q\n' BUILDDIR "$builddir" SRCDIR "$src" MODROOT "$modroot" \
+			SUITES "$KERNEL_SUITES" TESTS "$KERNEL_TESTS" CMD "${KERNEL_CMD:-}" \
+			DIAG_MODULES "$(echo $DIAG_MODULES)" GUEST_TIMEOUT "$((KERNEL_TIMEOUT - 60))"
+		# TCG emulates every instruction: the tests' latency bounds and waits scale by
+		# 10 (ASan's runs use 4); guard_e2e's 100 ms bound saw 498 ms on a loaded host.
+		echo "export SOCKDIAG_TEST_SLOWDOWN=${SOCKDIAG_TEST_SLOWDOWN:-10}"
+	} >"$out/config.env"
+	echo "test-kernels: booting $rel (console: $out/console.log)" >&2
+	t0=$(date +%s)
+	rc=0
+	timeout --foreground -k 10 "$KERNEL_TIMEOUT" qemu-system-x86_64 -m "$KERNEL_MEM" -smp "$KERNEL_SMP" \
+		-nographic -no-reboot -nodefaults -serial stdio -cpu max \
+		-kernel "$image" -initrd "$out/initramfs.cpio.gz" \
+		-append "console=ttyS0 quiet panic=-1 sdiag.init=$here/guest-init.sh" \
+		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
+		-virtfs "local,path=$out,mount_tag=sdiagout,security_model=none,multidevs=remap" \
+		</dev/null >"$out/console.log" 2>&1 || rc=$?
+	python3 "$here/report.py" "$rel" "$out" "$(($(date +%s) - t0))" "$rc" | tee "$out/report"
+}
+
+status=0
+if [ -n "${KERNEL_IMAGE:-}" ]; then
+	[ -n "${KERNEL_MODULES:-}" ] || die "KERNEL_IMAGE needs KERNEL_MODULES (the tree with lib/modules/REL)"
+	boot custom "$KERNEL_IMAGE" "$(modroot_of "$KERNEL_MODULES")" || status=1
+else
+	for k in $KERNELS; do
+		root=$(fetch "$k")
+		boot "$k" "$(ls "$root"/boot/vmlinuz-* | head -n 1)" "$root" || status=1
+	done
+fi
+exit $status
