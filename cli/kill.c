@@ -482,9 +482,9 @@ static const char kill_usage[] =
 	"          --batch N (destroy requests per batch, default 1024)\n"
 	"          --passes N (dumps at most, default 4; 1 = no re-dump)\n"
 	"          --dead-backends FILE (instead of a FILTER: destroy TCP and connected\n"
-	"            UDP sockets whose peer is a backend FILE lists, ADDR:PORT[/tcp|/udp])\n"
+	"          UDP sockets whose peer is a backend FILE lists: ADDR:PORT[/tcp|/udp])\n"
 	"          --conntrack (also delete the conntrack entries of the destroyed\n"
-	"            sockets' flows; with --dead-backends, UDP entries of the backends)\n";
+	"          sockets' flows; with --dead-backends, the backends' UDP entries)\n";
 
 int cmd_kill(int argc, char **argv)
 {
