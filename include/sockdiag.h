@@ -644,7 +644,8 @@ void sdiag_procmap_free(struct sdiag_procmap *m);
 /* Network namespaces.                                                         */
 
 struct sdiag_netns {
-	char label[64];		/* the /run/netns name, or "pid:N" (lowest pid inside) */
+	char label[64];		/* the /run/netns name, "pid:N", "cgroup:PATH pid:N" (PATH
+				 * shortened to its end: "cgroup:.../x.scope pid:N") */
 	char path[320];		/* an nsfs path to open it by */
 	uint64_t inode;		/* namespace inode: its identity */
 };

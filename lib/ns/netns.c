@@ -278,6 +278,32 @@ static int cgroup_procs(const char *path, uint64_t id, void *userdata)
 	return r;
 }
 
+/* "SPEC pid:PID" in size bytes; a SPEC too long keeps its kind and its end,
+ * the most specific part ("cgroup:.../docker-0123abcd.scope pid:42"). */
+static void cgroup_label(char *buf, size_t size, const char *spec, const char *pid)
+{
+	size_t kind = strcspn(spec, ":") + 1, len = strlen(spec), plen = strlen(pid);
+	size_t room, n = 0;
+
+	if (size < plen + 6 + kind + 3 + 9) {	/* no room to shorten: cut the end */
+		snprintf(buf, size, "%s", spec);
+		return;
+	}
+	room = size - 1 - plen - 5;	/* " pid:" */
+	if (len <= room) {
+		memcpy(buf, spec, len);
+		n = len;
+	} else {
+		memcpy(buf, spec, kind);
+		memcpy(buf + kind, "...", 3);
+		n = room - kind - 3;
+		memcpy(buf + kind + 3, spec + len - n, n);
+		n += kind + 3;
+	}
+	memcpy(buf + n, " pid:", 5);
+	memcpy(buf + n + 5, pid, plen + 1);
+}
+
 /* cgroup:PATH (PATH and every cgroup below) or unit:NAME. Labels name the
  * spec and the lowest pid seen in each namespace. */
 static int add_cgroup(struct nslist *l, const char *spec)
@@ -312,7 +338,7 @@ static int add_cgroup(struct nslist *l, const char *spec)
 		snprintf(path, sizeof(path), "/proc/%s/ns/net", c.pids[i]);
 		if (stat(path, &st) < 0)
 			continue; /* exited */
-		snprintf(label, sizeof(label), "%.40s pid:%s", spec, c.pids[i]);
+		cgroup_label(label, sizeof(label), spec, c.pids[i]);
 		if (add(l, st.st_ino, label, path) < 0)
 			r = -ENOMEM;
 	}

@@ -19,9 +19,11 @@ SD = sys.argv[1]
 # Unit names of this run's own: `-N unit:NAME`, `unit NAME` and `kill` act on
 # every cgroup of that name on the host, so another checkout's run of this
 # test (or a leftover) must never share them.
-# Short: -N cgroup:PATH labels hold "cgroup:" and 33 bytes of the path.
+# Short: a -N cgroup:PATH label holds 63 bytes (longer paths keep their end).
 TAG = "k" + os.urandom(3).hex()
 A, B, C, D = (TAG + n for n in ("a.service", "b.service", "c.service", "d.service"))
+# A cgroup whose path does not fit a namespace label (64 bytes).
+DEEP = "container-" + "0123456789abcdef" * 4 + ".scope"
 failures = []
 passes = []
 
@@ -100,7 +102,7 @@ def main():
         return 77
     slice_ = TAG + ".slice"
     base = os.path.join(root, slice_)
-    dirs = [base] + [os.path.join(base, d) for d in (A, B, C, "rest", D)]
+    dirs = [base] + [os.path.join(base, d) for d in (A, B, C, "rest", D, DEEP)]
     kids = []
     try:
         for d in dirs:
@@ -213,6 +215,18 @@ def netns_checks(slice_, dirs, kids):
           all(s["netns"].startswith("cgroup:%s pid:" % d_rel) for s in socks) and
           all(8004 in (s["local"]["port"], s["peer"]["port"]) for s in socks),
           "-N cgroup:d: %d %s %s" % (rc, out, err))
+    # A path longer than the label: the label keeps "cgroup:" and the path's end,
+    # the part that tells containers apart.
+    kids.append(spawn(dirs[6], 8005, 1, own_netns=True))
+    e_rel = "/%s/%s" % (slice_, DEEP)
+    rc, out, err = run("list", "-tan", "--json", "-N", "cgroup:" + e_rel)
+    socks = json.loads(out) if rc == 0 else []
+    labels = {s["netns"] for s in socks}
+    want = re.compile(r"^cgroup:\.\.\.[-0-9a-z]*%s pid:%d$" % (re.escape(DEEP[-20:]),
+                                                          kids[-1].pid))
+    check(rc == 0 and len(socks) == 3 and len(labels) == 1 and
+          all(want.match(l) and len(l) == 63 for l in labels),
+          "-N cgroup:<%d bytes>: label %s (%d %s)" % (len(e_rel), labels, rc, err))
     # Two -N: the test's namespace (a.service lives there) and d's.
     rc, out, err = run("list", "-tan", "--json", "--count-by", "netns,unit",
                        "-N", "unit:" + A, "-N", "unit:" + D,
