@@ -26,12 +26,16 @@ ip link set lo up
 SLOW=${SOCKDIAG_TEST_SLOWDOWN:-1}
 
 T=$(mktemp -d)
-SOCK=sdtop-ui-$$-$RANDOM
+BASE=sdtop-ui-$$-$RANDOM
+SOCK=$BASE-0
+NSERVERS=0
 POP=()
 NPASS=0
 cleanup() {
-	tmux -L "$SOCK" kill-server 2>/dev/null || true
-	rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK"
+	for ((n = 1; n <= NSERVERS; n++)); do
+		tmux -L "$BASE-$n" kill-server 2>/dev/null || true
+		rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$BASE-$n"
+	done
 	for p in "${POP[@]}"; do kill "$p" 2>/dev/null || true; done
 	wait 2>/dev/null || true
 	rm -rf "$T"
@@ -90,7 +94,11 @@ key() { tmux -L "$SOCK" send-keys -t top "$@"; }
 # The shell around top reports its status and the terminal's modes after it.
 AFTER='echo TOP-EXIT=$?; stty -a | tr " ;" "\n\n" | grep -x -e echo -e icanon | tr "\n" " "; echo; sleep 120'
 start() {
-	tmux -L "$SOCK" kill-server 2>/dev/null || true
+	# A server of its own each time: a new session on a server being killed
+	# can fail ("server exited unexpectedly").
+	[ "$NSERVERS" = 0 ] || tmux -L "$SOCK" kill-server 2>/dev/null || true
+	NSERVERS=$((NSERVERS + 1))
+	SOCK=$BASE-$NSERVERS
 	tmux -L "$SOCK" new-session -d -s top -x 120 -y 30 \
 		"env LC_ALL=$1 $SD top --interval 0.5s $2 'sport = :7201 or sport = :7202'; $AFTER"
 }

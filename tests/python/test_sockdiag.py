@@ -396,7 +396,10 @@ def test_iteration_while_sockets_churn():
                 seen[c.cookie] += 1
             assert stable_cookies <= set(seen)
             assert max(seen.values()) == 1
-        # Generators dropped in the middle of a dump stop it cleanly.
+        # Generators dropped in the middle of a dump stop it cleanly (the
+        # churner stopped first: its sockets would move the count).
+        stop.set()
+        t.join()
         nfd = len(os.listdir("/proc/self/fd"))
         for _ in range(50):
             g = sockdiag.iter_connections("tcp")
