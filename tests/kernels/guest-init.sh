@@ -17,6 +17,9 @@ ln -sf /proc/self/fd /dev/fd
 ln -sf /proc/self/fd/0 /dev/stdin
 ln -sf /proc/self/fd/1 /dev/stdout
 ln -sf /proc/self/fd/2 /dev/stderr
+# The host's /tmp stays reachable under /.host-tmp: a checkout there (a CI job's) is
+# bound back at its own path once config.env names it.
+mkdir -p /.host-tmp && mount --bind /tmp /.host-tmp
 mount -t tmpfs -o mode=1777 tmpfs /tmp
 mount -t tmpfs -o mode=0755 tmpfs /run
 mount -t tmpfs -o mode=0755 tmpfs /sys/fs/cgroup
@@ -31,6 +34,15 @@ fi
 OUT=/run/sdiag-out
 # shellcheck source=/dev/null
 . "$OUT/config.env"
+for d in "$SRCDIR" "$BUILDDIR"; do
+	case $d in
+	/tmp/*)
+		[ -d "$d" ] && continue
+		mkdir -p "$d" && mount --bind "/.host-tmp/${d#/tmp/}" "$d" ||
+			echo "sdiag-guest: cannot reach $d"
+		;;
+	esac
+done
 exec >"$OUT/guest.log" 2>&1 </dev/null
 echo "sdiag-guest: kernel $(uname -r), $(nproc) cpus"
 hostname sdiag-guest
