@@ -419,6 +419,13 @@ static void test_dedup_key(void **state)
 	a2.inet.dst[3] ^= 1;
 	assert_int_not_equal(sd_dedup_key(&a2), sd_dedup_key(&a));
 
+	/* A connected one-to-one socket's endpoint names the association's
+	 * peer too (inet_diag_msg_common_fill()): still not its association. */
+	ep.inet.dport = a.inet.dport;
+	memcpy(ep.inet.dst, a.inet.dst, sizeof(ep.inet.dst));
+	assert_int_equal(sd_dedup_key(&ep), ep.cookie);
+	assert_int_not_equal(sd_dedup_key(&a), sd_dedup_key(&ep));
+
 	/* Every other table: the cookie, whatever the peer. */
 	tcp = a;
 	tcp.table = SDIAG_T_TCP;
