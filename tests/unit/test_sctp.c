@@ -2,10 +2,12 @@
 /*
  * SCTP through the inet decoder (lib/family/inet.c), offline.
  *
- * This kernel has no SCTP at all (socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP)
- * fails with EPROTONOSUPPORT, no sctp_diag), so nothing could be captured: the
- * replies below are what inet_sctp_diag_fill() in net/sctp/diag.c sends, built
- * through transcriptions checked against the installed uapi headers
+ * The development kernel has no SCTP at all (socket(AF_INET, SOCK_STREAM,
+ * IPPROTO_SCTP) fails with EPROTONOSUPPORT, no sctp_diag). Real replies were
+ * captured in a Debian 6.12 guest (tests/fixtures/inet-sctp*.bin, see
+ * test_fixture_multihomed); the others below are what inet_sctp_diag_fill()
+ * in net/sctp/diag.c sends, built through transcriptions checked against the
+ * installed uapi headers
  * (uapi_layout.h for inet_diag_msg; linux/sctp.h for sctp_info):
  *   - an endpoint: NLM_F_MULTI, the socket's state (TCP numbering), accept
  *     backlog and its maximum as the queues, no timer; INET_DIAG_LOCALS;
@@ -23,6 +25,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 #include <arpa/inet.h>
@@ -40,6 +44,7 @@
 #include "lib/family/family.h"
 #include "lib/ops/ops.h"
 #include "tests/unit/uapi_layout.h"
+#include "tests/unit/fixture_util.h"
 
 #ifndef IPPROTO_SCTP
 #define IPPROTO_SCTP 132
@@ -387,6 +392,100 @@ static void test_addrs(void **state)
 	assert_int_equal(s.inet.n_local_addrs, 0);
 }
 
+/* ---- real replies: tests/fixtures/inet-sctp*.bin (capture-sctp.sh, Debian's 6.12) ---- */
+
+static int dec_sctp(const struct nlmsghdr *nlh, struct sdiag_sock *s)
+{
+	s->protocol = IPPROTO_SCTP;
+	return sd_inet_decode(nlh, s);
+}
+
+/* The one record with these ports, an association (peers) or an endpoint. */
+static const struct sdiag_sock *find(const struct fixture *fx, uint16_t sport, uint16_t dport,
+				     bool assoc)
+{
+	const struct sdiag_sock *hit = NULL;
+
+	for (size_t i = 0; i < fx->n; i++) {
+		const struct sdiag_sock *s = &fx->socks[i];
+
+		if (s->inet.sport != sport || s->inet.dport != dport ||
+		    !(s->has & SDIAG_HAS_SCTP_PEERS) != !assoc)
+			continue;
+		assert_null(hit); /* one of each: the dump repeats none */
+		hit = s;
+	}
+	assert_non_null(hit);
+	return hit;
+}
+
+/* The list as a set: a[0..n) are exactly ip[0..want) (any order) on port. */
+static void same_addrs(const struct sdiag_sctp_addr *a, uint16_t n, const char *const *ip,
+		       size_t want, uint16_t port)
+{
+	assert_int_equal(n, want);
+	for (size_t i = 0; i < want; i++) {
+		uint8_t addr[16] = { 0 };
+		int fam = strchr(ip[i], ':') ? AF_INET6 : AF_INET, found = 0;
+
+		assert_int_equal(inet_pton(fam, ip[i], addr), 1);
+		for (uint16_t j = 0; j < n; j++)
+			found += a[j].family == fam && a[j].port == port &&
+				 !memcmp(a[j].addr, addr, 16);
+		assert_int_equal(found, 1);
+	}
+}
+
+/*
+ * capture-sctp.sh: a one-to-one listener on 127.0.0.1 + 127.0.0.2 port 9001,
+ * a client bound to 127.0.0.1 + 127.0.0.4 port 41001 connected to it (its
+ * endpoint and association, and the accepted socket's), and an IPv6 listener
+ * on ::1 with 127.0.0.3 added, port 9002. What sctp_bindx() bound is what
+ * LOCALS lists; each association's PEERS are the other side's addresses.
+ */
+static void test_fixture_multihomed(void **state)
+{
+	static const char *const srv[] = { "127.0.0.1", "127.0.0.2" };
+	static const char *const cli[] = { "127.0.0.1", "127.0.0.4" };
+	static const char *const dual[] = { "::1", "127.0.0.3" };
+	struct fixture *fx = malloc(sizeof(*fx));
+	const struct sdiag_sock *s;
+
+	(void)state;
+	assert_non_null(fx);
+	fixture_load(fx, "inet-sctp4.bin", dec_sctp);
+	assert_int_equal(fx->n, 5);
+	s = find(fx, 9001, 0, false); /* the listener */
+	assert_int_equal(s->state, SDIAG_SS_LISTEN);
+	same_addrs(s->inet.local_addrs, s->inet.n_local_addrs, srv, 2, 9001);
+	assert_int_equal(s->inet.n_peer_addrs, 0);
+	for (int side = 0; side < 2; side++) {
+		uint16_t sport = side ? 9001 : 41001, dport = side ? 41001 : 9001;
+		const char *const *mine = side ? srv : cli, *const *theirs = side ? cli : srv;
+
+		/* The connected socket's endpoint: its locals, no peers. */
+		s = find(fx, sport, dport, false);
+		assert_int_equal(s->state, SDIAG_SS_ESTABLISHED);
+		same_addrs(s->inet.local_addrs, s->inet.n_local_addrs, mine, 2, sport);
+		assert_int_equal(s->inet.n_peer_addrs, 0);
+		/* Its association: both sides' two addresses. */
+		s = find(fx, sport, dport, true);
+		assert_int_equal(s->state, SDIAG_SS_ESTABLISHED);
+		assert_true(s->has & SDIAG_HAS_SCTP_LOCALS);
+		same_addrs(s->inet.local_addrs, s->inet.n_local_addrs, mine, 2, sport);
+		same_addrs(s->inet.peer_addrs, s->inet.n_peer_addrs, theirs, 2, dport);
+	}
+	fixture_free(fx);
+
+	fixture_load(fx, "inet-sctp6.bin", dec_sctp);
+	assert_int_equal(fx->n, 1);
+	s = find(fx, 9002, 0, false);
+	assert_int_equal(s->family, AF_INET6);
+	same_addrs(s->inet.local_addrs, s->inet.n_local_addrs, dual, 2, 9002);
+	fixture_free(fx);
+	free(fx);
+}
+
 /*
  * Dumps drop a record whose key they saw just before (lib/ops/dump.c): an
  * association shares its socket's cookie with the endpoint record sent just
@@ -439,6 +538,7 @@ int main(void)
 		cmocka_unit_test(test_assoc),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_addrs),
+		cmocka_unit_test(test_fixture_multihomed),
 		cmocka_unit_test(test_dedup_key),
 	};
 
