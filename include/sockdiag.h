@@ -308,7 +308,20 @@ enum sdiag_has {
 	SDIAG_HAS_XDP_STATS = 1ULL << 38,
 	SDIAG_HAS_SMC_INFO = 1ULL << 39,
 	SDIAG_HAS_TIPC_INFO = 1ULL << 40,
+	SDIAG_HAS_SCTP_LOCALS = 1ULL << 41,	/* inet.local_addrs (SCTP) */
+	SDIAG_HAS_SCTP_PEERS = 1ULL << 42,	/* inet.peer_addrs (SCTP association) */
 };
+
+/* One address of an SCTP endpoint or association (INET_DIAG_LOCALS, _PEERS). */
+struct sdiag_sctp_addr {
+	uint8_t family;		/* AF_INET or AF_INET6 (an IPv6 socket may list IPv4 ones) */
+	uint16_t port;		/* host order */
+	uint8_t addr[16];	/* network order; IPv4 uses the first 4 bytes */
+};
+
+/* How many SCTP addresses a record keeps per list (the counts say how many
+ * the kernel sent). */
+#define SDIAG_SCTP_ADDRS_MAX 8
 
 struct sdiag_inet {
 	uint8_t src[16];	/* network order; IPv4 uses the first 4 bytes */
@@ -338,6 +351,14 @@ struct sdiag_inet {
 	/* MPTCP subflow ULP info, raw attribute payload (borrowed), or NULL. */
 	const void *ulp_mptcp;
 	size_t ulp_mptcp_len;
+	/* SCTP (multi-homing): every local address of the endpoint or
+	 * association (SDIAG_HAS_SCTP_LOCALS) and every peer address of an
+	 * association (SDIAG_HAS_SCTP_PEERS), in the kernel's order; src/dst
+	 * above are the ones the message header carries. The first
+	 * SDIAG_SCTP_ADDRS_MAX are kept; n_* count every address sent. */
+	struct sdiag_sctp_addr local_addrs[SDIAG_SCTP_ADDRS_MAX];
+	struct sdiag_sctp_addr peer_addrs[SDIAG_SCTP_ADDRS_MAX];
+	uint16_t n_local_addrs, n_peer_addrs;
 };
 
 struct sdiag_unix {

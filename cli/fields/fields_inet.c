@@ -365,6 +365,106 @@ static const struct field bbr_rows[] = {
 	  .flags = FL_TNZ },
 };
 
+/* ---- SCTP's address lists (multi-homing) ------------------------------------------- */
+
+static const struct sdiag_sctp_addr *sctp_list(const struct fctx *c, bool peers, uint16_t *n)
+{
+	const struct sdiag_inet *in = &c->s->inet;
+
+	*n = peers ? in->n_peer_addrs : in->n_local_addrs;
+	return peers ? in->peer_addrs : in->local_addrs;
+}
+
+static uint16_t sctp_kept(uint16_t n)
+{
+	return n < SDIAG_SCTP_ADDRS_MAX ? n : SDIAG_SCTP_ADDRS_MAX;
+}
+
+/* ss's " locals:A,B" / " peers:A,B": hosts only (format_host_sa()); a list
+ * longer than the record keeps ends in ",...". */
+static void sctp_addrs_text(struct fctx *c, bool peers)
+{
+	uint16_t n;
+	const struct sdiag_sctp_addr *a = sctp_list(c, peers, &n);
+	char buf[48];
+
+	for (uint16_t i = 0; i < sctp_kept(n); i++) {
+		const char *host = c->o->resolve ? names_host(c->names, a[i].family, a[i].addr) :
+						   NULL;
+
+		if (i)
+			obuf_putc(c->b, ',');
+		if (host)
+			obuf_puts(c->b, host);
+		else
+			obuf_put(c->b, buf, fmt_addr(buf, a[i].family, a[i].addr));
+	}
+	if (n > SDIAG_SCTP_ADDRS_MAX)
+		obuf_puts(c->b, ",...");
+}
+
+/* JSON: an array of {"addr","port"} objects like "local"; when the kernel
+ * sent more than the record keeps, "<key>_total" follows with their number. */
+static void sctp_addrs_json(struct fctx *c, const struct field *f, bool peers)
+{
+	uint16_t n;
+	const struct sdiag_sctp_addr *a = sctp_list(c, peers, &n);
+	char buf[48];
+
+	fld_key(c, f);
+	obuf_putc(c->b, '[');
+	for (uint16_t i = 0; i < sctp_kept(n); i++) {
+		obuf_puts(c->b, i ? ",{\"addr\":\"" : "{\"addr\":\"");
+		obuf_put(c->b, buf, fmt_addr(buf, a[i].family, a[i].addr));
+		obuf_puts(c->b, "\",\"port\":");
+		obuf_u64(c->b, a[i].port);
+		obuf_putc(c->b, '}');
+	}
+	obuf_putc(c->b, ']');
+	if (n > SDIAG_SCTP_ADDRS_MAX) {
+		fld_key_str(c, peers ? "peer_addrs_total" : "local_addrs_total");
+		obuf_u64(c->b, n);
+	}
+}
+
+static void locals_text(struct fctx *c, const struct field *f, uint64_t v)
+{
+	(void)f;
+	(void)v;
+	sctp_addrs_text(c, false);
+}
+
+static void peers_text(struct fctx *c, const struct field *f, uint64_t v)
+{
+	(void)f;
+	(void)v;
+	sctp_addrs_text(c, true);
+}
+
+static void locals_json(struct fctx *c, const struct field *f, uint64_t v)
+{
+	(void)v;
+	sctp_addrs_json(c, f, false);
+}
+
+static void peers_json(struct fctx *c, const struct field *f, uint64_t v)
+{
+	(void)v;
+	sctp_addrs_json(c, f, true);
+}
+
+/* ss prints them with -m or -i, after skmem (sctp_show_info()), when the
+ * list is not empty. */
+static bool has_locals(const struct fctx *c)
+{
+	return c->s->inet.n_local_addrs != 0;
+}
+
+static bool has_peers(const struct fctx *c)
+{
+	return c->s->inet.n_peer_addrs != 0;
+}
+
 /* ---- the inet rows, in JSON order ------------------------------------------------------- */
 
 const struct field fields_inet[] = {
@@ -420,5 +520,11 @@ const struct field fields_inet[] = {
 	{ K("ulp"), L(" tcp-ulp-"), SK(inet.ulp), .kind = FK_STR, .fams = F_INET,
 	  .has = SDIAG_HAS_ULP, .jopt = O_INFO, .topt = O_INFO,
 	  .flags = FL_JNZ | FL_TNZ | FL_RAW, .t = T_ULP },
+	{ K("local_addrs"), L(" locals:"), .kind = FK_FN, .fams = F_INET,
+	  .has = SDIAG_HAS_SCTP_LOCALS, .topt = O_MEM | O_INFO, .t = T_SKMEM + 1,
+	  .twhen = has_locals, .text = locals_text, .json = locals_json },
+	{ K("peer_addrs"), L(" peers:"), .kind = FK_FN, .fams = F_INET,
+	  .has = SDIAG_HAS_SCTP_PEERS, .topt = O_MEM | O_INFO, .t = T_SKMEM + 2,
+	  .twhen = has_peers, .text = peers_text, .json = peers_json },
 };
 const size_t fields_inet_n = sizeof(fields_inet) / sizeof(fields_inet[0]);

@@ -143,6 +143,9 @@ static const uint16_t inet_policy[SD_INET_DIAG_MAX_KNOWN] = {
 	/* A nest may be empty; present as a marker. */
 	[SD_INET_DIAG_ULP_INFO] = UINT16_MAX,
 	[SD_INET_DIAG_CGROUP_ID] = 8,
+	/* Arrays of sockaddr_storage: any length, even none. */
+	[SD_INET_DIAG_LOCALS] = UINT16_MAX,
+	[SD_INET_DIAG_PEERS] = UINT16_MAX,
 	[SD_INET_DIAG_SOCKOPT] = 1,
 };
 
@@ -467,6 +470,67 @@ static void decode_scalars(const struct nlattr *const *tb, struct sdiag_sock *s)
 }
 
 /*
+ * SCTP's address lists (net/sctp/diag.c): INET_DIAG_LOCALS, the bound
+ * addresses of the endpoint or association, and INET_DIAG_PEERS, an
+ * association's peer addresses (its transports), each an array of whole
+ * struct sockaddr_storage (128 bytes), a sockaddr_in or sockaddr_in6 at the
+ * start of each, zero-padded. A partial entry at the end is not an entry;
+ * an entry of another family is skipped (and not counted).
+ */
+#define SD_SCTP_ADDR_LEN 128
+
+static uint16_t sctp_addrs(const struct nlattr *a, struct sdiag_sctp_addr *out)
+{
+	const uint8_t *p = mnl_attr_get_payload(a);
+	size_t n = mnl_attr_get_payload_len(a) / SD_SCTP_ADDR_LEN;
+	uint16_t kept = 0, total = 0;
+
+	for (size_t i = 0; i < n; i++, p += SD_SCTP_ADDR_LEN) {
+		struct sdiag_sctp_addr x = { 0 };
+		sa_family_t fam;
+
+		memcpy(&fam, p, sizeof(fam));
+		if (fam == AF_INET) {
+			struct sockaddr_in sin;
+
+			memcpy(&sin, p, sizeof(sin));
+			memcpy(x.addr, &sin.sin_addr, 4);
+			x.port = ntohs(sin.sin_port);
+		} else if (fam == AF_INET6) {
+			struct sockaddr_in6 sin6;
+
+			memcpy(&sin6, p, sizeof(sin6));
+			memcpy(x.addr, &sin6.sin6_addr, 16);
+			x.port = ntohs(sin6.sin6_port);
+		} else {
+			continue;
+		}
+		x.family = (uint8_t)fam;
+		if (kept < SDIAG_SCTP_ADDRS_MAX)
+			out[kept++] = x;
+		if (total < UINT16_MAX)
+			total++;
+	}
+	return total;
+}
+
+static void decode_sctp_addrs(const struct nlattr *const *tb, struct sdiag_sock *s)
+{
+	struct sdiag_inet *in = &s->inet;
+
+	if (s->table != SDIAG_T_SCTP)
+		return;
+	if (tb[SD_INET_DIAG_LOCALS]) {
+		in->n_local_addrs = sctp_addrs(tb[SD_INET_DIAG_LOCALS], in->local_addrs);
+		s->has |= SDIAG_HAS_SCTP_LOCALS;
+	}
+	if (tb[SD_INET_DIAG_PEERS]) {
+		in->n_peer_addrs = sctp_addrs(tb[SD_INET_DIAG_PEERS], in->peer_addrs);
+		s->has |= SDIAG_HAS_SCTP_PEERS;
+	}
+}
+
+/*
  * sctp_diag sends endpoints (NLM_F_MULTI) with the socket's state, in the TCP
  * numbering, and each of their associations (no NLM_F_MULTI) with the
  * association's own state (enum sctp_state, net/sctp/constants.h), mapped
@@ -575,6 +639,7 @@ int sd_inet_decode(const struct nlmsghdr *nlh, struct sdiag_sock *s)
 	s->state = inet_state(nlh, &m, full, tb, s->table);
 	decode_scalars(tb, s);
 	decode_info(tb, s);
+	decode_sctp_addrs(tb, s);
 	if (tb[SD_INET_DIAG_ULP_INFO]) {
 		r = decode_ulp(tb[SD_INET_DIAG_ULP_INFO], s);
 		if (r < 0)

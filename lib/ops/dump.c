@@ -158,14 +158,16 @@ static int seen_grow(struct seen *s)
  * The key a record is deduplicated by: its cookie, except for SCTP, where
  * sctp_diag sends an endpoint and then each of its associations with the
  * socket's one cookie (a one-to-many socket has many). An association is
- * told apart by its peer (address and port, unique per socket); the endpoint
- * record has none.
+ * told apart by its peer (address and port, unique per socket). Only
+ * associations carry INET_DIAG_PEERS (SDIAG_HAS_SCTP_PEERS); an endpoint is
+ * keyed by its cookie alone, even a connected one-to-one socket's, whose
+ * endpoint record names the same peer as its association.
  */
 uint64_t sd_dedup_key(const struct sdiag_sock *s)
 {
 	uint64_t h = 0, w;
 
-	if (s->table != SDIAG_T_SCTP || !s->inet.dport)
+	if (s->table != SDIAG_T_SCTP || !(s->has & SDIAG_HAS_SCTP_PEERS))
 		return s->cookie;
 	for (size_t i = 0; i < sizeof(s->inet.dst); i += sizeof(w)) {
 		memcpy(&w, s->inet.dst + i, sizeof(w));

@@ -22,7 +22,7 @@
 
 #include "cli/render/output.h"
 
-#define NREC 16
+#define NREC 18
 
 static struct sdiag_sock recs[NREC];
 static size_t nrec;
@@ -265,6 +265,31 @@ static void build(void)
 	s = add(SDIAG_T_TIPC, AF_TIPC, SDIAG_SS_LISTEN);
 	s->tipc.ref = 3;
 	s = add(SDIAG_T_TCP, 99, SDIAG_SS_CLOSE);
+
+	/* SCTP, multi-homed: an IPv6 endpoint bound to an IPv6 and an IPv4
+	 * address (locals only), and an IPv4 association with two addresses on
+	 * each side and one more peer than the record keeps. */
+	s = add(SDIAG_T_SCTP, AF_INET6, SDIAG_SS_LISTEN);
+	memcpy(s->inet.src, v6, 16);
+	s->inet.sport = 9000;
+	s->inet.local_addrs[0] = (struct sdiag_sctp_addr){ AF_INET6, 9000, { 0 } };
+	memcpy(s->inet.local_addrs[0].addr, v6, 16);
+	s->inet.local_addrs[1] = (struct sdiag_sctp_addr){ AF_INET, 9000, { 10, 0, 1, 1 } };
+	s->inet.n_local_addrs = 2;
+	s->has |= SDIAG_HAS_SCTP_LOCALS | SDIAG_HAS_SKMEMINFO;
+	s = add(SDIAG_T_SCTP, AF_INET, SDIAG_SS_ESTABLISHED);
+	memcpy(s->inet.src, (uint8_t[]){ 10, 0, 0, 1 }, 4);
+	memcpy(s->inet.dst, (uint8_t[]){ 10, 0, 0, 2 }, 4);
+	s->inet.sport = 9000;
+	s->inet.dport = 99;
+	s->inet.local_addrs[0] = (struct sdiag_sctp_addr){ AF_INET, 9000, { 10, 0, 0, 1 } };
+	s->inet.local_addrs[1] = (struct sdiag_sctp_addr){ AF_INET, 9000, { 10, 0, 1, 1 } };
+	s->inet.n_local_addrs = 2;
+	for (int i = 0; i < SDIAG_SCTP_ADDRS_MAX; i++)
+		s->inet.peer_addrs[i] =
+			(struct sdiag_sctp_addr){ AF_INET, 99, { 10, 0, (uint8_t)i, 2 } };
+	s->inet.n_peer_addrs = SDIAG_SCTP_ADDRS_MAX + 1;
+	s->has |= SDIAG_HAS_SCTP_LOCALS | SDIAG_HAS_SCTP_PEERS;
 }
 
 static const struct {

@@ -24,6 +24,7 @@ import struct
 import subprocess
 import sys
 import time
+from collections import Counter
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import kernel_probe  # noqa: E402
@@ -174,6 +175,76 @@ def sin(addr, port):
     return struct.pack("=HH4s8x", socket.AF_INET, socket.htons(port), socket.inet_aton(addr))
 
 
+def addrs_of(r, key):
+    """A row's local_addrs/peer_addrs as a sorted list of (addr, port)."""
+    return sorted((a["addr"], a["port"]) for a in r.get(key, []))
+
+
+def sctp_details(out):
+    """Counter of (state, local, peer, locals, peers) from ss's or sockdiag's
+    text table with -m (the detail line after each row: ' locals:A,B peers:C,D')."""
+    rows, cur = [], None
+    for line in out.splitlines():
+        if line.startswith("\t") or line.startswith(" \t"):
+            if cur is not None:
+                for k in ("locals", "peers"):
+                    m = re.search(r"\b%s:(\S+)" % k, line)
+                    if m:
+                        cur[k] = m.group(1)
+            continue
+        key = table(line)
+        cur = None
+        if key:
+            cur = {"key": key.pop(), "locals": "", "peers": ""}
+            rows.append(cur)
+    return Counter((r["key"], r["locals"], r["peers"]) for r in rows)
+
+
+def sctp_multihomed(lst, port, c, cport, a, l6, port6, rows):
+    """Multi-homing: every address the kernel sent (INET_DIAG_LOCALS/PEERS), in
+    JSON against what the test bound, in the text against ss -m."""
+    two = sorted([("127.0.0.1", port), ("127.0.0.2", port)])
+    for r in by_inode(rows, lst):
+        check(addrs_of(r, "local_addrs") == two and "peer_addrs" not in r,
+              "sctp multi-homed: the listener's local_addrs are the two bound addresses",
+              json.dumps(r))
+    for r in by_inode(rows, l6):
+        check(addrs_of(r, "local_addrs") == sorted([("::1", port6), ("127.0.0.3", port6)]),
+              "sctp multi-homed: an IPv6 listener with an IPv4 address bound too",
+              json.dumps(r))
+    # A connected one-to-one socket: its endpoint row and its association's
+    # (only associations carry peers), as ss lists them.
+    for s, what in ((c, "client"), (a, "accepted")):
+        rs = by_inode(rows, s)
+        check(len(rs) == 2 and sum("peer_addrs" in r for r in rs) == 1,
+              "sctp one-to-one %s: an endpoint row and an association row" % what,
+              json.dumps(rs))
+    est = [r for r in by_inode(rows, a) if r["state"] == "ESTAB"]
+    check(est and all(addrs_of(r, "local_addrs") == two for r in est),
+          "sctp multi-homed: the accepted association's local_addrs are both", json.dumps(est))
+    est = [r for r in est if "peer_addrs" in r]
+    check(est and all(("127.0.0.1", cport) in addrs_of(r, "peer_addrs") and
+                      {p for _, p in addrs_of(r, "peer_addrs")} == {cport} for r in est),
+          "sctp multi-homed: the accepted association's peers are the client's",
+          json.dumps(est))
+    # The client learnt both server addresses (INIT-ACK): two paths.
+    assoc = [r for r in by_inode(rows, c) if "peer_addrs" in r]
+    check(assoc and all(addrs_of(r, "peer_addrs") == two for r in assoc),
+          "sctp multi-homed: the client's association has both server addresses as peers",
+          json.dumps(assoc))
+    check(all("local_addrs" in r for r in rows),
+          "sctp: every row has local_addrs (sctp_diag always sends them)", json.dumps(rows))
+    p = subprocess.run(["ss", "-H", "-n", "-a", "-p", "-m", "-S"], capture_output=True,
+                       text=True, timeout=60)
+    rc, out, err = run("list", "-H", "-n", "-a", "-p", "-m", "-S")
+    ss, sd = sctp_details(p.stdout), sctp_details(out)
+    print("ss -m:", p.stdout, "sockdiag -m:", out, sep="\n")
+    check(p.returncode == 0 and rc == 0 and ss == sd and
+          any(len(k[1].split(",")) == 2 for k in ss),
+          "sctp multi-homed: sockdiag list -m shows the locals and peers ss -m shows",
+          "ss only %s, sockdiag only %s (%s)" % (sorted(ss - sd), sorted(sd - ss), err))
+
+
 def t_sctp():
     need("sctp", "sctp_diag")
     lst = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_SCTP)
@@ -182,6 +253,12 @@ def t_sctp():
     # Multi-homed: a second local address on the listener (sctp_bindx); rows show the first.
     lst.setsockopt(socket.IPPROTO_SCTP, SCTP_SOCKOPT_BINDX_ADD, sin("127.0.0.2", port))
     lst.listen(8)
+    # An IPv6 listener on ::1 with an IPv4 address added (a dual-stack endpoint).
+    l6 = socket.socket(socket.AF_INET6, socket.SOCK_STREAM, socket.IPPROTO_SCTP)
+    l6.bind(("::1", 0))
+    port6 = l6.getsockname()[1]
+    l6.setsockopt(socket.IPPROTO_SCTP, SCTP_SOCKOPT_BINDX_ADD, sin("127.0.0.3", port6))
+    l6.listen(8)
     c = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_SCTP)
     c.connect(("127.0.0.1", port))
     a, _ = lst.accept()
@@ -221,10 +298,11 @@ def t_sctp():
     check(mcport is not None and
           ("ESTAB", "127.0.0.1", mcport, "127.0.0.1", mport) in st.get(ino(mc), []),
           "sctp one-to-many: the client's association row", str(st.get(ino(mc))))
-    for s in (lst, c, a, m, mc):
+    for s in (lst, l6, c, a, m, mc):
         check(all(r["cookie"] == cookie(s) for r in by_inode(rows, s)),
               "sctp: cookie of inode %d = SO_COOKIE" % ino(s))
     same_as_ss(["-S", "-a"], "sctp")
+    sctp_multihomed(lst, port, c, cport, a, l6, port6, rows)
     # kill: SCTP has no destroy in the kernel: every socket reported so, exit 1.
     rc, out, err = run("kill", "-S", "-a", "--all", "--ndjson")
     recs = [json.loads(l) for l in out.splitlines() if l.strip()]

@@ -9,7 +9,7 @@
  * Iterating the file with mnl_nlmsg_ok()/mnl_nlmsg_next() walks all replies.
  *
  * FAMILY: inet, inet6, unix, netlink, packet.
- * PROTO (inet/inet6 only): tcp (default), udp, udplite, raw, mptcp.
+ * PROTO (inet/inet6 only): tcp (default), udp, udplite, raw, mptcp, sctp.
  *
  * Exit status: 0 on success, 1 on a usage error, 2 on a system or kernel error.
  */
@@ -49,6 +49,7 @@ static int parse_inet_proto(const char *name, uint16_t *ret_proto, uint32_t *ret
 		{ "udplite", IPPROTO_UDPLITE, SDIAG_T_UDPLITE },
 		{ "raw", IPPROTO_RAW, SDIAG_T_RAW },
 		{ "mptcp", IPPROTO_MPTCP, SDIAG_T_MPTCP },
+		{ "sctp", IPPROTO_SCTP, SDIAG_T_SCTP },
 	};
 
 	for (size_t i = 0; i < sizeof(protos) / sizeof(protos[0]); i++)
@@ -179,7 +180,7 @@ int main(int argc, char **argv)
 	if (argc < 3 || argc > 4 || parse_target(argc, argv, &t) < 0) {
 		fprintf(stderr,
 			"usage: %s inet|inet6|unix|netlink|packet OUTFILE "
-			"[tcp|udp|udplite|raw|mptcp]\n",
+			"[tcp|udp|udplite|raw|mptcp|sctp]\n",
 			argv[0]);
 		return 1;
 	}

@@ -2,10 +2,12 @@
 /*
  * SCTP through the inet decoder (lib/family/inet.c), offline.
  *
- * This kernel has no SCTP at all (socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP)
- * fails with EPROTONOSUPPORT, no sctp_diag), so nothing could be captured: the
- * replies below are what inet_sctp_diag_fill() in net/sctp/diag.c sends, built
- * through transcriptions checked against the installed uapi headers
+ * The development kernel has no SCTP at all (socket(AF_INET, SOCK_STREAM,
+ * IPPROTO_SCTP) fails with EPROTONOSUPPORT, no sctp_diag). Real replies were
+ * captured in a Debian 6.12 guest (tests/fixtures/inet-sctp*.bin, see
+ * test_fixture_multihomed); the others below are what inet_sctp_diag_fill()
+ * in net/sctp/diag.c sends, built through transcriptions checked against the
+ * installed uapi headers
  * (uapi_layout.h for inet_diag_msg; linux/sctp.h for sctp_info):
  *   - an endpoint: NLM_F_MULTI, the socket's state (TCP numbering), accept
  *     backlog and its maximum as the queues, no timer; INET_DIAG_LOCALS;
@@ -14,14 +16,17 @@
  *     INET_DIAG_PEERS;
  *   - both: the common attributes (SHUTDOWN, SKV6ONLY, CGROUP_ID, SOCKOPT),
  *     SKMEMINFO and INFO (struct sctp_info) when asked.
- * LOCALS and PEERS are arrays of struct sockaddr_storage. The record has no
- * place for them nor for sctp_info (yet): the test asserts they are skipped
- * without touching the TCP/MPTCP parts of the record.
+ * LOCALS and PEERS are arrays of struct sockaddr_storage: two local and two
+ * peer addresses here (multi-homed), IPv4 or IPv6 ones, decoded into
+ * inet.local_addrs / peer_addrs. sctp_info has no place in the record (yet):
+ * the test asserts it is skipped without touching the TCP/MPTCP parts.
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 #include <arpa/inet.h>
@@ -39,6 +44,7 @@
 #include "lib/family/family.h"
 #include "lib/ops/ops.h"
 #include "tests/unit/uapi_layout.h"
+#include "tests/unit/fixture_util.h"
 
 #ifndef IPPROTO_SCTP
 #define IPPROTO_SCTP 132
@@ -69,21 +75,23 @@ enum { ENDPOINT, ASSOC };
 struct sctp_msg {
 	int kind;
 	uint8_t family, state;
+	size_t nlocal, npeer; /* addresses in LOCALS / PEERS (0: two) */
 };
 
-static void put_addrs(struct nlmsghdr *nlh, uint16_t type, uint8_t family, const char *const *ip,
-		      size_t n, uint16_t port)
+/* Each entry's family is its own: an IPv6 socket may list IPv4 addresses. */
+static void put_addrs(struct nlmsghdr *nlh, uint16_t type, const char *const *ip, size_t n,
+		      uint16_t port)
 {
-	uint8_t list[3 * ADDR_LEN];
+	uint8_t list[12 * ADDR_LEN];
 	struct sockaddr_in *in;
 	struct sockaddr_in6 *in6;
 
-	assert_true(n <= 3);
+	assert_true(n <= 12);
 	memset(list, 0, sizeof(list));
 	for (size_t i = 0; i < n; i++) {
 		uint8_t *e = list + i * ADDR_LEN;
 
-		if (family == AF_INET) {
+		if (!strchr(ip[i], ':')) {
 			in = (struct sockaddr_in *)e;
 			in->sin_family = AF_INET;
 			in->sin_port = htons(port);
@@ -105,8 +113,11 @@ static void put_addrs(struct nlmsghdr *nlh, uint16_t type, uint8_t family, const
  */
 static struct nlmsghdr *build(void *buf, size_t size, const struct sctp_msg *w)
 {
-	static const char *const l4[] = { "10.0.0.1", "10.0.1.1" }, *const p4[] = { "10.0.0.2", "10.0.1.2" };
-	static const char *const l6[] = { "fd00::1", "fd00:1::1" }, *const p6[] = { "fd00::2", "fd00:1::2" };
+	static const char *const l4[] = { "10.0.0.1", "10.0.1.1", "10.0.2.1" };
+	static const char *const p4[] = { "10.0.0.2", "10.0.1.2", "10.0.2.2" };
+	/* IPv6: the second local address is an IPv4 one (a dual-stack socket). */
+	static const char *const l6[] = { "fd00::1", "192.0.2.1", "fd00:2::1" };
+	static const char *const p6[] = { "fd00::2", "fd00:1::2", "fd00:2::2" };
 	bool v4 = w->family == AF_INET;
 	struct nlmsghdr *nlh;
 	struct inet_msg_bytes *m;
@@ -153,10 +164,10 @@ static struct nlmsghdr *build(void *buf, size_t size, const struct sctp_msg *w)
 	memset(&info, 0x5a, sizeof(info));
 	info.sctpi_state = w->state;
 	mnl_attr_put(nlh, INET_DIAG_INFO, sizeof(info), &info);
-	put_addrs(nlh, INET_DIAG_LOCALS, w->family, v4 ? l4 : l6, 2, 9000);
+	put_addrs(nlh, INET_DIAG_LOCALS, v4 ? l4 : l6, w->nlocal ? w->nlocal : 2, 9000);
 	if (w->kind == ASSOC) {
 		mnl_attr_put_strz(nlh, INET_DIAG_CONG, "reno");
-		put_addrs(nlh, INET_DIAG_PEERS, w->family, v4 ? p4 : p6, 2, 40000);
+		put_addrs(nlh, INET_DIAG_PEERS, v4 ? p4 : p6, w->npeer ? w->npeer : 2, 40000);
 	}
 	return nlh;
 }
@@ -195,7 +206,7 @@ static void common(const struct sdiag_sock *s, uint8_t family)
 #define HAS_BOTH                                                                              \
 	(SDIAG_HAS_UID | SDIAG_HAS_INODE | SDIAG_HAS_COOKIE | SDIAG_HAS_QUEUES |              \
 	 SDIAG_HAS_SHUTDOWN | SDIAG_HAS_TIMER | SDIAG_HAS_CGROUP | SDIAG_HAS_SOCKOPT |         \
-	 SDIAG_HAS_SKMEMINFO)
+	 SDIAG_HAS_SKMEMINFO | SDIAG_HAS_SCTP_LOCALS)
 
 static void test_endpoint(void **state)
 {
@@ -204,7 +215,7 @@ static void test_endpoint(void **state)
 	struct sdiag_sock s;
 
 	(void)state;
-	assert_int_equal(decode(build(buf, sizeof(buf), &(struct sctp_msg){ ENDPOINT, AF_INET, 10 }), &s), 1);
+	assert_int_equal(decode(build(buf, sizeof(buf), &(struct sctp_msg){ ENDPOINT, AF_INET, 10, 0, 0 }), &s), 1);
 	common(&s, AF_INET);
 	assert_int_equal(s.state, SDIAG_SS_LISTEN);
 	assert_int_equal(s.inet.dport, 0);
@@ -220,11 +231,11 @@ static void test_endpoint(void **state)
 
 	/* A one-to-one socket that is connected is an endpoint in TCP's
 	 * ESTABLISHED; a closed one in CLOSE: passed through as they are. */
-	assert_int_equal(decode(build(buf, sizeof(buf), &(struct sctp_msg){ ENDPOINT, AF_INET6, 1 }), &s), 1);
+	assert_int_equal(decode(build(buf, sizeof(buf), &(struct sctp_msg){ ENDPOINT, AF_INET6, 1, 0, 0 }), &s), 1);
 	common(&s, AF_INET6);
 	assert_int_equal(s.state, SDIAG_SS_ESTABLISHED);
 	assert_int_equal(s.has, HAS_BOTH | SDIAG_HAS_V6ONLY);
-	assert_int_equal(decode(build(buf, sizeof(buf), &(struct sctp_msg){ ENDPOINT, AF_INET, 7 }), &s), 1);
+	assert_int_equal(decode(build(buf, sizeof(buf), &(struct sctp_msg){ ENDPOINT, AF_INET, 7, 0, 0 }), &s), 1);
 	assert_int_equal(s.state, SDIAG_SS_CLOSE);
 }
 
@@ -246,7 +257,7 @@ static void test_assoc(void **state)
 	for (int f = 0; f < 2; f++) {
 		uint8_t family = f ? AF_INET6 : AF_INET;
 
-		assert_int_equal(decode(build(buf, sizeof(buf), &(struct sctp_msg){ ASSOC, family, 3 }), &s), 1);
+		assert_int_equal(decode(build(buf, sizeof(buf), &(struct sctp_msg){ ASSOC, family, 3, 0, 0 }), &s), 1);
 		common(&s, family);
 		assert_int_equal(s.state, SDIAG_SS_ESTABLISHED);
 		assert_int_equal(inet_pton(family, f ? "fd00::2" : "10.0.0.2", dst), 1);
@@ -260,13 +271,14 @@ static void test_assoc(void **state)
 		assert_int_equal(s.wqueue, 200);
 		assert_int_equal(s.shutdown, 1);
 		assert_string_equal(s.inet.cong, "reno");
-		assert_int_equal(s.has, HAS_BOTH | SDIAG_HAS_CONG | (f ? SDIAG_HAS_V6ONLY : 0));
+		assert_int_equal(s.has, HAS_BOTH | SDIAG_HAS_CONG | SDIAG_HAS_SCTP_PEERS |
+						(f ? SDIAG_HAS_V6ONLY : 0));
 	}
 
 	/* The association's own state machine, onto TCP's numbering. */
 	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
 		assert_int_equal(
-			decode(build(buf, sizeof(buf), &(struct sctp_msg){ ASSOC, AF_INET, states[i].sctp }), &s),
+			decode(build(buf, sizeof(buf), &(struct sctp_msg){ ASSOC, AF_INET, states[i].sctp, 0, 0 }), &s),
 			1);
 		assert_int_equal(s.state, states[i].want);
 	}
@@ -280,11 +292,11 @@ static void test_malformed(void **state)
 
 	(void)state;
 	/* PEERS (the last attribute) cut off by the message's end. */
-	nlh = build(buf, sizeof(buf), &(struct sctp_msg){ ASSOC, AF_INET, 3 });
+	nlh = build(buf, sizeof(buf), &(struct sctp_msg){ ASSOC, AF_INET, 3, 0, 0 });
 	nlh->nlmsg_len -= ADDR_LEN;
 	assert_int_equal(decode(nlh, &s), -EBADMSG);
 	/* The header alone is a record. */
-	nlh = build(buf, sizeof(buf), &(struct sctp_msg){ ASSOC, AF_INET, 3 });
+	nlh = build(buf, sizeof(buf), &(struct sctp_msg){ ASSOC, AF_INET, 3, 0, 0 });
 	nlh->nlmsg_len = MNL_NLMSG_HDRLEN + sizeof(struct inet_msg_bytes);
 	assert_int_equal(decode(nlh, &s), 1);
 	assert_int_equal(s.state, SDIAG_SS_ESTABLISHED);
@@ -293,6 +305,185 @@ static void test_malformed(void **state)
 	/* One byte short of it is not. */
 	nlh->nlmsg_len--;
 	assert_int_equal(decode(nlh, &s), -EBADMSG);
+}
+
+/* a[0..n) are ip[0..n) (their own families) on port. */
+static void check_addrs(const struct sdiag_sctp_addr *a, uint16_t n, const char *const *ip,
+			size_t want, uint16_t port)
+{
+	assert_int_equal(n, want);
+	for (size_t i = 0; i < want && i < SDIAG_SCTP_ADDRS_MAX; i++) {
+		uint8_t addr[16] = { 0 };
+		int fam = strchr(ip[i], ':') ? AF_INET6 : AF_INET;
+
+		assert_int_equal(inet_pton(fam, ip[i], addr), 1);
+		assert_int_equal(a[i].family, fam);
+		assert_int_equal(a[i].port, port);
+		assert_memory_equal(a[i].addr, addr, 16);
+	}
+}
+
+/* Multi-homing: every address of LOCALS and PEERS, in order, each with its
+ * own family and port. */
+static void test_addrs(void **state)
+{
+	static const char *const l4[] = { "10.0.0.1", "10.0.1.1" }, *const p4[] = { "10.0.0.2", "10.0.1.2" };
+	static const char *const l6[] = { "fd00::1", "192.0.2.1" }, *const p6[] = { "fd00::2", "fd00:1::2" };
+	static const char *const many[] = { "10.9.0.1", "10.9.0.2", "10.9.0.3", "10.9.0.4",
+					    "10.9.0.5", "10.9.0.6", "10.9.0.7", "10.9.0.8",
+					    "10.9.0.9", "10.9.0.10" };
+	uint8_t buf[4096] __attribute__((aligned(8)));
+	struct nlmsghdr *nlh;
+	struct nlattr *a;
+	struct sdiag_sock s;
+
+	(void)state;
+	assert_int_equal(decode(build(buf, sizeof(buf), &(struct sctp_msg){ ASSOC, AF_INET, 3, 0, 0 }), &s), 1);
+	check_addrs(s.inet.local_addrs, s.inet.n_local_addrs, l4, 2, 9000);
+	check_addrs(s.inet.peer_addrs, s.inet.n_peer_addrs, p4, 2, 40000);
+	assert_int_equal(decode(build(buf, sizeof(buf), &(struct sctp_msg){ ASSOC, AF_INET6, 3, 0, 0 }), &s), 1);
+	check_addrs(s.inet.local_addrs, s.inet.n_local_addrs, l6, 2, 9000);
+	check_addrs(s.inet.peer_addrs, s.inet.n_peer_addrs, p6, 2, 40000);
+	/* An endpoint has no peers. */
+	assert_int_equal(decode(build(buf, sizeof(buf), &(struct sctp_msg){ ENDPOINT, AF_INET6, 10, 0, 0 }), &s), 1);
+	check_addrs(s.inet.local_addrs, s.inet.n_local_addrs, l6, 2, 9000);
+	assert_int_equal(s.inet.n_peer_addrs, 0);
+	assert_false(s.has & SDIAG_HAS_SCTP_PEERS);
+	/* One address each: a single-homed association. */
+	assert_int_equal(decode(build(buf, sizeof(buf),
+				      &(struct sctp_msg){ ASSOC, AF_INET, 3, 1, 1 }), &s), 1);
+	check_addrs(s.inet.local_addrs, s.inet.n_local_addrs, l4, 1, 9000);
+	check_addrs(s.inet.peer_addrs, s.inet.n_peer_addrs, p4, 1, 40000);
+
+	/* More peers than the record keeps: the first ones, and the count. */
+	nlh = build(buf, sizeof(buf), &(struct sctp_msg){ ENDPOINT, AF_INET, 10, 0, 0 });
+	put_addrs(nlh, INET_DIAG_PEERS, many, 10, 7);
+	assert_int_equal(decode(nlh, &s), 1);
+	check_addrs(s.inet.peer_addrs, SDIAG_SCTP_ADDRS_MAX, many, SDIAG_SCTP_ADDRS_MAX, 7);
+	assert_int_equal(s.inet.n_peer_addrs, 10);
+
+	/* An empty list is sent (no address): present, none. A partial entry
+	 * at the end is none; an entry of another family is skipped. */
+	nlh = build(buf, sizeof(buf), &(struct sctp_msg){ ENDPOINT, AF_INET, 10, 0, 0 });
+	nlh->nlmsg_len = MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(struct inet_msg_bytes));
+	mnl_attr_put(nlh, INET_DIAG_LOCALS, 0, NULL);
+	assert_int_equal(decode(nlh, &s), 1);
+	assert_true(s.has & SDIAG_HAS_SCTP_LOCALS);
+	assert_int_equal(s.inet.n_local_addrs, 0);
+	nlh->nlmsg_len = MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(struct inet_msg_bytes));
+	put_addrs(nlh, INET_DIAG_PEERS, many, 3, 7);
+	a = (struct nlattr *)((uint8_t *)nlh + MNL_NLMSG_HDRLEN +
+			      MNL_ALIGN(sizeof(struct inet_msg_bytes)));
+	((struct sockaddr *)(void *)((uint8_t *)mnl_attr_get_payload(a) + ADDR_LEN))->sa_family =
+		AF_UNIX;
+	a->nla_len -= ADDR_LEN - 20; /* the third entry: 20 bytes of 128 */
+	nlh->nlmsg_len = MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(struct inet_msg_bytes)) +
+			 MNL_ALIGN(a->nla_len);
+	assert_int_equal(decode(nlh, &s), 1);
+	assert_int_equal(s.inet.n_peer_addrs, 1);
+	check_addrs(s.inet.peer_addrs, 1, many, 1, 7);
+
+	/* Only SCTP's replies are read so (no other table sends them). */
+	nlh = build(buf, sizeof(buf), &(struct sctp_msg){ ASSOC, AF_INET, 3, 0, 0 });
+	memset(&s, 0, sizeof(s));
+	s.protocol = IPPROTO_TCP;
+	assert_int_equal(sd_inet_decode(nlh, &s), 1);
+	assert_false(s.has & (SDIAG_HAS_SCTP_LOCALS | SDIAG_HAS_SCTP_PEERS));
+	assert_int_equal(s.inet.n_local_addrs, 0);
+}
+
+/* ---- real replies: tests/fixtures/inet-sctp*.bin (capture-sctp.sh, Debian's 6.12) ---- */
+
+static int dec_sctp(const struct nlmsghdr *nlh, struct sdiag_sock *s)
+{
+	s->protocol = IPPROTO_SCTP;
+	return sd_inet_decode(nlh, s);
+}
+
+/* The one record with these ports, an association (peers) or an endpoint. */
+static const struct sdiag_sock *find(const struct fixture *fx, uint16_t sport, uint16_t dport,
+				     bool assoc)
+{
+	const struct sdiag_sock *hit = NULL;
+
+	for (size_t i = 0; i < fx->n; i++) {
+		const struct sdiag_sock *s = &fx->socks[i];
+
+		if (s->inet.sport != sport || s->inet.dport != dport ||
+		    !(s->has & SDIAG_HAS_SCTP_PEERS) != !assoc)
+			continue;
+		assert_null(hit); /* one of each: the dump repeats none */
+		hit = s;
+	}
+	assert_non_null(hit);
+	return hit;
+}
+
+/* The list as a set: a[0..n) are exactly ip[0..want) (any order) on port. */
+static void same_addrs(const struct sdiag_sctp_addr *a, uint16_t n, const char *const *ip,
+		       size_t want, uint16_t port)
+{
+	assert_int_equal(n, want);
+	for (size_t i = 0; i < want; i++) {
+		uint8_t addr[16] = { 0 };
+		int fam = strchr(ip[i], ':') ? AF_INET6 : AF_INET, found = 0;
+
+		assert_int_equal(inet_pton(fam, ip[i], addr), 1);
+		for (uint16_t j = 0; j < n; j++)
+			found += a[j].family == fam && a[j].port == port &&
+				 !memcmp(a[j].addr, addr, 16);
+		assert_int_equal(found, 1);
+	}
+}
+
+/*
+ * capture-sctp.sh: a one-to-one listener on 127.0.0.1 + 127.0.0.2 port 9001,
+ * a client bound to 127.0.0.1 + 127.0.0.4 port 41001 connected to it (its
+ * endpoint and association, and the accepted socket's), and an IPv6 listener
+ * on ::1 with 127.0.0.3 added, port 9002. What sctp_bindx() bound is what
+ * LOCALS lists; each association's PEERS are the other side's addresses.
+ */
+static void test_fixture_multihomed(void **state)
+{
+	static const char *const srv[] = { "127.0.0.1", "127.0.0.2" };
+	static const char *const cli[] = { "127.0.0.1", "127.0.0.4" };
+	static const char *const dual[] = { "::1", "127.0.0.3" };
+	struct fixture *fx = malloc(sizeof(*fx));
+	const struct sdiag_sock *s;
+
+	(void)state;
+	assert_non_null(fx);
+	fixture_load(fx, "inet-sctp4.bin", dec_sctp);
+	assert_int_equal(fx->n, 5);
+	s = find(fx, 9001, 0, false); /* the listener */
+	assert_int_equal(s->state, SDIAG_SS_LISTEN);
+	same_addrs(s->inet.local_addrs, s->inet.n_local_addrs, srv, 2, 9001);
+	assert_int_equal(s->inet.n_peer_addrs, 0);
+	for (int side = 0; side < 2; side++) {
+		uint16_t sport = side ? 9001 : 41001, dport = side ? 41001 : 9001;
+		const char *const *mine = side ? srv : cli, *const *theirs = side ? cli : srv;
+
+		/* The connected socket's endpoint: its locals, no peers. */
+		s = find(fx, sport, dport, false);
+		assert_int_equal(s->state, SDIAG_SS_ESTABLISHED);
+		same_addrs(s->inet.local_addrs, s->inet.n_local_addrs, mine, 2, sport);
+		assert_int_equal(s->inet.n_peer_addrs, 0);
+		/* Its association: both sides' two addresses. */
+		s = find(fx, sport, dport, true);
+		assert_int_equal(s->state, SDIAG_SS_ESTABLISHED);
+		assert_true(s->has & SDIAG_HAS_SCTP_LOCALS);
+		same_addrs(s->inet.local_addrs, s->inet.n_local_addrs, mine, 2, sport);
+		same_addrs(s->inet.peer_addrs, s->inet.n_peer_addrs, theirs, 2, dport);
+	}
+	fixture_free(fx);
+
+	fixture_load(fx, "inet-sctp6.bin", dec_sctp);
+	assert_int_equal(fx->n, 1);
+	s = find(fx, 9002, 0, false);
+	assert_int_equal(s->family, AF_INET6);
+	same_addrs(s->inet.local_addrs, s->inet.n_local_addrs, dual, 2, 9002);
+	fixture_free(fx);
+	free(fx);
 }
 
 /*
@@ -308,9 +499,9 @@ static void test_dedup_key(void **state)
 	struct sdiag_sock ep, a, a2, again, tcp;
 
 	(void)state;
-	assert_int_equal(decode(build(buf, sizeof(buf), &(struct sctp_msg){ ENDPOINT, AF_INET, 10 }), &ep), 1);
-	assert_int_equal(decode(build(buf, sizeof(buf), &(struct sctp_msg){ ASSOC, AF_INET, 3 }), &a), 1);
-	assert_int_equal(decode(build(buf, sizeof(buf), &(struct sctp_msg){ ASSOC, AF_INET, 3 }), &again), 1);
+	assert_int_equal(decode(build(buf, sizeof(buf), &(struct sctp_msg){ ENDPOINT, AF_INET, 10, 0, 0 }), &ep), 1);
+	assert_int_equal(decode(build(buf, sizeof(buf), &(struct sctp_msg){ ASSOC, AF_INET, 3, 0, 0 }), &a), 1);
+	assert_int_equal(decode(build(buf, sizeof(buf), &(struct sctp_msg){ ASSOC, AF_INET, 3, 0, 0 }), &again), 1);
 	assert_int_equal(ep.cookie, a.cookie);
 	assert_int_equal(sd_dedup_key(&ep), ep.cookie);
 	assert_int_not_equal(sd_dedup_key(&a), 0);
@@ -327,6 +518,13 @@ static void test_dedup_key(void **state)
 	a2.inet.dst[3] ^= 1;
 	assert_int_not_equal(sd_dedup_key(&a2), sd_dedup_key(&a));
 
+	/* A connected one-to-one socket's endpoint names the association's
+	 * peer too (inet_diag_msg_common_fill()): still not its association. */
+	ep.inet.dport = a.inet.dport;
+	memcpy(ep.inet.dst, a.inet.dst, sizeof(ep.inet.dst));
+	assert_int_equal(sd_dedup_key(&ep), ep.cookie);
+	assert_int_not_equal(sd_dedup_key(&a), sd_dedup_key(&ep));
+
 	/* Every other table: the cookie, whatever the peer. */
 	tcp = a;
 	tcp.table = SDIAG_T_TCP;
@@ -339,6 +537,8 @@ int main(void)
 		cmocka_unit_test(test_endpoint),
 		cmocka_unit_test(test_assoc),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_addrs),
+		cmocka_unit_test(test_fixture_multihomed),
 		cmocka_unit_test(test_dedup_key),
 	};
 
