@@ -698,3 +698,17 @@ int opts_duration(const char *arg, struct timespec *ret)
 	}
 	return -EINVAL;
 }
+
+unsigned opts_watch_groups(const struct cli_opts *o)
+{
+	uint32_t afs = o->q.afs ? o->q.afs : SDIAG_AF_ALL;
+	unsigned g = 0;
+
+	if (o->q.tables & SDIAG_TABLE_BIT(SDIAG_T_TCP))
+		g |= (afs & SDIAG_AF_INET ? SDIAG_WATCH_TCP4 : 0) |
+		     (afs & SDIAG_AF_INET6 ? SDIAG_WATCH_TCP6 : 0);
+	if (o->q.tables & SDIAG_TABLE_BIT(SDIAG_T_UDP))
+		g |= (afs & SDIAG_AF_INET ? SDIAG_WATCH_UDP4 : 0) |
+		     (afs & SDIAG_AF_INET6 ? SDIAG_WATCH_UDP6 : 0);
+	return g;
+}

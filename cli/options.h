@@ -112,6 +112,9 @@ const char *opts_owners_hint(const struct cli_opts *o, int err);
 /* DURATION (--interval): a positive number with an optional unit ms, s (the
  * default), m or h, from 1 ms to 365 days. Returns 0 or -EINVAL. */
 int opts_duration(const char *arg, struct timespec *ret);
+/* The destroy-event groups (SDIAG_WATCH_*) of the TCP and UDP tables and
+ * address families the options select (watch, top). */
+unsigned opts_watch_groups(const struct cli_opts *o);
 
 /*
  * Whether the -N options need the namespace list of opts_netns_list (several

@@ -29,6 +29,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/render/output.h"
+#include "util/sigfd.h"
 #include "util/textfile.h"
 
 struct watch_ctx {
@@ -95,33 +96,9 @@ static int event_cb(const struct sdiag_sock *s, void *userdata)
 	return 0;
 }
 
-static unsigned groups_for(const struct cli_opts *o)
-{
-	uint32_t afs = o->q.afs ? o->q.afs : SDIAG_AF_ALL;
-	unsigned g = 0;
-
-	if (o->q.tables & SDIAG_TABLE_BIT(SDIAG_T_TCP))
-		g |= (afs & SDIAG_AF_INET ? SDIAG_WATCH_TCP4 : 0) |
-		     (afs & SDIAG_AF_INET6 ? SDIAG_WATCH_TCP6 : 0);
-	if (o->q.tables & SDIAG_TABLE_BIT(SDIAG_T_UDP))
-		g |= (afs & SDIAG_AF_INET ? SDIAG_WATCH_UDP4 : 0) |
-		     (afs & SDIAG_AF_INET6 ? SDIAG_WATCH_UDP6 : 0);
-	return g;
-}
-
 static int open_signals(void)
 {
-	sigset_t mask;
-	int fd;
-
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
-		return -errno;
-	fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	return fd < 0 ? -errno : fd;
+	return sigfd_open((const int[]){ SIGINT, SIGTERM, SIGHUP, 0 }, SFD_NONBLOCK);
 }
 
 /* The subscriptions: one per namespace (labels NULL: just ours or -N's). */
@@ -292,7 +269,7 @@ int cmd_watch(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto out;
 	}
-	groups = groups_for(&o);
+	groups = opts_watch_groups(&o);
 	if (!groups || (o.explicit_tables & ~(SDIAG_TABLE_BIT(SDIAG_T_TCP) |
 					       SDIAG_TABLE_BIT(SDIAG_T_UDP)))) {
 		fprintf(stderr, "sockdiag watch: the kernel reports only TCP and UDP socket "

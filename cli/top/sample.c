@@ -40,20 +40,6 @@ struct top_src {
 	int cb_err;
 };
 
-static unsigned watch_groups(const struct cli_opts *o)
-{
-	uint32_t afs = o->q.afs ? o->q.afs : SDIAG_AF_ALL;
-	unsigned g = 0;
-
-	if (o->q.tables & SDIAG_TABLE_BIT(SDIAG_T_TCP))
-		g |= (afs & SDIAG_AF_INET ? SDIAG_WATCH_TCP4 : 0) |
-		     (afs & SDIAG_AF_INET6 ? SDIAG_WATCH_TCP6 : 0);
-	if (o->q.tables & SDIAG_TABLE_BIT(SDIAG_T_UDP))
-		g |= (afs & SDIAG_AF_INET ? SDIAG_WATCH_UDP4 : 0) |
-		     (afs & SDIAG_AF_INET6 ? SDIAG_WATCH_UDP6 : 0);
-	return g;
-}
-
 /* Handle and subscription in the namespace nsfd (-1: ours). */
 static int ns_open(struct ns *n, struct cli_opts *o, int nsfd, const char *label)
 {
@@ -70,7 +56,7 @@ static int ns_open(struct ns *n, struct cli_opts *o, int nsfd, const char *label
 				strerror(-r));
 		return r;
 	}
-	r = sdiag_watch_open(&n->w, watch_groups(o), nsfd);
+	r = sdiag_watch_open(&n->w, opts_watch_groups(o), nsfd);
 	if (r < 0) {
 		fprintf(stderr, "sockdiag top: %s%s%scannot subscribe to socket-destroy events: %s\n",
 			what ? "netns " : "", what ? what : "", what ? ": " : "", strerror(-r));

@@ -20,6 +20,7 @@
 
 #include "cli/commands.h"
 #include "cli/top/top.h"
+#include "util/sigfd.h"
 #include "util/textfile.h"
 
 enum { OPT_INTERVAL = 0x100, OPT_COUNT, OPT_BY, OPT_SORT, OPT_BATCH = 'b' };
@@ -129,18 +130,7 @@ int top_refresh(struct top_run *r)
 
 static int open_signals(void)
 {
-	sigset_t mask;
-	int fd;
-
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGWINCH);
-	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
-		return -errno;
-	fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	return fd < 0 ? -errno : fd;
+	return sigfd_open((const int[]){ SIGINT, SIGTERM, SIGHUP, SIGWINCH, 0 }, SFD_NONBLOCK);
 }
 
 /* Wait until `due` (CLOCK_MONOTONIC), reading destroy events as they come.

@@ -27,6 +27,7 @@
 #include "daemon/common/log.h"
 #include "daemon/exporter/exporter.h"
 #include "util/argerr.h"
+#include "util/sigfd.h"
 #include "util/textfile.h"
 
 /* A configuration shared by the passes that started with it. */
@@ -252,18 +253,8 @@ static int drop_capabilities(const struct exporter *e)
  * mask); the main thread reads them from a signalfd. */
 static int open_signals(void)
 {
-	sigset_t mask;
-	int fd;
-
 	signal(SIGPIPE, SIG_IGN);
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	if (pthread_sigmask(SIG_BLOCK, &mask, NULL) != 0)
-		return -EINVAL;
-	fd = signalfd(-1, &mask, SFD_CLOEXEC);
-	return fd < 0 ? -errno : fd;
+	return sigfd_open((const int[]){ SIGHUP, SIGINT, SIGTERM, 0 }, 0);
 }
 
 static void wait_signals(struct exporter *e, int sigfd)

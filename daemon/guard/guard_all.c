@@ -50,6 +50,7 @@
 #include "daemon/common/log.h"
 #include "daemon/guard/guard_all.h"
 #include "sockdiag.h"
+#include "util/sigfd.h"
 
 #define NETNS_DIR "/run/netns"
 #define SCAN_MS 1000	 /* the regular rescan */
@@ -445,16 +446,9 @@ static int on_inotify(struct sup *s)
 
 static int setup(struct sup *s)
 {
-	sigset_t mask;
-
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGCHLD);
-	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
-		return -errno;
-	s->sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	s->sigfd = sigfd_open((const int[]){ SIGTERM, SIGINT, SIGHUP, SIGCHLD, 0 }, SFD_NONBLOCK);
+	if (s->sigfd < 0)
+		return s->sigfd;
 	s->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	s->ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (s->sigfd < 0 || s->tfd < 0 || s->ino < 0)

@@ -18,6 +18,7 @@
 
 #include "daemon/guard/guard.h"
 #include "util/argerr.h"
+#include "util/sigfd.h"
 #include "util/textfile.h"
 
 /* Why this guard could never destroy a socket (r from sdiag_destroy_check). */
@@ -53,17 +54,7 @@ int guard_drop_capabilities(void)
 
 int guard_open_signals(void)
 {
-	sigset_t mask;
-	int fd;
-
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
-		return -errno;
-	fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	return fd < 0 ? -errno : fd;
+	return sigfd_open((const int[]){ SIGHUP, SIGINT, SIGTERM, 0 }, SFD_NONBLOCK);
 }
 
 /* setns() into -N's namespace; a one-line error on stderr. */
