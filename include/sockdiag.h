@@ -524,6 +524,8 @@ enum sdiag_show {
 	SDIAG_SHOW_MEM = 1 << 1,	/* meminfo and skmeminfo (ss -m) */
 	SDIAG_SHOW_EXT = 1 << 2,	/* uid, unix vfs/icons, packet details (ss -e) */
 	SDIAG_SHOW_TOS = 1 << 3,	/* tos, tclass, class id (ss --tos) */
+	SDIAG_SHOW_TCP_INFO = 1 << 4,	/* tcp_info and mptcp_info alone: no congestion
+					 * control, less work for the kernel */
 	SDIAG_SHOW_ALL = 0xff,
 };
 

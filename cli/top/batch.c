@@ -13,11 +13,52 @@
 #include "cli/fmt/fmt.h"
 #include "cli/top/top.h"
 
+#define SEP '\x1f'
+
+/* v as decimal digits, NUL-terminated; returns the length. */
+static size_t put_u64(char *buf, uint64_t v)
+{
+	size_t n = fmt_u64(buf, v);
+
+	buf[n] = '\0';
+	return n;
+}
+
+/* n / 10^d rounded to d decimals as printf's "%.*f" of the double n / 10^d would
+ * round it, when the remainder is not a tie (then printf's binary value
+ * decides): the length, or 0 when it is a tie. */
+static size_t put_fixed(char *buf, uint64_t n, uint64_t unit, int d)
+{
+	uint64_t q = n / unit, r = n % unit, half = unit / 2, frac;
+	uint64_t scale = d == 2 ? 100 : d == 1 ? 10 : 1;
+	size_t len;
+
+	if (r == half && unit % 2 == 0)
+		return 0;
+	/* q is in units of 10^-d of what is printed: n / unit * 10^-d */
+	q += r > half;
+	frac = q % scale;
+	len = fmt_u64(buf, q / scale);
+	if (d) {
+		buf[len++] = '.';
+		if (d == 2)
+			buf[len++] = (char)('0' + frac / 10);
+		buf[len++] = (char)('0' + frac % 10);
+	}
+	buf[len] = '\0';
+	return len;
+}
+
 void top_fmt_rate(char *buf, double v)
 {
 	static const char sfx[] = "kMGTPE";
 	int i = -1;
 
+	if (v >= 0 && !signbit(v) && v < 999.5 && v == (double)(uint64_t)v) {
+		/* "%.0f" of a whole number */
+		put_u64(buf, (uint64_t)v);
+		return;
+	}
 	if (v < 999.5) {
 		snprintf(buf, 16, v > 0 && v < 9.95 && v != floor(v) ? "%.1f" : "%.0f", v);
 		return;
@@ -33,18 +74,27 @@ void top_fmt_rtt(char *buf, uint64_t us)
 {
 	double ms = (double)us / 1000;
 
+	/* us / 1000 to 2, 1 or 0 decimals: from us / 10, us / 100, us / 1000 */
 	if (!us)
 		snprintf(buf, 16, "-");
-	else
+	else if (!put_fixed(buf, us, ms < 9.995 ? 10 : ms < 99.95 ? 100 : 1000,
+			    ms < 9.995 ? 2 : ms < 99.95 ? 1 : 0))
 		snprintf(buf, 16, ms < 9.995 ? "%.2f" : ms < 99.95 ? "%.1f" : "%.0f", ms);
 }
 
 void top_fmt_owner(char *buf, size_t size, const struct top_group *g)
 {
-	if (g->pid > 0 && !g->mixed)
-		snprintf(buf, size, "%s/%d", g->comm, g->pid);
-	else
+	size_t n = strnlen(g->comm, sizeof(g->comm));
+
+	if (g->pid > 0 && !g->mixed && size >= sizeof(g->comm) + 12) {
+		memcpy(buf, g->comm, n);
+		buf[n] = '/';
+		put_u64(buf + n + 1, (uint64_t)g->pid);
+	} else if (g->pid > 0 && !g->mixed) {
+		snprintf(buf, size, "%.*s/%d", (int)n, g->comm, g->pid);
+	} else {
 		snprintf(buf, size, "-");
+	}
 }
 
 /* The table's columns after the keys. */
@@ -58,17 +108,32 @@ static const struct {
 };
 #define NCOLS (sizeof(cols) / sizeof(cols[0]))
 
-static void cells(const struct top_group *g, double seconds, char c[NCOLS][64])
+/* The cells of a row and their lengths. */
+static void cells(const struct top_group *g, double seconds, char c[NCOLS][64], size_t len[NCOLS])
 {
-	snprintf(c[0], 64, "%u", g->conns);
-	snprintf(c[1], 64, "%u", g->closed);
+	len[0] = put_u64(c[0], g->conns);
+	len[1] = put_u64(c[1], g->closed);
 	top_fmt_rate(c[2], g->rx_bps);
 	top_fmt_rate(c[3], g->tx_bps);
 	top_fmt_rtt(c[4], g->rtt_us);
 	top_fmt_rate(c[5], seconds > 0 ? (double)g->retrans / seconds : 0);
-	snprintf(c[6], 64, "%llu", (unsigned long long)g->rqueue);
-	snprintf(c[7], 64, "%llu", (unsigned long long)g->wqueue);
+	len[6] = put_u64(c[6], g->rqueue);
+	len[7] = put_u64(c[7], g->wqueue);
 	top_fmt_owner(c[8], 64, g);
+	for (size_t j = 2; j < NCOLS; j++)
+		if (j != 6 && j != 7)
+			len[j] = strlen(c[j]);
+}
+
+/* Text as obuf_text_bytes() writes it; printable ASCII (the usual case) at once. */
+static void put_text(struct obuf *b, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] >= 0x7f) {
+			obuf_text_bytes(b, s, n);
+			return;
+		}
+	obuf_put(b, s, n);
 }
 
 static bool key_shown(unsigned k)
@@ -94,7 +159,7 @@ static void table(struct obuf *b, const struct top_opts *t, const struct top_mod
 {
 	const struct top_keys *k = tm_keys(m);
 	const struct top_group *tot = tm_total(m);
-	size_t n = tm_nrows(m), w[COUNT_MAX_KEYS + NCOLS] = { 0 };
+	size_t n = tm_nrows(m), w[COUNT_MAX_KEYS + NCOLS] = { 0 }, cl[NCOLS];
 	char c[NCOLS][64], r1[16], r2[16];
 
 	top_fmt_rate(r1, tot->rx_bps);
@@ -109,15 +174,17 @@ static void table(struct obuf *b, const struct top_opts *t, const struct top_mod
 	for (size_t i = 0; i < n; i++) {
 		const struct top_group *g = tm_row(m, i);
 
-		for (size_t j = 0; j < k->n; j++) {
-			size_t len;
+		const char *f = g->key;
 
-			top_key_field(g->key, j, &len);
+		for (size_t j = 0; j < k->n; j++) {
+			size_t len = (size_t)(strchrnul(f, SEP) - f);
+
 			w[j] = len > w[j] ? len : w[j];
+			f += len + (f[len] != '\0');
 		}
-		cells(g, seconds, c);
+		cells(g, seconds, c, cl);
 		for (size_t j = 0; j < NCOLS; j++)
-			w[k->n + j] = strlen(c[j]) > w[k->n + j] ? strlen(c[j]) : w[k->n + j];
+			w[k->n + j] = cl[j] > w[k->n + j] ? cl[j] : w[k->n + j];
 	}
 	if (!t->o->out.no_header) {
 		for (size_t j = 0; j < k->n; j++) {
@@ -141,25 +208,27 @@ static void table(struct obuf *b, const struct top_opts *t, const struct top_mod
 	for (size_t i = 0; i < n; i++) {
 		const struct top_group *g = tm_row(m, i);
 
-		for (size_t j = 0; j < k->n; j++) {
-			size_t len;
-			const char *f = top_key_field(g->key, j, &len);
+		const char *f = g->key;
 
-			if (!key_shown(k->k[j]))
-				continue;
-			obuf_text_bytes(b, f, len);
-			obuf_spaces(b, w[j] - len + 1);
+		for (size_t j = 0; j < k->n; j++) {
+			size_t len = (size_t)(strchrnul(f, SEP) - f);
+
+			if (key_shown(k->k[j])) {
+				put_text(b, f, len);
+				obuf_spaces(b, w[j] - len + 1);
+			}
+			f += len + (f[len] != '\0');
 		}
-		cells(g, seconds, c);
+		cells(g, seconds, c, cl);
 		for (size_t j = 0; j < NCOLS; j++) {
-			size_t pad = w[k->n + j] - strlen(c[j]);
+			size_t pad = w[k->n + j] - cl[j];
 
 			if (!cols[j].left)
 				obuf_spaces(b, pad);
 			if (j + 1 == NCOLS)
-				obuf_text_bytes(b, c[j], strlen(c[j]));
+				put_text(b, c[j], cl[j]);
 			else
-				obuf_puts(b, c[j]);
+				obuf_put(b, c[j], cl[j]);
 			if (j + 1 < NCOLS)
 				obuf_spaces(b, cols[j].left ? pad + 1 : 1);
 		}

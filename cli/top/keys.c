@@ -5,6 +5,7 @@
  * ports and cookie.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/top/model.h"
@@ -76,8 +77,115 @@ const char *top_key_field(const char *key, size_t k, size_t *len)
 {
 	while (k--)
 		key = strchr(key, SEP) + 1;
-	*len = strcspn(key, "\x1f");
+	*len = (size_t)(strchrnul(key, SEP) - key);
 	return key;
+}
+
+/* ---- sorting ------------------------------------------------------------------------------- */
+
+static double val(const struct top_group *g, enum top_col c)
+{
+	switch (c) {
+	case TC_RX: return (double)g->rx;
+	case TC_TX: return (double)g->tx;
+	case TC_CONNS: return g->conns;
+	case TC_CLOSED: return g->closed;
+	case TC_RTT: return (double)g->rtt_us;
+	case TC_RETRANS: return (double)g->retrans;
+	case TC_RQUEUE: return (double)g->rqueue;
+	case TC_WQUEUE: return (double)g->wqueue;
+	default: return 0;
+	}
+}
+
+static int cmp_key(const void *a, const void *b, void *arg)
+{
+	const struct top_group *g = arg;
+
+	return strcmp(g[*(const uint32_t *)a].key, g[*(const uint32_t *)b].key);
+}
+
+int top_rank_keys(struct top_group *g, size_t ng)
+{
+	uint32_t *ix = malloc((ng ? ng : 1) * sizeof(*ix));
+
+	if (!ix)
+		return -ENOMEM;
+	for (size_t i = 0; i < ng; i++)
+		ix[i] = (uint32_t)i;
+	qsort_r(ix, ng, sizeof(*ix), cmp_key, g);
+	for (size_t i = 0; i < ng; i++)
+		g[ix[i]].krank = (uint32_t)i;
+	free(ix);
+	return 0;
+}
+
+/* A row with its sort values worked out once: the column, the other one, the key's rank. */
+struct sortent {
+	double a, b;
+	uint32_t rank, gi;
+};
+
+static int cmp_ent(const void *pa, const void *pb, void *arg)
+{
+	const struct sortent *x = pa, *y = pb;
+	int c;
+
+	if (x->a != y->a)
+		c = x->a > y->a ? -1 : 1;
+	else if (x->b != y->b)
+		c = x->b > y->b ? -1 : 1;
+	else
+		c = x->rank < y->rank ? -1 : x->rank > y->rank;
+	return *(const bool *)arg ? -c : c;
+}
+
+struct sortctx {
+	const struct top_group *g;
+	enum top_col col, other;
+	bool ascending, ranked;
+};
+
+/* The same order without the values worked out (no memory for them). */
+static int cmp_rows(const void *a, const void *b, void *arg)
+{
+	const struct sortctx *s = arg;
+	const struct top_group *x = &s->g[*(const uint32_t *)a], *y = &s->g[*(const uint32_t *)b];
+	int c;
+
+	if (s->col != TC_KEY && val(x, s->col) != val(y, s->col))
+		c = val(x, s->col) > val(y, s->col) ? -1 : 1;
+	else if (s->other != TC_KEY && val(x, s->other) != val(y, s->other))
+		c = val(x, s->other) > val(y, s->other) ? -1 : 1;
+	else if (s->ranked)
+		c = x->krank < y->krank ? -1 : x->krank > y->krank;
+	else
+		c = strcmp(x->key, y->key);
+	return s->ascending ? -c : c;
+}
+
+void top_sort_rows(uint32_t *rows, size_t n, const struct top_group *g, enum top_col col,
+		   bool ascending, bool ranked)
+{
+	struct sortctx s = { g, col, col == TC_RX ? TC_TX : col == TC_TX ? TC_RX : TC_KEY,
+			     ascending, ranked };
+	struct sortent *e = ranked ? malloc((n ? n : 1) * sizeof(*e)) : NULL;
+
+	if (!e) {
+		qsort_r(rows, n, sizeof(*rows), cmp_rows, &s);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct top_group *r = &g[rows[i]];
+
+		e[i] = (struct sortent){ .a = col == TC_KEY ? 0 : val(r, col),
+					 .b = s.other == TC_KEY ? 0 : val(r, s.other),
+					 .rank = r->krank, .gi = rows[i] };
+	}
+	qsort_r(e, n, sizeof(*e), cmp_ent, &s.ascending);
+	for (size_t i = 0; i < n; i++)
+		rows[i] = e[i].gi;
+	free(e);
 }
 
 static const char *const col_names[TC_MAX] = {

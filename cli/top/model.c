@@ -68,7 +68,9 @@ struct top_model {
 	bool baseline;		/* no interval closed yet */
 	bool unconnected;	/* count the end of unknown sockets without a peer */
 	bool open;		/* between tm_begin and tm_end */
+	bool ranked;		/* the groups' krank is their keys' order */
 	size_t pending;
+	size_t hint;		/* where the next dumped socket probably is */
 	double seconds;		/* the last interval */
 	enum top_col sort;
 	bool ascending;
@@ -237,6 +239,7 @@ static uint32_t group_of(struct top_model *m)
 	if (!g->key)
 		return NONE;
 	g->hash = h;
+	m->ranked = false;
 	m->gidx[i] = (uint32_t)(++m->ng);
 	if (m->ng * 2 > m->gicap) {
 		size_t ncap = m->gicap * 2;
@@ -357,8 +360,14 @@ int tm_sock(struct top_model *m, const struct sdiag_sock *s, unsigned ns)
 
 	if (!(s->has & SDIAG_HAS_COOKIE) || (s->family != AF_INET && s->family != AF_INET6))
 		return 0;
-	slot = sock_slot(m, s->cookie);
-	if (!m->idx[slot]) {
+	/* The dumps come in the order of the last one, which is the array's. */
+	if (m->hint < m->n && m->socks[m->hint].cookie == s->cookie) {
+		t = &m->socks[m->hint];
+	} else {
+		slot = sock_slot(m, s->cookie);
+		t = m->idx[slot] ? &m->socks[m->idx[slot] - 1] : NULL;
+	}
+	if (!t) {
 		r = sock_grow(m);
 		if (r < 0)
 			return r;
@@ -378,7 +387,6 @@ int tm_sock(struct top_model *m, const struct sdiag_sock *s, unsigned ns)
 			t->d_retr = ti->tcpi_total_retrans;
 		}
 	} else {
-		t = &m->socks[m->idx[slot] - 1];
 		if (t->seen != m->epoch) /* not a second report of it in this refresh */
 			t->d_rx = t->d_tx = t->d_retr = 0;
 		if (info && (t->flags & TS_INFO)) {
@@ -413,6 +421,7 @@ int tm_sock(struct top_model *m, const struct sdiag_sock *s, unsigned ns)
 	t->rq = (s->has & SDIAG_HAS_QUEUES) ? s->rqueue : 0;
 	t->wq = (s->has & SDIAG_HAS_QUEUES) ? s->wqueue : 0;
 	t->seen = m->epoch;
+	m->hint = (size_t)(t - m->socks) + 1;
 	return 0;
 }
 
@@ -558,48 +567,15 @@ static void groups_compact(struct top_model *m)
 	free(map);
 }
 
-static double val(const struct top_group *g, enum top_col c)
-{
-	switch (c) {
-	case TC_RX: return (double)g->rx;
-	case TC_TX: return (double)g->tx;
-	case TC_CONNS: return g->conns;
-	case TC_CLOSED: return g->closed;
-	case TC_RTT: return (double)g->rtt_us;
-	case TC_RETRANS: return (double)g->retrans;
-	case TC_RQUEUE: return (double)g->rqueue;
-	case TC_WQUEUE: return (double)g->wqueue;
-	default: return 0;
-	}
-}
-
-/* qsort_r's comparison: the column, largest first (RX and TX: then the other one), then the
- * key; ascending turns it all around. */
-static int cmp_rows(const void *a, const void *b, void *arg)
-{
-	const struct top_model *m = arg;
-	const struct top_group *x = &m->groups[*(const uint32_t *)a],
-			       *y = &m->groups[*(const uint32_t *)b];
-	enum top_col other = m->sort == TC_RX ? TC_TX : m->sort == TC_TX ? TC_RX : TC_KEY;
-	int c = 0;
-
-	if (m->sort == TC_KEY)
-		c = strcmp(x->key, y->key);
-	else if (val(x, m->sort) != val(y, m->sort))
-		c = val(x, m->sort) > val(y, m->sort) ? -1 : 1;
-	else if (other != TC_KEY && val(x, other) != val(y, other))
-		c = val(x, other) > val(y, other) ? -1 : 1;
-	else
-		c = strcmp(x->key, y->key);
-	return m->ascending ? -c : c;
-}
-
 void tm_sort(struct top_model *m, enum top_col col, bool ascending)
 {
 	m->sort = col;
 	m->ascending = ascending;
-	if (m->nrows)
-		qsort_r(m->rows, m->nrows, sizeof(*m->rows), cmp_rows, m);
+	if (!m->nrows)
+		return;
+	if (!m->ranked)
+		m->ranked = top_rank_keys(m->groups, m->ng) == 0;
+	top_sort_rows(m->rows, m->nrows, m->groups, col, ascending, m->ranked);
 }
 
 static void add_owner(struct top_group *g, const struct tsock *t)

@@ -89,6 +89,7 @@ struct top_group {
 	uint64_t rtt_sum;
 	uint32_t rtt_n;
 	uint32_t refs;		/* sockets pointing here */
+	uint32_t krank;		/* the key's place in the key order (top_rank_keys) */
 	bool mixed;		/* owners differ */
 };
 
@@ -129,6 +130,14 @@ const struct top_group *tm_total(const struct top_model *m);
 /* Sockets the model holds (live and recently gone), for tests. */
 size_t tm_nsocks(const struct top_model *m);
 size_t tm_ngroups(const struct top_model *m);
+
+/* Sorting (keys.c). The groups' krank from the order of their keys (strcmp):
+ * 0 or -ENOMEM. The rows (group indexes) by a column, largest first (RX and
+ * TX: then the other one), then the key (krank when ranked, else strcmp);
+ * ascending turns it all around. */
+int top_rank_keys(struct top_group *g, size_t ng);
+void top_sort_rows(uint32_t *rows, size_t n, const struct top_group *g, enum top_col col,
+		   bool ascending, bool ranked);
 
 /* The k-th value of a group's key: start and length. */
 const char *top_key_field(const char *key, size_t k, size_t *len);

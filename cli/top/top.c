@@ -261,7 +261,7 @@ int cmd_top(int argc, char **argv)
 		return r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
 	t.o = &o;
 	o.q.tables &= SDIAG_TABLE_BIT(SDIAG_T_TCP) | SDIAG_TABLE_BIT(SDIAG_T_UDP);
-	o.q.show |= SDIAG_SHOW_INFO;
+	o.q.show |= SDIAG_SHOW_TCP_INFO;	/* the counters; not the congestion control */
 	r = opts_filter(&o, &f);
 	if (r < 0) {
 		status = r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;

@@ -207,6 +207,8 @@ static uint8_t inet_ext(uint32_t show)
 	if (show & SDIAG_SHOW_INFO)
 		ext |= EXT(SD_INET_DIAG_INFO) | EXT(SD_INET_DIAG_VEGASINFO) |
 		       EXT(SD_INET_DIAG_CONG);
+	if (show & SDIAG_SHOW_TCP_INFO)
+		ext |= EXT(SD_INET_DIAG_INFO);
 	if (show & SDIAG_SHOW_MEM)
 		ext |= EXT(SD_INET_DIAG_MEMINFO) | EXT(SD_INET_DIAG_SKMEMINFO);
 	/* TCLASS also brings CLASS_ID, for both families. */

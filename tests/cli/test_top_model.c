@@ -261,6 +261,55 @@ static void test_groups_and_owners(void **state)
 	assert_true(tm_row(m, 0)->rx <= tm_row(m, 1)->rx);
 }
 
+/* The order tm_sort promises, written out: by RX (then TX), largest first, then the key. */
+static void check_rx_order(const struct top_model *m, bool ascending)
+{
+	for (size_t i = 0; i + 1 < tm_nrows(m); i++) {
+		const struct top_group *a = tm_row(m, ascending ? i + 1 : i),
+				       *b = tm_row(m, ascending ? i : i + 1);
+
+		assert_true(a->rx > b->rx || (a->rx == b->rx && a->tx > b->tx) ||
+			    (a->rx == b->rx && a->tx == b->tx && strcmp(a->key, b->key) < 0));
+	}
+}
+
+static void test_sort(void **state)
+{
+	struct top_model *m = model(state, "rport");
+	/* rports whose text order is neither their number's nor the dump's */
+	struct sdiag_sock s[5] = { mk(1, 9, 0, 0), mk(2, 100, 0, 0), mk(3, 20, 0, 0),
+				   mk(4, 3, 0, 0), mk(5, 1000, 0, 0) };
+	const char *idle[] = { "100", "20", "9" }, *added[] = { "100", "1000", "20", "3", "9" };
+
+	refresh(m, s, 3, 0);
+	refresh(m, s, 3, 1.0);
+	tm_sort(m, TC_RX, false);
+	assert_int_equal(tm_nrows(m), 3);
+	for (size_t i = 0; i < 3; i++) /* idle: all tie, the keys decide */
+		assert_string_equal(tm_row(m, i)->key, idle[i]);
+	tm_sort(m, TC_RX, true);
+	for (size_t i = 0; i < 3; i++)
+		assert_string_equal(tm_row(m, i)->key, idle[2 - i]);
+	/* groups added after a sort take their place among the others */
+	refresh(m, s, 5, 1.0);
+	tm_sort(m, TC_KEY, false);
+	assert_int_equal(tm_nrows(m), 5);
+	for (size_t i = 0; i < 5; i++)
+		assert_string_equal(tm_row(m, i)->key, added[i]);
+	/* traffic on some: those first, by RX then TX, ties by key */
+	s[1] = mk(2, 100, 0, 50);
+	s[3] = mk(4, 3, 10, 0);
+	s[4] = mk(5, 1000, 0, 50);
+	refresh(m, s, 5, 1.0);
+	tm_sort(m, TC_RX, false);
+	assert_string_equal(tm_row(m, 0)->key, "3");
+	assert_string_equal(tm_row(m, 1)->key, "100");
+	assert_string_equal(tm_row(m, 2)->key, "1000");
+	check_rx_order(m, false);
+	tm_sort(m, TC_RX, true);
+	check_rx_order(m, true);
+}
+
 static void test_keys_parse(void **state)
 {
 	struct top_keys k;
@@ -288,6 +337,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_events, teardown),
 		cmocka_unit_test_teardown(test_late_event, teardown),
 		cmocka_unit_test_teardown(test_groups_and_owners, teardown),
+		cmocka_unit_test_teardown(test_sort, teardown),
 		cmocka_unit_test(test_keys_parse),
 	};
 

@@ -229,7 +229,8 @@ static void test_tcp_ipv6(void **state)
 	tcp_pair_family(AF_INET6, "::1");
 }
 
-/* tcp_info and congestion control come with SDIAG_SHOW_INFO and only then. */
+/* tcp_info and congestion control come with SDIAG_SHOW_INFO and only then;
+ * tcp_info alone with SDIAG_SHOW_TCP_INFO. */
 static void test_tcp_info(void **state)
 {
 	struct sdiag_sock_list l = { 0 };
@@ -269,6 +270,16 @@ static void test_tcp_info(void **state)
 	s = find_fd_once(&l, lfd);
 	assert_true(s->has & SDIAG_HAS_TCP_INFO);
 	assert_int_equal(s->inet.tcp_info.tcpi_state, SDIAG_SS_LISTEN);
+	sdiag_sock_list_free(&l);
+
+	/* SDIAG_SHOW_TCP_INFO: the same tcp_info, no congestion control. */
+	collect_tables(&l, T_TCP, SDIAG_SHOW_TCP_INFO);
+	s = find_fd_once(&l, cfd);
+	assert_true(s->has & SDIAG_HAS_TCP_INFO);
+	assert_false(s->has & SDIAG_HAS_CONG);
+	assert_int_equal(s->inet.tcp_info.tcpi_state, SDIAG_SS_ESTABLISHED);
+	assert_int_equal(s->inet.tcp_info.tcpi_snd_mss, ti.tcpi_snd_mss);
+	assert_int_equal(s->inet.tcp_info.tcpi_advmss, ti.tcpi_advmss);
 	sdiag_sock_list_free(&l);
 	close(afd);
 	close(cfd);

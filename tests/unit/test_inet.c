@@ -744,6 +744,9 @@ static void test_request(void **state)
 	memcpy(&v, mnl_nlmsg_get_payload(sd_inet_request(buf, &r)), sizeof(v));
 	assert_int_equal(v.ext, 0x0e); /* INFO, VEGASINFO, CONG */
 	assert_int_equal(v.states, 1u << 13);
+	r.show = SDIAG_SHOW_TCP_INFO;
+	memcpy(&v, mnl_nlmsg_get_payload(sd_inet_request(buf, &r)), sizeof(v));
+	assert_int_equal(v.ext, 0x02); /* INFO alone */
 	r.show = SDIAG_SHOW_MEM;
 	memcpy(&v, mnl_nlmsg_get_payload(sd_inet_request(buf, &r)), sizeof(v));
 	assert_int_equal(v.ext, 0x41); /* MEMINFO, SKMEMINFO */
