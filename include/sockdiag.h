@@ -308,20 +308,9 @@ enum sdiag_has {
 	SDIAG_HAS_XDP_STATS = 1ULL << 38,
 	SDIAG_HAS_SMC_INFO = 1ULL << 39,
 	SDIAG_HAS_TIPC_INFO = 1ULL << 40,
-	SDIAG_HAS_SCTP_LOCALS = 1ULL << 41,	/* inet.local_addrs (SCTP) */
-	SDIAG_HAS_SCTP_PEERS = 1ULL << 42,	/* inet.peer_addrs (SCTP association) */
+	SDIAG_HAS_SCTP_LOCALS = 1ULL << 41,	/* inet.sctp_locals (SCTP) */
+	SDIAG_HAS_SCTP_PEERS = 1ULL << 42,	/* inet.sctp_peers (SCTP association) */
 };
-
-/* One address of an SCTP endpoint or association (INET_DIAG_LOCALS, _PEERS). */
-struct sdiag_sctp_addr {
-	uint8_t family;		/* AF_INET or AF_INET6 (an IPv6 socket may list IPv4 ones) */
-	uint16_t port;		/* host order */
-	uint8_t addr[16];	/* network order; IPv4 uses the first 4 bytes */
-};
-
-/* How many SCTP addresses a record keeps per list (the counts say how many
- * the kernel sent). */
-#define SDIAG_SCTP_ADDRS_MAX 8
 
 struct sdiag_inet {
 	uint8_t src[16];	/* network order; IPv4 uses the first 4 bytes */
@@ -351,14 +340,15 @@ struct sdiag_inet {
 	/* MPTCP subflow ULP info, raw attribute payload (borrowed), or NULL. */
 	const void *ulp_mptcp;
 	size_t ulp_mptcp_len;
-	/* SCTP (multi-homing): every local address of the endpoint or
-	 * association (SDIAG_HAS_SCTP_LOCALS) and every peer address of an
-	 * association (SDIAG_HAS_SCTP_PEERS), in the kernel's order; src/dst
-	 * above are the ones the message header carries. The first
-	 * SDIAG_SCTP_ADDRS_MAX are kept; n_* count every address sent. */
-	struct sdiag_sctp_addr local_addrs[SDIAG_SCTP_ADDRS_MAX];
-	struct sdiag_sctp_addr peer_addrs[SDIAG_SCTP_ADDRS_MAX];
-	uint16_t n_local_addrs, n_peer_addrs;
+	/* SCTP (multi-homing): INET_DIAG_LOCALS, every local address of the
+	 * endpoint or association (SDIAG_HAS_SCTP_LOCALS), and INET_DIAG_PEERS,
+	 * every peer address of an association (SDIAG_HAS_SCTP_PEERS): raw
+	 * attribute payloads (borrowed), or NULL. Read them with
+	 * sdiag_sctp_addrs(). */
+	const void *sctp_locals;
+	size_t sctp_locals_len;
+	const void *sctp_peers;
+	size_t sctp_peers_len;
 };
 
 struct sdiag_unix {
@@ -453,6 +443,25 @@ struct sdiag_sock {
 const char *sdiag_netlink_proto_name(unsigned proto);
 /* Name of an rtnetlink multicast group (RTNLGRP_*, lower case, "link", "ipv4_ifaddr", ...). */
 const char *sdiag_rtnl_group_name(unsigned group);
+
+/* One address of an SCTP endpoint or association (INET_DIAG_LOCALS, _PEERS). */
+struct sdiag_sctp_addr {
+	uint8_t family;		/* AF_INET or AF_INET6 (an IPv6 socket may list IPv4 ones) */
+	uint16_t port;		/* host order */
+	uint8_t addr[16];	/* network order; IPv4 uses the first 4 bytes */
+};
+
+enum sdiag_sctp_list {
+	SDIAG_SCTP_LOCALS,	/* inet.sctp_locals */
+	SDIAG_SCTP_PEERS,	/* inet.sctp_peers */
+};
+
+/* An SCTP record's local or peer addresses, in the kernel's order: decodes
+ * at most max of them into out (out may be NULL when max is 0) and returns
+ * how many the kernel sent (entries of another family and a partial entry at
+ * the end are not addresses). 0 for a record without that list. Pure. */
+size_t sdiag_sctp_addrs(const struct sdiag_sock *s, enum sdiag_sctp_list which,
+			struct sdiag_sctp_addr *out, size_t max);
 
 /* Deep copy of a record: borrowed arrays are copied into the same allocation.
  * Returns NULL on allocation failure. Free with free(). */

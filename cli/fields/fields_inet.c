@@ -367,28 +367,29 @@ static const struct field bbr_rows[] = {
 
 /* ---- SCTP's address lists (multi-homing) ------------------------------------------- */
 
-static const struct sdiag_sctp_addr *sctp_list(const struct fctx *c, bool peers, uint16_t *n)
-{
-	const struct sdiag_inet *in = &c->s->inet;
+/* How many addresses of a list the output shows; "<key>_total" (JSON) or
+ * ",..." (table) says when the kernel sent more. */
+#define SCTP_SHOWN 8
 
-	*n = peers ? in->n_peer_addrs : in->n_local_addrs;
-	return peers ? in->peer_addrs : in->local_addrs;
+static size_t sctp_list(const struct fctx *c, bool peers, struct sdiag_sctp_addr a[SCTP_SHOWN])
+{
+	return sdiag_sctp_addrs(c->s, peers ? SDIAG_SCTP_PEERS : SDIAG_SCTP_LOCALS, a, SCTP_SHOWN);
 }
 
-static uint16_t sctp_kept(uint16_t n)
+static size_t sctp_kept(size_t n)
 {
-	return n < SDIAG_SCTP_ADDRS_MAX ? n : SDIAG_SCTP_ADDRS_MAX;
+	return n < SCTP_SHOWN ? n : SCTP_SHOWN;
 }
 
 /* ss's " locals:A,B" / " peers:A,B": hosts only (format_host_sa()); a list
- * longer than the record keeps ends in ",...". */
+ * longer than SCTP_SHOWN ends in ",...". */
 static void sctp_addrs_text(struct fctx *c, bool peers)
 {
-	uint16_t n;
-	const struct sdiag_sctp_addr *a = sctp_list(c, peers, &n);
+	struct sdiag_sctp_addr a[SCTP_SHOWN];
+	size_t n = sctp_list(c, peers, a);
 	char buf[48];
 
-	for (uint16_t i = 0; i < sctp_kept(n); i++) {
+	for (size_t i = 0; i < sctp_kept(n); i++) {
 		const char *host = c->o->resolve ? names_host(c->names, a[i].family, a[i].addr) :
 						   NULL;
 
@@ -399,21 +400,21 @@ static void sctp_addrs_text(struct fctx *c, bool peers)
 		else
 			obuf_put(c->b, buf, fmt_addr(buf, a[i].family, a[i].addr));
 	}
-	if (n > SDIAG_SCTP_ADDRS_MAX)
+	if (n > SCTP_SHOWN)
 		obuf_puts(c->b, ",...");
 }
 
 /* JSON: an array of {"addr","port"} objects like "local"; when the kernel
- * sent more than the record keeps, "<key>_total" follows with their number. */
+ * sent more than SCTP_SHOWN, "<key>_total" follows with their number. */
 static void sctp_addrs_json(struct fctx *c, const struct field *f, bool peers)
 {
-	uint16_t n;
-	const struct sdiag_sctp_addr *a = sctp_list(c, peers, &n);
+	struct sdiag_sctp_addr a[SCTP_SHOWN];
+	size_t n = sctp_list(c, peers, a);
 	char buf[48];
 
 	fld_key(c, f);
 	obuf_putc(c->b, '[');
-	for (uint16_t i = 0; i < sctp_kept(n); i++) {
+	for (size_t i = 0; i < sctp_kept(n); i++) {
 		obuf_puts(c->b, i ? ",{\"addr\":\"" : "{\"addr\":\"");
 		obuf_put(c->b, buf, fmt_addr(buf, a[i].family, a[i].addr));
 		obuf_puts(c->b, "\",\"port\":");
@@ -421,7 +422,7 @@ static void sctp_addrs_json(struct fctx *c, const struct field *f, bool peers)
 		obuf_putc(c->b, '}');
 	}
 	obuf_putc(c->b, ']');
-	if (n > SDIAG_SCTP_ADDRS_MAX) {
+	if (n > SCTP_SHOWN) {
 		fld_key_str(c, peers ? "peer_addrs_total" : "local_addrs_total");
 		obuf_u64(c->b, n);
 	}
@@ -457,12 +458,12 @@ static void peers_json(struct fctx *c, const struct field *f, uint64_t v)
  * list is not empty. */
 static bool has_locals(const struct fctx *c)
 {
-	return c->s->inet.n_local_addrs != 0;
+	return sdiag_sctp_addrs(c->s, SDIAG_SCTP_LOCALS, NULL, 0) != 0;
 }
 
 static bool has_peers(const struct fctx *c)
 {
-	return c->s->inet.n_peer_addrs != 0;
+	return sdiag_sctp_addrs(c->s, SDIAG_SCTP_PEERS, NULL, 0) != 0;
 }
 
 /* ---- the inet rows, in JSON order ------------------------------------------------------- */

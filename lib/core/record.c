@@ -145,6 +145,10 @@ static size_t list_borrowed(struct sdiag_sock *s, struct borrowed out[4])
 	case AF_INET6:
 		if (s->inet.ulp_mptcp)
 			out[n++] = (struct borrowed){ &s->inet.ulp_mptcp, s->inet.ulp_mptcp_len };
+		if (s->inet.sctp_locals)
+			out[n++] = (struct borrowed){ &s->inet.sctp_locals, s->inet.sctp_locals_len };
+		if (s->inet.sctp_peers)
+			out[n++] = (struct borrowed){ &s->inet.sctp_peers, s->inet.sctp_peers_len };
 		break;
 	case AF_UNIX:
 		if (s->un.name)

@@ -476,42 +476,64 @@ static void decode_scalars(const struct nlattr *const *tb, struct sdiag_sock *s)
  * addresses of the endpoint or association, and INET_DIAG_PEERS, an
  * association's peer addresses (its transports), each an array of whole
  * struct sockaddr_storage (128 bytes), a sockaddr_in or sockaddr_in6 at the
- * start of each, zero-padded. A partial entry at the end is not an entry;
- * an entry of another family is skipped (and not counted).
+ * start of each, zero-padded. The record borrows the payloads; the decoding
+ * is sdiag_sctp_addrs()'s, for whoever reads them. A partial entry at the
+ * end is not an entry; an entry of another family is skipped (and not
+ * counted).
  */
 #define SD_SCTP_ADDR_LEN 128
 
-static uint16_t sctp_addrs(const struct nlattr *a, struct sdiag_sctp_addr *out)
+static bool sctp_addr(const uint8_t *p, struct sdiag_sctp_addr *x)
 {
-	const uint8_t *p = mnl_attr_get_payload(a);
-	size_t n = mnl_attr_get_payload_len(a) / SD_SCTP_ADDR_LEN;
-	uint16_t kept = 0, total = 0;
+	sa_family_t fam;
 
-	for (size_t i = 0; i < n; i++, p += SD_SCTP_ADDR_LEN) {
+	memcpy(&fam, p, sizeof(fam));
+	if (fam == AF_INET) {
+		struct sockaddr_in sin;
+
+		memcpy(&sin, p, sizeof(sin));
+		memcpy(x->addr, &sin.sin_addr, 4);
+		x->port = ntohs(sin.sin_port);
+	} else if (fam == AF_INET6) {
+		struct sockaddr_in6 sin6;
+
+		memcpy(&sin6, p, sizeof(sin6));
+		memcpy(x->addr, &sin6.sin6_addr, 16);
+		x->port = ntohs(sin6.sin6_port);
+	} else {
+		return false;
+	}
+	x->family = (uint8_t)fam;
+	return true;
+}
+
+SD_EXPORT size_t sdiag_sctp_addrs(const struct sdiag_sock *s, enum sdiag_sctp_list which,
+				  struct sdiag_sctp_addr *out, size_t max)
+{
+	const uint8_t *p;
+	size_t len, total = 0;
+
+	if (!s || (s->family != AF_INET && s->family != AF_INET6))
+		return 0;
+	if (which == SDIAG_SCTP_LOCALS && (s->has & SDIAG_HAS_SCTP_LOCALS)) {
+		p = s->inet.sctp_locals;
+		len = s->inet.sctp_locals_len;
+	} else if (which == SDIAG_SCTP_PEERS && (s->has & SDIAG_HAS_SCTP_PEERS)) {
+		p = s->inet.sctp_peers;
+		len = s->inet.sctp_peers_len;
+	} else {
+		return 0;
+	}
+	if (!p)
+		return 0;
+	for (; len >= SD_SCTP_ADDR_LEN; len -= SD_SCTP_ADDR_LEN, p += SD_SCTP_ADDR_LEN) {
 		struct sdiag_sctp_addr x = { 0 };
-		sa_family_t fam;
 
-		memcpy(&fam, p, sizeof(fam));
-		if (fam == AF_INET) {
-			struct sockaddr_in sin;
-
-			memcpy(&sin, p, sizeof(sin));
-			memcpy(x.addr, &sin.sin_addr, 4);
-			x.port = ntohs(sin.sin_port);
-		} else if (fam == AF_INET6) {
-			struct sockaddr_in6 sin6;
-
-			memcpy(&sin6, p, sizeof(sin6));
-			memcpy(x.addr, &sin6.sin6_addr, 16);
-			x.port = ntohs(sin6.sin6_port);
-		} else {
+		if (!sctp_addr(p, &x))
 			continue;
-		}
-		x.family = (uint8_t)fam;
-		if (kept < SDIAG_SCTP_ADDRS_MAX)
-			out[kept++] = x;
-		if (total < UINT16_MAX)
-			total++;
+		if (total < max)
+			out[total] = x;
+		total++;
 	}
 	return total;
 }
@@ -519,15 +541,20 @@ static uint16_t sctp_addrs(const struct nlattr *a, struct sdiag_sctp_addr *out)
 static void decode_sctp_addrs(const struct nlattr *const *tb, struct sdiag_sock *s)
 {
 	struct sdiag_inet *in = &s->inet;
+	const struct nlattr *a;
 
 	if (s->table != SDIAG_T_SCTP)
 		return;
-	if (tb[SD_INET_DIAG_LOCALS]) {
-		in->n_local_addrs = sctp_addrs(tb[SD_INET_DIAG_LOCALS], in->local_addrs);
+	a = tb[SD_INET_DIAG_LOCALS];
+	if (a) {
+		in->sctp_locals = mnl_attr_get_payload(a);
+		in->sctp_locals_len = mnl_attr_get_payload_len(a);
 		s->has |= SDIAG_HAS_SCTP_LOCALS;
 	}
-	if (tb[SD_INET_DIAG_PEERS]) {
-		in->n_peer_addrs = sctp_addrs(tb[SD_INET_DIAG_PEERS], in->peer_addrs);
+	a = tb[SD_INET_DIAG_PEERS];
+	if (a) {
+		in->sctp_peers = mnl_attr_get_payload(a);
+		in->sctp_peers_len = mnl_attr_get_payload_len(a);
 		s->has |= SDIAG_HAS_SCTP_PEERS;
 	}
 }

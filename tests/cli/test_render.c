@@ -38,6 +38,24 @@ static const struct sdiag_proc procs[] = {
 	{ .pid = 42, .fd = 3, .comm = "nginx" }, { .pid = 43, .fd = 7, .comm = "we\"ird\x01" },
 };
 
+/* SCTP address lists as sctp_diag sends them: whole sockaddr_storage entries. */
+static uint8_t sctp_l6[2][128], sctp_l4[2][128], sctp_p4[9][128];
+
+static void sctp_put(uint8_t *e, int family, const uint8_t *addr, uint16_t port)
+{
+	if (family == AF_INET) {
+		struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(port) };
+
+		memcpy(&sin.sin_addr, addr, 4);
+		memcpy(e, &sin, sizeof(sin));
+	} else {
+		struct sockaddr_in6 sin6 = { .sin6_family = AF_INET6, .sin6_port = htons(port) };
+
+		memcpy(&sin6.sin6_addr, addr, 16);
+		memcpy(e, &sin6, sizeof(sin6));
+	}
+}
+
 static struct sdiag_sock *add(enum sdiag_table table, int family, uint8_t state)
 {
 	struct sdiag_sock *s = &recs[nrec++];
@@ -268,27 +286,28 @@ static void build(void)
 
 	/* SCTP, multi-homed: an IPv6 endpoint bound to an IPv6 and an IPv4
 	 * address (locals only), and an IPv4 association with two addresses on
-	 * each side and one more peer than the record keeps. */
+	 * each side and one more peer than the output shows (8). */
 	s = add(SDIAG_T_SCTP, AF_INET6, SDIAG_SS_LISTEN);
 	memcpy(s->inet.src, v6, 16);
 	s->inet.sport = 9000;
-	s->inet.local_addrs[0] = (struct sdiag_sctp_addr){ AF_INET6, 9000, { 0 } };
-	memcpy(s->inet.local_addrs[0].addr, v6, 16);
-	s->inet.local_addrs[1] = (struct sdiag_sctp_addr){ AF_INET, 9000, { 10, 0, 1, 1 } };
-	s->inet.n_local_addrs = 2;
+	sctp_put(sctp_l6[0], AF_INET6, v6, 9000);
+	sctp_put(sctp_l6[1], AF_INET, (uint8_t[]){ 10, 0, 1, 1 }, 9000);
+	s->inet.sctp_locals = sctp_l6;
+	s->inet.sctp_locals_len = sizeof(sctp_l6);
 	s->has |= SDIAG_HAS_SCTP_LOCALS | SDIAG_HAS_SKMEMINFO;
 	s = add(SDIAG_T_SCTP, AF_INET, SDIAG_SS_ESTABLISHED);
 	memcpy(s->inet.src, (uint8_t[]){ 10, 0, 0, 1 }, 4);
 	memcpy(s->inet.dst, (uint8_t[]){ 10, 0, 0, 2 }, 4);
 	s->inet.sport = 9000;
 	s->inet.dport = 99;
-	s->inet.local_addrs[0] = (struct sdiag_sctp_addr){ AF_INET, 9000, { 10, 0, 0, 1 } };
-	s->inet.local_addrs[1] = (struct sdiag_sctp_addr){ AF_INET, 9000, { 10, 0, 1, 1 } };
-	s->inet.n_local_addrs = 2;
-	for (int i = 0; i < SDIAG_SCTP_ADDRS_MAX; i++)
-		s->inet.peer_addrs[i] =
-			(struct sdiag_sctp_addr){ AF_INET, 99, { 10, 0, (uint8_t)i, 2 } };
-	s->inet.n_peer_addrs = SDIAG_SCTP_ADDRS_MAX + 1;
+	sctp_put(sctp_l4[0], AF_INET, (uint8_t[]){ 10, 0, 0, 1 }, 9000);
+	sctp_put(sctp_l4[1], AF_INET, (uint8_t[]){ 10, 0, 1, 1 }, 9000);
+	s->inet.sctp_locals = sctp_l4;
+	s->inet.sctp_locals_len = sizeof(sctp_l4);
+	for (int i = 0; i < 9; i++)
+		sctp_put(sctp_p4[i], AF_INET, (uint8_t[]){ 10, 0, (uint8_t)i, 2 }, 99);
+	s->inet.sctp_peers = sctp_p4;
+	s->inet.sctp_peers_len = sizeof(sctp_p4);
 	s->has |= SDIAG_HAS_SCTP_LOCALS | SDIAG_HAS_SCTP_PEERS;
 }
 

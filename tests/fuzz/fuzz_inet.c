@@ -7,7 +7,8 @@
  * stream of netlink messages as a recv() would return them. Every message
  * the transport would hand on (mnl_nlmsg_ok) goes through sd_inet_decode()
  * and sd_smc_decode(); decoded records are deep-copied and their borrowed
- * bytes read, so ASan sees any pointer that escapes the input.
+ * bytes read (SCTP's address lists through sdiag_sctp_addrs(), on the record
+ * and on its copy), so ASan sees any pointer that escapes the input.
  *
  * Seeds: tests/fixtures/inet-*.bin with one byte (0x01 TCP, 0x02 UDP, 0x05 MPTCP)
  * put in front.
@@ -31,12 +32,22 @@ static void consume(const struct sdiag_sock *s)
 {
 	struct sdiag_sock *copy = sdiag_sock_dup(s);
 	volatile uint8_t sink = 0;
+	struct sdiag_sctp_addr a[4];
 
 	if (!copy)
 		return;
 	if (copy->inet.ulp_mptcp && (copy->family == AF_INET || copy->family == AF_INET6))
 		for (size_t i = 0; i < copy->inet.ulp_mptcp_len; i++)
 			sink ^= ((const uint8_t *)copy->inet.ulp_mptcp)[i];
+	/* SCTP's address lists, decoded from the input and from the copy alike. */
+	for (int w = SDIAG_SCTP_LOCALS; w <= SDIAG_SCTP_PEERS; w++) {
+		size_t n = sdiag_sctp_addrs(s, (enum sdiag_sctp_list)w, a, 4);
+
+		if (sdiag_sctp_addrs(copy, (enum sdiag_sctp_list)w, a, 4) != n)
+			abort();
+		for (size_t i = 0; i < n && i < 4; i++)
+			sink ^= a[i].addr[0];
+	}
 	(void)sink;
 	free(copy);
 }

@@ -17,8 +17,8 @@
  *   - both: the common attributes (SHUTDOWN, SKV6ONLY, CGROUP_ID, SOCKOPT),
  *     SKMEMINFO and INFO (struct sctp_info) when asked.
  * LOCALS and PEERS are arrays of struct sockaddr_storage: two local and two
- * peer addresses here (multi-homed), IPv4 or IPv6 ones, decoded into
- * inet.local_addrs / peer_addrs. sctp_info has no place in the record (yet):
+ * peer addresses here (multi-homed), IPv4 or IPv6 ones, borrowed as
+ * inet.sctp_locals / sctp_peers and read through sdiag_sctp_addrs(). sctp_info has no place in the record (yet):
  * the test asserts it is skipped without touching the TCP/MPTCP parts.
  */
 #include <errno.h>
@@ -307,12 +307,20 @@ static void test_malformed(void **state)
 	assert_int_equal(decode(nlh, &s), -EBADMSG);
 }
 
-/* a[0..n) are ip[0..n) (their own families) on port. */
-static void check_addrs(const struct sdiag_sctp_addr *a, uint16_t n, const char *const *ip,
-			size_t want, uint16_t port)
+/* How many addresses the tests ask sdiag_sctp_addrs() for (the CLI shows 8). */
+#define KEEP 8
+
+/* s's list which has want addresses (max 0 counts them too), the first
+ * ones ip[0..) (their own families) on port; nothing written past max. */
+static void check_addrs(const struct sdiag_sock *s, enum sdiag_sctp_list which,
+			const char *const *ip, size_t want, uint16_t port)
 {
-	assert_int_equal(n, want);
-	for (size_t i = 0; i < want && i < SDIAG_SCTP_ADDRS_MAX; i++) {
+	struct sdiag_sctp_addr a[KEEP + 1];
+
+	memset(a, 0xee, sizeof(a));
+	assert_int_equal(sdiag_sctp_addrs(s, which, a, KEEP), want);
+	assert_int_equal(sdiag_sctp_addrs(s, which, NULL, 0), want);
+	for (size_t i = 0; i < want && i < KEEP; i++) {
 		uint8_t addr[16] = { 0 };
 		int fam = strchr(ip[i], ':') ? AF_INET6 : AF_INET;
 
@@ -321,6 +329,7 @@ static void check_addrs(const struct sdiag_sctp_addr *a, uint16_t n, const char 
 		assert_int_equal(a[i].port, port);
 		assert_memory_equal(a[i].addr, addr, 16);
 	}
+	assert_int_equal(a[want < KEEP ? want : KEEP].family, 0xee);
 }
 
 /* Multi-homing: every address of LOCALS and PEERS, in order, each with its
@@ -335,32 +344,52 @@ static void test_addrs(void **state)
 	uint8_t buf[4096] __attribute__((aligned(8)));
 	struct nlmsghdr *nlh;
 	struct nlattr *a;
-	struct sdiag_sock s;
+	struct sdiag_sock s, *dup;
+	struct sdiag_sctp_addr got[10] = { 0 };
 
 	(void)state;
 	assert_int_equal(decode(build(buf, sizeof(buf), &(struct sctp_msg){ ASSOC, AF_INET, 3, 0, 0 }), &s), 1);
-	check_addrs(s.inet.local_addrs, s.inet.n_local_addrs, l4, 2, 9000);
-	check_addrs(s.inet.peer_addrs, s.inet.n_peer_addrs, p4, 2, 40000);
+	check_addrs(&s, SDIAG_SCTP_LOCALS, l4, 2, 9000);
+	check_addrs(&s, SDIAG_SCTP_PEERS, p4, 2, 40000);
 	assert_int_equal(decode(build(buf, sizeof(buf), &(struct sctp_msg){ ASSOC, AF_INET6, 3, 0, 0 }), &s), 1);
-	check_addrs(s.inet.local_addrs, s.inet.n_local_addrs, l6, 2, 9000);
-	check_addrs(s.inet.peer_addrs, s.inet.n_peer_addrs, p6, 2, 40000);
+	check_addrs(&s, SDIAG_SCTP_LOCALS, l6, 2, 9000);
+	check_addrs(&s, SDIAG_SCTP_PEERS, p6, 2, 40000);
+	/* The lists are borrowed from the reply: a copy has its own. */
+	dup = sdiag_sock_dup(&s);
+	assert_non_null(dup);
+	memset(buf, 0, sizeof(buf));
+	check_addrs(dup, SDIAG_SCTP_LOCALS, l6, 2, 9000);
+	check_addrs(dup, SDIAG_SCTP_PEERS, p6, 2, 40000);
+	free(dup);
 	/* An endpoint has no peers. */
 	assert_int_equal(decode(build(buf, sizeof(buf), &(struct sctp_msg){ ENDPOINT, AF_INET6, 10, 0, 0 }), &s), 1);
-	check_addrs(s.inet.local_addrs, s.inet.n_local_addrs, l6, 2, 9000);
-	assert_int_equal(s.inet.n_peer_addrs, 0);
+	check_addrs(&s, SDIAG_SCTP_LOCALS, l6, 2, 9000);
+	check_addrs(&s, SDIAG_SCTP_PEERS, NULL, 0, 0);
+	assert_null(s.inet.sctp_peers);
 	assert_false(s.has & SDIAG_HAS_SCTP_PEERS);
 	/* One address each: a single-homed association. */
 	assert_int_equal(decode(build(buf, sizeof(buf),
 				      &(struct sctp_msg){ ASSOC, AF_INET, 3, 1, 1 }), &s), 1);
-	check_addrs(s.inet.local_addrs, s.inet.n_local_addrs, l4, 1, 9000);
-	check_addrs(s.inet.peer_addrs, s.inet.n_peer_addrs, p4, 1, 40000);
+	check_addrs(&s, SDIAG_SCTP_LOCALS, l4, 1, 9000);
+	check_addrs(&s, SDIAG_SCTP_PEERS, p4, 1, 40000);
 
-	/* More peers than the record keeps: the first ones, and the count. */
+	/* More peers than asked for: the first ones, and the count. */
 	nlh = build(buf, sizeof(buf), &(struct sctp_msg){ ENDPOINT, AF_INET, 10, 0, 0 });
 	put_addrs(nlh, INET_DIAG_PEERS, many, 10, 7);
 	assert_int_equal(decode(nlh, &s), 1);
-	check_addrs(s.inet.peer_addrs, SDIAG_SCTP_ADDRS_MAX, many, SDIAG_SCTP_ADDRS_MAX, 7);
-	assert_int_equal(s.inet.n_peer_addrs, 10);
+	check_addrs(&s, SDIAG_SCTP_PEERS, many, 10, 7);
+	assert_int_equal(sdiag_sctp_addrs(&s, SDIAG_SCTP_PEERS, got, 3), 10);
+	assert_int_equal(got[2].addr[3], 3);
+	assert_int_equal(got[3].family, 0);
+	assert_int_equal(sdiag_sctp_addrs(&s, SDIAG_SCTP_PEERS, got, 10), 10);
+	assert_int_equal(got[9].addr[3], 10);
+	assert_int_equal(got[9].port, 7);
+	/* Not another family's record (the union), nor a list without its bit. */
+	s.family = AF_UNIX;
+	assert_int_equal(sdiag_sctp_addrs(&s, SDIAG_SCTP_PEERS, got, 10), 0);
+	s.family = AF_INET;
+	s.has &= ~SDIAG_HAS_SCTP_PEERS;
+	assert_int_equal(sdiag_sctp_addrs(&s, SDIAG_SCTP_PEERS, got, 10), 0);
 
 	/* An empty list is sent (no address): present, none. A partial entry
 	 * at the end is none; an entry of another family is skipped. */
@@ -369,7 +398,7 @@ static void test_addrs(void **state)
 	mnl_attr_put(nlh, INET_DIAG_LOCALS, 0, NULL);
 	assert_int_equal(decode(nlh, &s), 1);
 	assert_true(s.has & SDIAG_HAS_SCTP_LOCALS);
-	assert_int_equal(s.inet.n_local_addrs, 0);
+	check_addrs(&s, SDIAG_SCTP_LOCALS, NULL, 0, 0);
 	nlh->nlmsg_len = MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(struct inet_msg_bytes));
 	put_addrs(nlh, INET_DIAG_PEERS, many, 3, 7);
 	a = (struct nlattr *)((uint8_t *)nlh + MNL_NLMSG_HDRLEN +
@@ -380,8 +409,7 @@ static void test_addrs(void **state)
 	nlh->nlmsg_len = MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(struct inet_msg_bytes)) +
 			 MNL_ALIGN(a->nla_len);
 	assert_int_equal(decode(nlh, &s), 1);
-	assert_int_equal(s.inet.n_peer_addrs, 1);
-	check_addrs(s.inet.peer_addrs, 1, many, 1, 7);
+	check_addrs(&s, SDIAG_SCTP_PEERS, many, 1, 7);
 
 	/* Only SCTP's replies are read so (no other table sends them). */
 	nlh = build(buf, sizeof(buf), &(struct sctp_msg){ ASSOC, AF_INET, 3, 0, 0 });
@@ -389,7 +417,8 @@ static void test_addrs(void **state)
 	s.protocol = IPPROTO_TCP;
 	assert_int_equal(sd_inet_decode(nlh, &s), 1);
 	assert_false(s.has & (SDIAG_HAS_SCTP_LOCALS | SDIAG_HAS_SCTP_PEERS));
-	assert_int_equal(s.inet.n_local_addrs, 0);
+	assert_null(s.inet.sctp_locals);
+	assert_int_equal(sdiag_sctp_addrs(&s, SDIAG_SCTP_LOCALS, got, 10), 0);
 }
 
 /* ---- real replies: tests/fixtures/inet-sctp*.bin (capture-sctp.sh, Debian's 6.12) ---- */
@@ -419,17 +448,20 @@ static const struct sdiag_sock *find(const struct fixture *fx, uint16_t sport, u
 	return hit;
 }
 
-/* The list as a set: a[0..n) are exactly ip[0..want) (any order) on port. */
-static void same_addrs(const struct sdiag_sctp_addr *a, uint16_t n, const char *const *ip,
-		       size_t want, uint16_t port)
+/* s's list which as a set: exactly ip[0..want) (any order) on port. */
+static void same_addrs(const struct sdiag_sock *s, enum sdiag_sctp_list which,
+		       const char *const *ip, size_t want, uint16_t port)
 {
+	struct sdiag_sctp_addr a[KEEP];
+	size_t n = sdiag_sctp_addrs(s, which, a, KEEP);
+
 	assert_int_equal(n, want);
 	for (size_t i = 0; i < want; i++) {
 		uint8_t addr[16] = { 0 };
 		int fam = strchr(ip[i], ':') ? AF_INET6 : AF_INET, found = 0;
 
 		assert_int_equal(inet_pton(fam, ip[i], addr), 1);
-		for (uint16_t j = 0; j < n; j++)
+		for (size_t j = 0; j < n; j++)
 			found += a[j].family == fam && a[j].port == port &&
 				 !memcmp(a[j].addr, addr, 16);
 		assert_int_equal(found, 1);
@@ -457,8 +489,8 @@ static void test_fixture_multihomed(void **state)
 	assert_int_equal(fx->n, 5);
 	s = find(fx, 9001, 0, false); /* the listener */
 	assert_int_equal(s->state, SDIAG_SS_LISTEN);
-	same_addrs(s->inet.local_addrs, s->inet.n_local_addrs, srv, 2, 9001);
-	assert_int_equal(s->inet.n_peer_addrs, 0);
+	same_addrs(s, SDIAG_SCTP_LOCALS, srv, 2, 9001);
+	same_addrs(s, SDIAG_SCTP_PEERS, NULL, 0, 0);
 	for (int side = 0; side < 2; side++) {
 		uint16_t sport = side ? 9001 : 41001, dport = side ? 41001 : 9001;
 		const char *const *mine = side ? srv : cli, *const *theirs = side ? cli : srv;
@@ -466,14 +498,14 @@ static void test_fixture_multihomed(void **state)
 		/* The connected socket's endpoint: its locals, no peers. */
 		s = find(fx, sport, dport, false);
 		assert_int_equal(s->state, SDIAG_SS_ESTABLISHED);
-		same_addrs(s->inet.local_addrs, s->inet.n_local_addrs, mine, 2, sport);
-		assert_int_equal(s->inet.n_peer_addrs, 0);
+		same_addrs(s, SDIAG_SCTP_LOCALS, mine, 2, sport);
+		same_addrs(s, SDIAG_SCTP_PEERS, NULL, 0, 0);
 		/* Its association: both sides' two addresses. */
 		s = find(fx, sport, dport, true);
 		assert_int_equal(s->state, SDIAG_SS_ESTABLISHED);
 		assert_true(s->has & SDIAG_HAS_SCTP_LOCALS);
-		same_addrs(s->inet.local_addrs, s->inet.n_local_addrs, mine, 2, sport);
-		same_addrs(s->inet.peer_addrs, s->inet.n_peer_addrs, theirs, 2, dport);
+		same_addrs(s, SDIAG_SCTP_LOCALS, mine, 2, sport);
+		same_addrs(s, SDIAG_SCTP_PEERS, theirs, 2, dport);
 	}
 	fixture_free(fx);
 
@@ -481,7 +513,7 @@ static void test_fixture_multihomed(void **state)
 	assert_int_equal(fx->n, 1);
 	s = find(fx, 9002, 0, false);
 	assert_int_equal(s->family, AF_INET6);
-	same_addrs(s->inet.local_addrs, s->inet.n_local_addrs, dual, 2, 9002);
+	same_addrs(s, SDIAG_SCTP_LOCALS, dual, 2, 9002);
 	fixture_free(fx);
 	free(fx);
 }
