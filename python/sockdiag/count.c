@@ -47,7 +47,7 @@ struct counter {
 
 static size_t put(uint8_t *k, size_t n, const void *p, size_t len)
 {
-	if (n + len <= 4096)
+	if (len && n + len <= 4096)	/* p may be NULL when len is 0 (an empty name) */
 		memcpy(k + n, p, len);
 	return n + len;
 }

@@ -71,6 +71,9 @@ if [ -n "$preload" ]; then
 	export PYTHONMALLOC=malloc
 	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 	export SDIAG_PY_ASAN=1
+	# A sanitizer's report is written to descriptor 2 and the process exits:
+	# pytest's descriptor-level capture would swallow it with the test's output.
+	export PYTEST_ADDOPTS="${PYTEST_ADDOPTS:+$PYTEST_ADDOPTS }--capture=sys"
 fi
 export PYTHONPATH="$pydir${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONDONTWRITEBYTECODE=1
