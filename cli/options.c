@@ -457,7 +457,7 @@ static const struct {
 	{ NULL, "all-netns", "--all-netns" },
 	{ NULL, "no-kernel-filter", "--no-kernel-filter" },
 	{ NULL, "filter", "-F|--filter FILE (the FILTER, from a file; - is stdin)" },
-	{ NULL, "owners", "--owners auto|bpf|proc (how -p finds owners)" },
+	{ NULL, "owners", "--owners auto|bpf|proc (how the owners of sockets are found)" },
 	{ NULL, "verbose", "-v|--verbose" },
 	{ NULL, "help", "-h|--help" }, { NULL, "version", "-V|--version" },
 };

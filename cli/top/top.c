@@ -237,15 +237,16 @@ int cmd_top(int argc, char **argv)
 		.handle = top_opt,
 		.ctx = &t,
 		.refuse = refuse,
-		.usage = "  -b|--batch          snapshots on stdout, not the full-screen view (also\n"
-			 "                      when stdout is not a terminal, and with --json/--ndjson)\n"
-			 "  --interval DURATION refresh every DURATION (default 1s; 500ms, 2, 5m)\n"
-			 "  --count N           N snapshots, then exit\n"
-			 "  --by KEY[,KEY...]   one row per group of: conn (each socket), pid, comm,\n"
-			 "                      cgroup, unit, user, raddr, rport, laddr, lport, netns,\n"
-			 "                      state, proto, family (default: pid)\n"
-			 "  --sort COLUMN       rx (default), tx, conns, closed, rtt, retrans, rqueue,\n"
-			 "                      wqueue, key; +COLUMN: ascending\n",
+		.usage = "Top:      -b|--batch (snapshots on stdout, not the full-screen view; also\n"
+			 "          when stdout is not a terminal, and with --json/--ndjson)\n"
+			 "          --interval DURATION (refresh every DURATION, default 1s: 500ms,\n"
+			 "          2, 5m)\n"
+			 "          --count N (N snapshots, then exit)\n"
+			 "          --by KEY[,KEY...] (one row per group of: conn (each socket),\n"
+			 "          pid, comm, cgroup, unit, user, raddr, rport, laddr, lport, netns,\n"
+			 "          state, proto, family; default pid)\n"
+			 "          --sort COLUMN (rx (default), tx, conns, closed, rtt, retrans,\n"
+			 "          rqueue, wqueue, key; +COLUMN: ascending)\n",
 	};
 	struct top_run run = { .t = &t };
 	struct ckeys *ck = NULL;

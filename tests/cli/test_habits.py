@@ -218,7 +218,7 @@ def test_help():
           "Usage: sockdiag guard [OPTIONS]\n") and {"-c", "--config", "-N", "--netns",
           "--dry-run", "--check-config", "--rtnl-rcvbuf", "-h", "--help"} <= opts, out)
     # What each command's --help lists, it accepts (no "unknown option").
-    for cmd in ("list", "kill", "watch"):
+    for cmd in ("list", "kill", "watch", "top"):
         _, _, opts = opts_in_help(cmd)
         bad = []
         for o in sorted(opts):
@@ -230,11 +230,11 @@ def test_help():
 
 
 def test_help_layout():
-    """The five commands' --help in one layout: 'Usage: sockdiag CMD ...' first; then
+    """The six commands' --help in one layout: 'Usage: sockdiag CMD ...' first; then
     the option block, every line a 'Group:' label padded to column 10 or a continuation
     indented 10, none wider than 80 columns; a sentence without options may come
     before or after the block; -h|--help in every one."""
-    for cmd in ("list", "kill", "watch", "guard", "exporter"):
+    for cmd in ("list", "kill", "watch", "top", "guard", "exporter"):
         rc, out, _ = run(cmd, "--help")
         _, out_h, _ = run(cmd, "-h")
         lines = out.splitlines()
