@@ -21,13 +21,8 @@ SD=${1:?usage: exporter_netns.sh SOCKDIAG}
 for t in unshare ip python3; do
 	command -v $t >/dev/null || { echo "SKIP(tool:$t): not installed"; exit 77; }
 done
-if [ -z "${SD_EXPNS_INNER:-}" ]; then
-	exec env SD_EXPNS_INNER=1 unshare -m -p -f --mount-proc -n "$0" "$@"
-fi
-mount --make-rprivate /
-mkdir -p /run/netns
-mount -t tmpfs none /run/netns
-ip link set lo up
+. "$(dirname "$0")/../private_world.sh"
+private_world SD_EXPNS_INNER "$0" "$@"
 
 T=$(mktemp -d)
 NPASS=0

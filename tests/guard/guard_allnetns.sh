@@ -32,15 +32,9 @@ CYCLES=${CYCLES:-50}
 command -v ip >/dev/null || { echo "SKIP(tool:ip): not installed (iproute2)"; exit 77; }
 command -v unshare >/dev/null || { echo "SKIP(tool:unshare): not installed (util-linux)"; exit 77; }
 
-if [ -z "${SOCKDIAG_ALLNETNS_INNER:-}" ]; then
-	exec env SOCKDIAG_ALLNETNS_INNER=1 unshare -m -p -f --mount-proc -n "$0" "$@"
-fi
 # Inside: a private /run/netns, and never the host's network namespace.
-mount --make-rprivate /
-mkdir -p /run/netns
-mount -t tmpfs none /run/netns
-[ "$$" = 1 ] || { echo "FAIL: not in a private pid namespace"; exit 1; }
-ip link set lo up
+. "$(dirname "$0")/../private_world.sh"
+private_world SOCKDIAG_ALLNETNS_INNER "$0" "$@"
 # Small per-namespace hash tables for the namespaces made from here (see lib.sh).
 sysctl -qw net.ipv4.tcp_child_ehash_entries=1024 2>/dev/null || true
 sysctl -qw net.ipv4.udp_child_hash_entries=256 2>/dev/null || true

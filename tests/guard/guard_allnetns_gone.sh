@@ -18,13 +18,8 @@ SD=${1:?usage: guard_allnetns_gone.sh SOCKDIAG}
 for t in ip unshare strace; do
 	command -v $t >/dev/null || { echo "SKIP(tool:$t): not installed"; exit 77; }
 done
-if [ -z "${SOCKDIAG_GONE_INNER:-}" ]; then
-	exec env SOCKDIAG_GONE_INNER=1 unshare -m -p -f --mount-proc -n "$0" "$@"
-fi
-mount --make-rprivate /
-mkdir -p /run/netns
-mount -t tmpfs none /run/netns
-ip link set lo up
+. "$(dirname "$0")/../private_world.sh"
+private_world SOCKDIAG_GONE_INNER "$0" "$@"
 
 T=$(mktemp -d)
 SUP=

@@ -1,0 +1,22 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Sourced (bash) by the scripts that act on every network namespace (--all-netns,
+# -N over /run/netns), never run.
+#
+# private_world FLAG "$0" "$@": run the calling script again (FLAG set in its
+# environment) in private mount, pid and network namespaces, and there give it a
+# /run/netns of its own (a tmpfs) and loopback up. What --all-netns sees is then
+# only what the script makes: never the host's namespaces or processes.
+private_world() {
+	local flag=$1
+	shift
+	if [ -z "${!flag:-}" ]; then
+		exec env "$flag=1" unshare -m -p -f --mount-proc -n "$@"
+	fi
+	# Before any mount: a FLAG inherited from outside must not make the host's
+	# /run/netns the one covered.
+	[ "$$" = 1 ] || { echo "FAIL: not in a private pid namespace"; exit 1; }
+	mount --make-rprivate /
+	mkdir -p /run/netns
+	mount -t tmpfs none /run/netns
+	ip link set lo up
+}
