@@ -10,6 +10,8 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 import uuid
 
 import pytest
@@ -258,3 +260,21 @@ def test_socket_repr():
         for s in (a, c, lst, us):
             if s:
                 s.close()
+
+
+def test_watch_read_waits_past_unmatched_events():
+    """read(timeout) waits the whole timeout when the only events that arrive are ones
+    the filter drops (it returned [] as soon as one such event arrived)."""
+    with sockdiag.watch(filter="sport = :7921 or dport = :7921") as w:
+        others = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(3)]
+        for i, u in enumerate(others):
+            u.bind(("127.0.0.1", 7922 + i))
+        # Closed while read() waits: destroy events for ports 7922-7924, not ours.
+        closer = threading.Timer(0.05, lambda: [u.close() for u in others])
+        t = time.monotonic()
+        closer.start()
+        try:
+            assert w.read(timeout=0.4) == []
+            assert time.monotonic() - t >= 0.39
+        finally:
+            closer.join()
