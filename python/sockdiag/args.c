@@ -56,12 +56,15 @@ static const char *quote(char *out, size_t size, const char *s, size_t len)
 	return out;
 }
 
-int sdpy_kind_lookup(const char *name, size_t len, struct sdpy_kind *ret)
+int sdpy_kind_lookup(const char *s, size_t len, struct sdpy_kind *ret)
 {
 	struct sdpy_kind k = { .afs = SDIAG_AF_ALL };
+	char name[32];	/* longer than any kind */
 
-	if (len == 0 || memchr(name, '\0', len))
+	if (len == 0 || len >= sizeof(name) || memchr(s, '\0', len))
 		return -EINVAL;
+	memcpy(name, s, len);
+	name[len] = '\0';
 	for (size_t i = 0; i < sizeof(psutil_kinds) / sizeof(psutil_kinds[0]); i++)
 		if (!strcmp(name, psutil_kinds[i].name)) {
 			k.tables = psutil_kinds[i].tables;
