@@ -36,7 +36,7 @@ PyObject *sdpy_raise_dump(const struct sdpy_query *sq, int err)
 
 PyObject *sdpy_value_error(const char *what, const char *msg)
 {
-	PyObject *m = PyUnicode_FromFormat("%s: ", what), *rest;
+	PyObject *m = what ? PyUnicode_FromFormat("%s: ", what) : PyUnicode_FromString(""), *rest;
 
 	rest = m ? PyUnicode_DecodeUTF8(msg, (Py_ssize_t)strlen(msg), "replace") : NULL;
 	if (rest)
@@ -46,6 +46,16 @@ PyObject *sdpy_value_error(const char *what, const char *msg)
 		Py_DECREF(m);
 	}
 	return NULL;
+}
+
+static void add_tables(struct sdpy_query *sq, const struct sdpy_kind *k)
+{
+	if (k->explicit_table)
+		sq->explicit_tables |= k->tables;
+	sq->q.tables |= k->tables;
+	for (unsigned t = 0; t < SDIAG_T_MAX; t++)
+		if (k->tables & SDIAG_TABLE_BIT(t))
+			sq->afs[t] |= k->afs;
 }
 
 /* Add one kind name (a str) to sq. Returns 0 or -1 (ValueError). */
@@ -60,15 +70,10 @@ static int add_kind(struct sdpy_query *sq, PyObject *name)
 		return -1;
 	if (sdpy_kind_lookup(s, (size_t)len, &k) < 0) {
 		sdpy_kind_error(s, (size_t)len, msg, sizeof(msg));
-		sdpy_value_error("kind", msg);
+		sdpy_value_error(NULL, msg);
 		return -1;
 	}
-	if (k.explicit_table)
-		sq->explicit_tables |= k.tables;
-	sq->q.tables |= k.tables;
-	for (unsigned t = 0; t < SDIAG_T_MAX; t++)
-		if (k.tables & SDIAG_TABLE_BIT(t))
-			sq->afs[t] |= k.afs;
+	add_tables(sq, &k);
 	return 0;
 }
 
@@ -78,13 +83,10 @@ static int parse_kinds(struct sdpy_query *sq, PyObject *kind)
 	int r = 0;
 
 	if (!kind || kind == Py_None) {
-		struct sdpy_kind k;
+		struct sdpy_kind k = { 0 };
 
-		sdpy_kind_lookup("inet", 4, &k);
-		sq->q.tables = k.tables;
-		for (unsigned t = 0; t < SDIAG_T_MAX; t++)
-			if (k.tables & SDIAG_TABLE_BIT(t))
-				sq->afs[t] = k.afs;
+		(void)sdpy_kind_lookup("inet", 4, &k);	/* psutil's default */
+		add_tables(sq, &k);
 		return 0;
 	}
 	if (PyUnicode_Check(kind))
