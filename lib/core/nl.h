@@ -68,6 +68,8 @@ void *sd_nl_reqbuf(struct sd_nl *nl, size_t *ret_size);
 /* The kernel's extended-ACK message (NLMSGERR_ATTR_MSG) of the last failed
  * request, dump or batch; "" when it gave none. Valid until the next call. */
 const char *sd_nl_ext_ack(const struct sd_nl *nl);
+/* Bytes read from dumps, answers and batches so far (benchmarks). */
+uint64_t sd_nl_bytes_read(const struct sd_nl *nl);
 
 /* ---- the messages of one datagram ------------------------------------------------------- */
 

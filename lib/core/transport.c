@@ -69,6 +69,7 @@ struct sd_nl {
 	uint32_t portid;
 	uint32_t seq; /* the next sequence number */
 	int rcvbuf, sndbuf;
+	uint64_t bytes_read;
 	/* The dump or request under way. */
 	uint32_t cur_seq;
 	bool active; /* sent, its DONE/ERROR not read yet */
@@ -250,6 +251,11 @@ void *sd_nl_reqbuf(struct sd_nl *nl, size_t *ret_size)
 const char *sd_nl_ext_ack(const struct sd_nl *nl)
 {
 	return nl->ext_ack;
+}
+
+uint64_t sd_nl_bytes_read(const struct sd_nl *nl)
+{
+	return nl->bytes_read;
 }
 
 /* n consecutive sequence numbers, never 0 (some callers take 0 for "none"). */
@@ -438,6 +444,7 @@ static ssize_t recv_one(struct sd_nl *nl)
 			nl->active = false;
 			return n < 0 ? -errno : -EMSGSIZE;
 		}
+		nl->bytes_read += (uint64_t)n;
 		return n;
 	}
 }
@@ -559,6 +566,8 @@ static int drain_answers(struct sd_nl *nl, uint32_t base, int *errs, size_t n)
 				break;
 			return -errno;
 		}
+		for (int i = 0; i < got; i++)
+			nl->bytes_read += msgs[i].msg_len;
 		for (int i = 0; i < got; i++)
 			take_answers(nl, msgs[i].msg_len < RX_SLOT ? msgs[i].msg_len : RX_SLOT,
 				     nl->buf + i * RX_SLOT, base, errs, n);
