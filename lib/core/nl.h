@@ -115,8 +115,9 @@ int sd_nl_dump_retry(struct sd_nl *nl, sd_msg_cb cb, int (*restart)(void *data),
 /* Send the request in the request buffer (NLM_F_REQUEST, a sequence number
  * and the port stamped) and pass its answer's data messages to cb, until
  * NLMSG_ERROR, DONE or a data message that is not part of a multi-part
- * answer. Returns 0, the kernel's negative errno, or cb's. */
-int sd_nl_request(struct sd_nl *nl, sd_msg_cb cb, void *data);
+ * answer. *ret_kerr: 0 or the kernel's negative errno (its answer). Returns
+ * 0, or a negative errno for a failure to ask (the socket's) or cb's. */
+int sd_nl_request(struct sd_nl *nl, sd_msg_cb cb, void *data, int *ret_kerr);
 
 /* ---- batches ---------------------------------------------------------------------------- */
 

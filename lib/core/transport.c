@@ -508,11 +508,14 @@ int sd_nl_dump_retry(struct sd_nl *nl, sd_msg_cb cb, int (*restart)(void *data),
 	return r;
 }
 
-int sd_nl_request(struct sd_nl *nl, sd_msg_cb cb, void *data)
+int sd_nl_request(struct sd_nl *nl, sd_msg_cb cb, void *data, int *ret_kerr)
 {
 	int r = start(nl, NLM_F_REQUEST, true);
 
-	return r < 0 ? r : run_to_end(nl, NULL, cb, data);
+	if (r == 0)
+		r = run_to_end(nl, NULL, cb, data);
+	*ret_kerr = nl->kerr;
+	return r == nl->kerr ? 0 : r;
 }
 
 /* ---- batches ---------------------------------------------------------------------------- */

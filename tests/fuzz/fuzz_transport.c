@@ -133,8 +133,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			r = sd_nl_dump(nl, NULL, msg_cb, &run);
 		else if (mode == 1)
 			r = sd_nl_dump_retry(nl, msg_cb, restart_cb, &run);
-		else
-			r = sd_nl_request(nl, msg_cb, &run);
+		else {
+			int kerr = 1;
+
+			r = sd_nl_request(nl, msg_cb, &run, &kerr);
+			if (!plausible(kerr))
+				abort();
+		}
 	}
 	if (!plausible(r))
 		abort();
