@@ -24,12 +24,8 @@ B=sdi$$b
 T=$(mktemp -d)
 PIDS=()
 cleanup() {
+	[ -n "${GUARD:-}" ] && stop_guard "$GUARD"
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-	for ((i = 0; i < 50; i++)); do
-		kill -0 "${GUARD:-0}" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -9 "${GUARD:-0}" 2>/dev/null || true
 	wait 2>/dev/null || true
 	ip netns del "$B" 2>/dev/null || true
 	rm -rf "$T"
@@ -56,7 +52,6 @@ wait_for "$T/c.stable" connected || fail "client from 10.78.0.1 did not connect"
 : >"$T/guard.conf"
 "$SD" guard -c "$T/guard.conf" -N "$B" --rtnl-rcvbuf 4096 2>"$T/guard.log" &
 GUARD=$!
-PIDS+=($GUARD)
 wait_for "$T/guard.log" "started" || fail "guard did not start: $(cat "$T/guard.log")"
 
 # 40 batches, each: 50 of the first 200 addresses deleted and added back.
