@@ -25,6 +25,7 @@
 #include <linux/netlink.h>
 #include <linux/sockios.h>
 
+#include "lib/family/family.h"
 #include "lib/ops/destroy.h"
 
 #ifndef SOCK_DESTROY
@@ -34,25 +35,6 @@
 #define SIOCGSKNS 0x894C
 #endif
 #define SD_INET_DIAG_REQ_PROTOCOL 3
-
-/* struct inet_diag_req_v2 (uapi/linux/inet_diag.h), our own copy. */
-struct sd_inet_sockid {
-	uint16_t sport; /* network order */
-	uint16_t dport;
-	uint32_t src[4];
-	uint32_t dst[4];
-	uint32_t ifindex;
-	uint32_t cookie[2]; /* low word, high word */
-};
-
-struct sd_inet_req_v2 {
-	uint8_t family;
-	uint8_t protocol;
-	uint8_t ext;
-	uint8_t raw_protocol; /* "pad"; the real protocol for SOCK_RAW */
-	uint32_t states;
-	struct sd_inet_sockid id;
-};
 
 _Static_assert(sizeof(struct sd_inet_req_v2) == 56, "inet_diag_req_v2 is 56 bytes");
 
