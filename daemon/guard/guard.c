@@ -432,7 +432,10 @@ static int resync(struct guard *g, struct guard_pending *p, bool initial)
 		return 0;
 	}
 	if (r < 0) {
-		logline("resync: cannot dump links and addresses: %s", strerror(-r));
+		const char *m = grtnl_ext_ack(&g->rtnl);
+
+		logline("resync: cannot dump links and addresses: %s%s%s", strerror(-r),
+			*m ? ": " : "", m);
 		return r;
 	}
 	g->resync_due = false;

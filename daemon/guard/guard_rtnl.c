@@ -129,6 +129,11 @@ ssize_t grtnl_read_events(struct grtnl *g, void *buf, size_t size)
 	return sd_nl_recv_event(g->events, buf, size, NULL);
 }
 
+const char *grtnl_ext_ack(const struct grtnl *g)
+{
+	return sd_nl_ext_ack(g->dumps);
+}
+
 int grtnl_drain(struct grtnl *g)
 {
 	return sd_nl_discard(g->events);

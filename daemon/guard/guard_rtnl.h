@@ -25,6 +25,8 @@ int grtnl_dump(struct grtnl *g, struct guard_table *ret);
 /* One datagram of events; -EAGAIN when none, -ENOBUFS when events were lost
  * (or one was cut short). Datagrams not sent by the kernel are skipped. */
 ssize_t grtnl_read_events(struct grtnl *g, void *buf, size_t size);
+/* The kernel's message (extended ACK) about the last failed dump, "" if none. */
+const char *grtnl_ext_ack(const struct grtnl *g);
 /* Discard every queued event (they predate an overflow). 0 when empty. */
 int grtnl_drain(struct grtnl *g);
 
