@@ -501,7 +501,7 @@ int sd_nl_dump_retry(struct sd_nl *nl, sd_msg_cb cb, int (*restart)(void *data),
 	int r = -EINTR;
 
 	for (int i = 0; i < SD_NL_DUMP_TRIES && r == -EINTR; i++) {
-		if (i > 0 && (r = restart(data)) < 0)
+		if (i > 0 && (!restart || (r = restart(data)) < 0))
 			return r;
 		r = sd_nl_dump(nl, NULL, cb, data);
 	}
