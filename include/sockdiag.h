@@ -571,8 +571,10 @@ typedef int (*sdiag_sock_cb)(const struct sdiag_sock *s, void *userdata);
 
 /* Called when one table (and for inet, one address family) cannot be dumped:
  * err is -EAFNOSUPPORT when the kernel has no diag support for the family,
- * -EPROTONOSUPPORT when it has none for the inet protocol, or another
- * negative errno. Return 0 to go on with the other tables, negative to stop. */
+ * -EPROTONOSUPPORT when it has none for the inet protocol, -EINTR when the
+ * kernel marked the dump interrupted (NLM_F_DUMP_INTR: no sock_diag family
+ * sets it today), or another negative errno. Return 0 to go on with the other
+ * tables, negative to stop. */
 typedef int (*sdiag_error_cb)(enum sdiag_table t, int family, int err, void *userdata);
 
 /*
