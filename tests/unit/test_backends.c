@@ -269,10 +269,13 @@ static void test_large(void **state)
 		fprintf(f, "10.%zu.%zu.%zu:%zu/tcp   # endpoint slice web-%zu, not ready since "
 			   "2026-12-04T06:37:19Z\n", i >> 16, (i >> 8) & 0xff, i & 0xff, 1000 + i % 7,
 			i);
+	fprintf(f, "[fd00::1]:1 # the last line, without a newline");
 	assert_int_equal(fclose(f), 0);
 	if (backends_load(&a, path, 65536, err, sizeof(err)))
 		fail_msg("%s", err);
-	assert_int_equal(a.n, n);
+	assert_int_equal(a.n, n + 1);
+	assert_non_null(find6(&a, "fd00::1", 1));
+	assert_non_null(find4(&a, "10.0.234.96", 1000 + 60000 % 7));
 	backends_free(&a);
 	memset(pad, 'x', sizeof(pad) - 1);
 	pad[sizeof(pad) - 1] = '\0';
