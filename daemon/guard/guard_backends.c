@@ -8,10 +8,12 @@
  * Kubernetes ConfigMap's `..data` symlink swap, a symbolic link made in its
  * place; a writer still writing (IN_CREATE, an O_TRUNC rewrite) and every
  * other name are ignored, so a half-written file is never read. Its removal
- * reads it too: a missing file lists no dead backends. Events settle for
- * BACKENDS_SETTLE_MS, then the file is read whole, beneath its directory: a
- * malformed or over-cap file is logged and the list in force stays; a
- * different list replaces it and a pass follows; the same list costs nothing.
+ * empties the list if it is still gone once events settle (a new file there
+ * is being written: its close reads it): a missing file lists no dead
+ * backends. Events settle for BACKENDS_SETTLE_MS, then the file is read
+ * whole, beneath its directory: a malformed or over-cap file is logged and
+ * the list in force stays; a different list replaces it and a pass follows;
+ * the same list costs nothing.
  * A pass also follows SIGHUP and every backend-interval (0: none), so a client
  * that connects to a dead backend later is closed too. Without a watch (the
  * directory missing or removed, inotify refused) it is tried again, and the
@@ -147,6 +149,7 @@ void guard_backends_configure(struct guard_backends *b, const struct guard_confi
 	}
 	/* A SIGHUP or a new configuration: read the file again, a pass now. */
 	b->read_due = b->pass_due = now_ms;
+	b->read_complete = true;
 }
 
 int guard_backends_fd(const struct guard_backends *b)
@@ -154,29 +157,37 @@ int guard_backends_fd(const struct guard_backends *b)
 	return b->ifd;
 }
 
-/* Whether an event on name ends a write of the file. */
-static bool ends_write(const struct guard_backends *b, const struct inotify_event *e)
+enum { EV_NONE, EV_GONE, EV_COMPLETE };
+
+/* What an event says of the file: a write of it ended (EV_COMPLETE), it was
+ * removed (EV_GONE), or nothing. */
+static int event_kind(const struct guard_backends *b, const struct inotify_event *e)
 {
 	struct stat st;
 
 	if (!e->len)
-		return false;
+		return EV_NONE;
 	if (!strcmp(e->name, "..data")) /* a ConfigMap's swap: a rename, complete */
-		return e->mask & IN_MOVED_TO;
+		return e->mask & IN_MOVED_TO ? EV_COMPLETE : EV_NONE;
 	if (strcmp(e->name, b->name))
-		return false;
-	if (e->mask & (IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM))
-		return true;
+		return EV_NONE;
+	if (e->mask & (IN_CLOSE_WRITE | IN_MOVED_TO))
+		return EV_COMPLETE;
+	if (e->mask & (IN_DELETE | IN_MOVED_FROM))
+		return EV_GONE;
 	/* Created: complete if a symbolic link or a second hard link, else being
 	 * written (its IN_CLOSE_WRITE follows). */
-	return (e->mask & IN_CREATE) && lstat(b->path, &st) == 0 &&
-	       (S_ISLNK(st.st_mode) || st.st_nlink > 1);
+	if ((e->mask & IN_CREATE) && lstat(b->path, &st) == 0 &&
+	    (S_ISLNK(st.st_mode) || st.st_nlink > 1))
+		return EV_COMPLETE;
+	return EV_NONE;
 }
 
 void guard_backends_on_event(struct guard_backends *b, uint64_t now_ms)
 {
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-	bool read_it = false, lost = false;
+	bool lost = false;
+	int kind = EV_NONE, k;
 	ssize_t n;
 
 	while ((n = read(b->ifd, buf, sizeof(buf))) > 0) {
@@ -185,13 +196,14 @@ void guard_backends_on_event(struct guard_backends *b, uint64_t now_ms)
 
 			p += sizeof(*e) + e->len;
 			if (e->mask & IN_Q_OVERFLOW)
-				read_it = true;
+				kind = EV_GONE; /* events lost: a removal is caught; a
+						 * write's end waits for the next one */
 			else if (e->wd != b->wd || b->wd < 0)
 				continue; /* a watch given up */
 			else if (e->mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF))
 				lost = true;
-			else if (ends_write(b, e))
-				read_it = true;
+			else if ((k = event_kind(b, e)) > kind)
+				kind = k;
 		}
 	}
 	if (lost) {
@@ -200,10 +212,22 @@ void guard_backends_on_event(struct guard_backends *b, uint64_t now_ms)
 		(void)inotify_rm_watch(b->ifd, b->wd);
 		b->wd = -1;
 		arm(b, now_ms);
-		read_it = true;
+		kind = EV_COMPLETE; /* a new directory: what it holds is new */
 	}
-	if (read_it)
-		b->read_due = earlier(b->read_due, now_ms + BACKENDS_SETTLE_MS);
+	if (kind == EV_NONE)
+		return;
+	b->read_due = earlier(b->read_due, now_ms + BACKENDS_SETTLE_MS);
+	b->read_complete |= kind == EV_COMPLETE;
+}
+
+/* After a removal: read (an empty list) only if it is still gone. A file
+ * there now is being written (its IN_CLOSE_WRITE is to come) or was renamed
+ * there (its IN_MOVED_TO read it). */
+static bool still_gone(const struct guard_backends *b)
+{
+	struct stat st;
+
+	return stat(b->path, &st) < 0 && (errno == ENOENT || errno == ENOTDIR);
 }
 
 /* Read the file again; on error keep the list in force. Returns whether the
@@ -273,10 +297,13 @@ void guard_backends_run(struct guard_backends *b, struct sdiag_handle *h,
 	if (b->watch_due <= now_ms) {
 		arm(b, now_ms);
 		b->read_due = now_ms; /* made again, or still unwatched: read it */
+		b->read_complete = true;
 	}
 	if (b->read_due <= now_ms) {
 		b->read_due = NEVER;
-		changed = reload(b, m);
+		if (b->read_complete || still_gone(b))
+			changed = reload(b, m);
+		b->read_complete = false;
 		if (changed)
 			b->pass_due = now_ms;
 	}

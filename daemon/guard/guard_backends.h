@@ -27,6 +27,8 @@ struct guard_backends {
 	struct backend_set set;	/* the list in force */
 	bool loaded;		/* a list is in force (read once, or the file missing) */
 	uint64_t read_due;	/* read the file again, CLOCK_MONOTONIC ms; NEVER: no */
+	bool read_complete;	/* ... because a write of it ended (else: only if
+				 * it is still gone: it was removed) */
 	uint64_t pass_due;	/* next pass (forced or periodic) */
 	uint64_t watch_due;	/* try to watch the directory again */
 	uint32_t interval_ms, max;

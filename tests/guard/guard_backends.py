@@ -245,6 +245,15 @@ def phase_writers(pop):
               g.wait_passes(5), "slow rewrite: read once complete, one pass: " + g.text())
         check(not any(aborted(s) for s in live),
               "slow O_TRUNC rewrite + sibling: nothing destroyed from the first piece")
+        # Deleted and at once written again, slowly (a save by unlink and create):
+        # the deletion's read must not find the new file's first piece.
+        os.unlink(path)
+        write_slowly(path, "10.0.0.2:80", "82\n", os.O_CREAT | os.O_EXCL)
+        check(g.wait_line(r"dead-backends: 1 backend from ") is not None and
+              g.wait_line(r"dead-backends: destroyed 0 sockets") is not None and
+              g.wait_passes(6), "unlink + slow create: read once complete, one pass: " + g.text())
+        check(not any(aborted(s) for s in live),
+              "unlink + slow create: nothing destroyed from the first piece")
 
         # Sibling files written often (the sidecar's temporary file): no
         # reload, no pass, no line; then one change: one pass, two lines.
