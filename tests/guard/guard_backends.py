@@ -295,6 +295,8 @@ def phase_writers(pop):
         replace(path, "10.0.0.1:80/tcp\n")
         check(wait(lambda: aborted(late), 5),
               "the directory made again: the file read, the pass made")
+        check(g.wait_line(r"dead-backends: destroyed 1 socket ") is not None,
+              "the directory made again: the pass logged")  # after its count
         n_passes = g.passes()
 
         # A symlink out of the directory: refused, the list stays.
