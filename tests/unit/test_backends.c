@@ -15,8 +15,12 @@
 #include <string.h>
 #include <unistd.h>
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <cmocka.h>
 
 #include "daemon/common/backends.h"
@@ -288,54 +292,106 @@ static void test_large(void **state)
 	unlink(path);
 }
 
-/* backends_load_beneath: links inside the directory (the ConfigMap layout)
- * are followed, a link out of it or an absolute one refused. */
-static void test_beneath(void **state)
+static void put(const char *dir, const char *name, const char *text)
 {
-	char dir[] = "/tmp/sockdiag-beneath-XXXXXX", p[256], q[256], err[512];
-	struct backend_set a;
+	char p[256];
 	FILE *f;
 
-	(void)state;
-	assert_non_null(mkdtemp(dir));
-	snprintf(p, sizeof(p), "%s/..2026_12_04", dir);
-	assert_int_equal(mkdir(p, 0755), 0);
-	snprintf(p, sizeof(p), "%s/..2026_12_04/dead", dir);
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
 	f = fopen(p, "w");
 	assert_non_null(f);
-	fputs("10.0.0.1:53\n", f);
+	fputs(text, f);
 	assert_int_equal(fclose(f), 0);
-	snprintf(p, sizeof(p), "%s/..data", dir);
+}
+
+static int load_at(const char *dir, const char *name, bool beneath, char *err)
+{
+	struct backend_set a;
+	char p[256];
+	int r;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	r = beneath ? backends_load_beneath(&a, p, 10, err, 512) : backends_load(&a, p, 10, err, 512);
+	if (r == 0) {
+		r = (int)a.n;
+		backends_free(&a);
+	}
+	return r;
+}
+
+/*
+ * backends_load_beneath in TOP/d: links inside d (the ConfigMap layout:
+ * dead -> ..data/dead, ..data -> ..2026_12_04) are followed; a link to
+ * TOP/outside, relative or absolute, is refused (backends_load follows it).
+ * Without openat2, links out of d are refused all the same; an absolute one
+ * into d, which openat2 refuses, is then followed (checked: more).
+ */
+static void beneath_checks(bool more)
+{
+	char top[] = "/tmp/sockdiag-beneath-XXXXXX", d[128], p[256], err[512];
+
+	assert_non_null(mkdtemp(top));
+	snprintf(d, sizeof(d), "%s/d", top);
+	assert_int_equal(mkdir(d, 0755), 0);
+	put(top, "outside", "10.0.0.9:53\n10.0.0.8:53\n");
+	snprintf(p, sizeof(p), "%s/..2026_12_04", d);
+	assert_int_equal(mkdir(p, 0755), 0);
+	put(d, "..2026_12_04/dead", "10.0.0.1:53\n");
+	snprintf(p, sizeof(p), "%s/..data", d);
 	assert_int_equal(symlink("..2026_12_04", p), 0);
-	snprintf(p, sizeof(p), "%s/dead", dir);
+	snprintf(p, sizeof(p), "%s/dead", d);
 	assert_int_equal(symlink("..data/dead", p), 0);
-	if (backends_load_beneath(&a, p, 10, err, sizeof(err)))
-		fail_msg("%s", err);
-	assert_int_equal(a.n, 1);
-	backends_free(&a);
-	/* Out of the directory: refused, though backends_load follows it. */
-	snprintf(q, sizeof(q), "%s/out", dir);
-	assert_int_equal(symlink("../dead", q), 0);
-	assert_int_equal(backends_load(&a, q, 10, err, sizeof(err)), -ENOENT);
-	assert_int_equal(backends_load_beneath(&a, q, 10, err, sizeof(err)), -EXDEV);
+	if (load_at(d, "dead", true, err) != 1)
+		fail_msg("the ConfigMap layout: %s", err);
+	snprintf(p, sizeof(p), "%s/out", d);
+	assert_int_equal(symlink("../outside", p), 0);
+	assert_int_equal(load_at(d, "out", false, err), 2);
+	assert_int_equal(load_at(d, "out", true, err), -EXDEV);
 	assert_non_null(strstr(err, "cannot open: a symbolic link out of its directory"));
-	unlink(q);
-	assert_int_equal(symlink(p, q), 0); /* absolute, to the same file */
-	assert_int_equal(backends_load(&a, q, 10, err, sizeof(err)), 0);
-	backends_free(&a);
-	assert_int_equal(backends_load_beneath(&a, q, 10, err, sizeof(err)), -EXDEV);
-	unlink(q);
-	assert_int_equal(backends_load_beneath(&a, q, 10, err, sizeof(err)), -ENOENT);
-	snprintf(q, sizeof(q), "%s/gone/dead", dir);
-	assert_int_equal(backends_load_beneath(&a, q, 10, err, sizeof(err)), -ENOENT);
+	assert_null(strstr(err, "10.0.0")); /* nothing of the file */
+	snprintf(p, sizeof(p), "%s/abs", d);
+	snprintf(err, sizeof(err), "%s/outside", top);
+	assert_int_equal(symlink(err, p), 0);
+	assert_int_equal(load_at(d, "abs", true, err), -EXDEV);
 	unlink(p);
-	snprintf(p, sizeof(p), "%s/..data", dir);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s/..2026_12_04/dead", dir);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s/..2026_12_04", dir);
-	rmdir(p);
-	assert_int_equal(rmdir(dir), 0);
+	if (more) {
+		snprintf(err, sizeof(err), "%s/..2026_12_04/dead", d);
+		assert_int_equal(symlink(err, p), 0);
+		assert_int_equal(load_at(d, "abs", false, err), 1);
+		assert_int_equal(load_at(d, "abs", true, err), -EXDEV);
+		unlink(p);
+	}
+	assert_int_equal(load_at(d, "missing", true, err), -ENOENT);
+	assert_int_equal(load_at(top, "gone/dead", true, err), -ENOENT);
+	snprintf(p, sizeof(p), "rm -r -- '%s'", top);
+	assert_int_equal(system(p), 0);
+}
+
+static void test_beneath(void **state)
+{
+	(void)state;
+	beneath_checks(true);
+}
+
+/* The same without openat2 (before Linux 5.6): a seccomp filter makes it
+ * ENOSYS for this process (the last test). */
+static void test_beneath_compat(void **state)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat2, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+	(void)state;
+	assert_int_equal(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
+		skip();
+	assert_int_equal(syscall(SYS_openat2, AT_FDCWD, "/", NULL, 0), -1);
+	assert_int_equal(errno, ENOSYS);
+	beneath_checks(false);
 }
 
 static void test_format(void **state)
@@ -360,6 +416,7 @@ int main(void)
 		cmocka_unit_test(test_cap),	cmocka_unit_test(test_many),
 		cmocka_unit_test(test_load),	cmocka_unit_test(test_large),
 		cmocka_unit_test(test_beneath), cmocka_unit_test(test_format),
+		cmocka_unit_test(test_beneath_compat), /* last: it filters openat2 */
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
