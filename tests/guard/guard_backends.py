@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """The guard's dead backends (run by tests/kill/run.sh inside a private network
 namespace): writers that write slowly in pieces (a new file, an in-place
-O_TRUNC rewrite while a sibling file changes), sibling files written often,
+O_TRUNC rewrite while a sibling file changes, a delete then a slow create),
+sibling files written often (no pass, no line),
 the exemptions, a deleted file, the directory missing at start and removed and
 made again, a symlink out of the directory, a token that is not an address;
 `dead-backends` in a Kubernetes ConfigMap layout (the file a
@@ -12,7 +13,8 @@ symlink through `..data`, swapped as the kubelet does), backend-interval = 0
 an empty file, conntrack = yes (`conntrack -L` before and after), the metrics;
 then backend-interval = 1s with a plain file replaced by rename: a client that
 connects to a dead backend after the change is closed within one interval.
-Oracle: SO_ERROR of the sockets the test made, conntrack -L.
+Oracle: SO_ERROR of the sockets the test made, conntrack -L; the guard's
+passes counter (exact) tells when a pass has run.
 Usage: guard_backends.py PATH-TO-SOCKDIAG."""
 import os
 import re
