@@ -187,6 +187,16 @@ def replace(path, text):
     os.rename(tmp, path)
 
 
+def read_complete(g, passes, live, what):
+    """After a slow write of "10.0.0.2:80" + "8x": the complete file read
+    (one backend, 10.0.0.2:808x), one pass, the live 10.0.0.2:80 kept."""
+    check(g.wait_line(r"dead-backends: 1 backend from ") is not None and
+          g.wait_line(r"dead-backends: destroyed 0 sockets") is not None and
+          g.wait_passes(passes), "%s: read once complete, one pass: %s" % (what, g.text()))
+    check(not any(aborted(s) for s in live),
+          "%s: nothing destroyed from the first piece (10.0.0.2:80)" % what)
+
+
 def dead_lines(g):
     return [l for l in g.text().splitlines() if "dead-backends" in l]
 
@@ -235,27 +245,15 @@ def phase_writers(pop):
               g.wait_line(r"dead-backends: destroyed 0 sockets") is not None and
               g.wait_passes(3), "file deleted: 0 backends, one pass: " + g.text())
         write_slowly(path, "10.0.0.2:80", "80\n", os.O_CREAT | os.O_EXCL)
-        check(g.wait_line(r"dead-backends: 1 backend from ") is not None and
-              g.wait_line(r"dead-backends: destroyed 0 sockets") is not None and
-              g.wait_passes(4), "slow new file: read once complete, one pass: " + g.text())
-        check(not any(aborted(s) for s in live),
-              "slow new file: nothing destroyed from the first piece (10.0.0.2:80)")
+        read_complete(g, 4, live, "slow new file")
         # The same in place (O_TRUNC) while a sibling file changes.
         write_slowly(path, "10.0.0.2:80", "81\n", os.O_TRUNC, os.path.join(d, "sibling"))
-        check(g.wait_line(r"dead-backends: 1 backend from ") is not None and
-              g.wait_line(r"dead-backends: destroyed 0 sockets") is not None and
-              g.wait_passes(5), "slow rewrite: read once complete, one pass: " + g.text())
-        check(not any(aborted(s) for s in live),
-              "slow O_TRUNC rewrite + sibling: nothing destroyed from the first piece")
+        read_complete(g, 5, live, "slow O_TRUNC rewrite + sibling")
         # Deleted and at once written again, slowly (a save by unlink and create):
         # the deletion's read must not find the new file's first piece.
         os.unlink(path)
         write_slowly(path, "10.0.0.2:80", "82\n", os.O_CREAT | os.O_EXCL)
-        check(g.wait_line(r"dead-backends: 1 backend from ") is not None and
-              g.wait_line(r"dead-backends: destroyed 0 sockets") is not None and
-              g.wait_passes(6), "unlink + slow create: read once complete, one pass: " + g.text())
-        check(not any(aborted(s) for s in live),
-              "unlink + slow create: nothing destroyed from the first piece")
+        read_complete(g, 6, live, "unlink + slow create")
 
         # Sibling files written often (the sidecar's temporary file): no
         # reload, no pass, no line; then one change: one pass, two lines.
