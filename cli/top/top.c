@@ -18,7 +18,6 @@
 #include <unistd.h>
 #include <sys/signalfd.h>
 
-#include "cli/commands.h"
 #include "cli/top/top.h"
 #include "util/sigfd.h"
 #include "util/textfile.h"

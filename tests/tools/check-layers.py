@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """check-layers.py SRCDIR [BUILDDIR]: the source tree keeps its layers.
 
-Checks, over the C sources of util/, lib/, daemon/, cli/, python/ (tests and benches may
+Checks, over the C sources of util/, lib/, conntrack/, backends/, daemon/, cli/, python/ (tests and benches may
 use anything):
   1. every `#include "PATH"` names a file by its path from the source root
      (the one include convention) and points to the same folder or a lower one
@@ -34,15 +34,20 @@ LAYERS = [
     ['lib/owners'],
     ['lib/filter'],
     ['lib/ops'],
+    ['conntrack'],
+    ['backends'],
     ['daemon/common'],
-    ['daemon/policy'],
+    ['daemon/metrics'],
+    ['daemon/guard/core'],
     ['daemon/guard', 'daemon/exporter'],
     ['cli/fmt'],
     ['cli/fields'],
     ['cli/render'],
+    ['cli/count', 'cli/opts'],
+    ['cli/top'],
     ['cli', 'python/sockdiag'],
 ]
-ROOTS = ('util', 'lib', 'daemon', 'cli', 'python')
+ROOTS = ('util', 'lib', 'conntrack', 'backends', 'daemon', 'cli', 'python')
 MAX_LINES = 800
 MAX_FILES = 15
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

@@ -2,17 +2,17 @@
 /*
  * The guard's decisions and their configuration, free of the event loop:
  *
- *   guard_config.c   the configuration file: parse and validate (line-numbered errors)
- *   guard_options.c  the keys of the grace, route and reap policies
- *   guard_policy.c   the pure policy: (event, address table, socket) -> destroy or not
- *   guard_view.c     rtnetlink messages parsed into the view (pure); pending events
- *   guard_grace.c    removals held for the grace period, judged when it ends (pure)
- *   guard_route.c    route changes: the kernel's route to each peer, stranded sources
+ *   config.c   the configuration file: parse and validate (line-numbered errors)
+ *   options.c  the keys of the grace, route and reap policies
+ *   policy.c   the pure policy: (event, address table, socket) -> destroy or not
+ *   view.c     rtnetlink messages parsed into the view (pure); pending events
+ *   grace.c    removals held for the grace period, judged when it ends (pure)
+ *   route.c    route changes: the kernel's route to each peer, stranded sources
  *
  * The loop (daemon/guard/) calls these; nothing here calls back into it.
  */
-#ifndef SOCKDIAG_GUARD_POLICY_H
-#define SOCKDIAG_GUARD_POLICY_H
+#ifndef SOCKDIAG_GUARD_CORE_H
+#define SOCKDIAG_GUARD_CORE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -77,7 +77,7 @@ struct guard_config {
 
 struct conf_line;
 
-/* guard_options.c: the keys grace, on-route-change, reap, reap-interval,
+/* options.c: the keys grace, on-route-change, reap, reap-interval,
  * reap-max, dead-backends, backend-interval, dead-backends-max and conntrack. Returns 1 when key is none of them, 0 when taken, -EINVAL after
  * conf_fail(), -ENOMEM. */
 int guard_options_apply(struct guard_config *c, struct conf_line *l, const char *key,
@@ -180,7 +180,7 @@ const char *guard_verdict_name(enum guard_verdict v);
 enum guard_verdict guard_decide(const struct guard_config *c, const struct guard_table *t,
 				const struct guard_event *e, const struct sdiag_sock *s);
 
-/* ---- the view: rtnetlink messages -> table + pending events (guard_view.c, pure) ---------- */
+/* ---- the view: rtnetlink messages -> table + pending events (view.c, pure) ---------- */
 
 struct nlmsghdr;
 
@@ -225,7 +225,7 @@ enum guard_verdict guard_decide_selected(const struct guard_config *c, const str
 /* Rule 3 alone: an exemption's verdict, or GUARD_DESTROY. */
 enum guard_verdict guard_exempt(const struct guard_config *c, const struct sdiag_sock *s);
 
-/* ---- victims: the records a pass selects (guard_policy.c) --------------------------- */
+/* ---- victims: the records a pass selects (policy.c) --------------------------- */
 
 /* Append a deep copy of s to the growing array *v (n used, cap allocated): 0 or -ENOMEM. */
 int guard_victims_add(struct sdiag_sock ***v, size_t *n, size_t *cap,
@@ -233,7 +233,7 @@ int guard_victims_add(struct sdiag_sock ***v, size_t *n, size_t *cap,
 /* A dump's error callback: a protocol the kernel lacks (UDP-Lite) strands nothing. */
 int guard_quiet_err_cb(enum sdiag_table t, int family, int err, void *data);
 
-/* ---- grace period (guard_grace.c, pure) ----------------------------------------------- */
+/* ---- grace period (grace.c, pure) ----------------------------------------------- */
 
 /* One removal held until due_ms (CLOCK_MONOTONIC milliseconds). */
 struct guard_held {
@@ -268,7 +268,7 @@ void guard_event_describe(const struct guard_table *t, const struct guard_event 
 /* Move a held removal into p (its addresses too), to be acted upon. */
 int guard_held_to_pending(struct guard_held *h, struct guard_pending *p);
 
-/* ---- route changes (guard_route.c) ------------------------------------------------------- */
+/* ---- route changes (route.c) ------------------------------------------------------- */
 
 /* What the kernel is asked: the route to peer with the socket's mark, bound
  * device and uid (`ip route get PEER mark M oif DEV uid U`). */
@@ -320,7 +320,7 @@ bool guard_route_event(const struct nlmsghdr *nlh);
 /* Subscribe fd (an rtnetlink socket) to IPv4 and IPv6 route events, or leave them. */
 int guard_routes_subscribe(int fd, bool on);
 
-/* rtnetlink address and link messages (guard_view.c): -EBADMSG if
+/* rtnetlink address and link messages (view.c): -EBADMSG if
  * malformed, -EAFNOSUPPORT for other families. */
 int grtnl_parse_addr(const struct nlmsghdr *nlh, struct guard_addr *ret);
 int grtnl_parse_link(const struct nlmsghdr *nlh, struct guard_link *ret);

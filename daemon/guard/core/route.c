@@ -21,7 +21,7 @@
 #include <libmnl/libmnl.h>
 #include <linux/rtnetlink.h>
 
-#include "daemon/policy/policy.h"
+#include "daemon/guard/core/core.h"
 #include "lib/core/nl.h"
 
 #ifndef RTA_UID

@@ -19,7 +19,7 @@
 #include <unistd.h>
 #include <sys/socket.h>
 
-#include "cli/count.h"
+#include "cli/count/count.h"
 #include "cli/fields/names.h"
 #include "cli/fmt/fmt.h"
 #include "util/textfile.h"
