@@ -7,6 +7,7 @@
  *   setup.c     namespace, capabilities, signals
  *   guard.c     the event loop: rtnetlink + signalfd, resync, destroy, log
  *   rtnl.c      rtnetlink sockets: link/address dumps, events, the drain after overflow
+ *   route_nl.c  RTM_GETROUTE lookups (cached per pass), route-event subscription
  *   reap.c      reap rules: filters run every reap-interval, capped per pass
  *   backends.c  dead-backends: the file watched, a reconcile pass; conntrack
  *   metrics.c   --metrics: the loop's counters over HTTP

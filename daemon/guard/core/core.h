@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The guard's decisions and their configuration, free of the event loop:
+ * The guard's decisions and their configuration, free of the event loop and of
+ * sockets (tests/tools/check-layers.py checks that no object here links a socket
+ * call):
  *
  *   config.c   the configuration file: parse and validate (line-numbered errors)
  *   options.c  the keys of the grace, route and reap policies
  *   policy.c   the pure policy: (event, address table, socket) -> destroy or not
  *   view.c     rtnetlink messages parsed into the view (pure); pending events
  *   grace.c    removals held for the grace period, judged when it ends (pure)
- *   route.c    route changes: the kernel's route to each peer, stranded sources
+ *   route.c    route changes: the key, the kernel's answer parsed, the stranded-source
+ *              verdict (the lookups themselves: daemon/guard/route_nl.c)
  *
  * The loop (daemon/guard/) calls these; nothing here calls back into it.
  */
@@ -289,8 +292,6 @@ struct guard_route_answer {
 	bool local;		/* RTN_LOCAL: the peer is an address of this host */
 };
 
-struct guard_routes;
-
 /* The key of an inet socket (IPv4-mapped peers as IPv4). */
 void guard_route_key_of(const struct sdiag_sock *s, struct guard_route_key *ret);
 /* The policy (pure): a socket is stranded when the kernel would send to its
@@ -299,17 +300,6 @@ void guard_route_key_of(const struct sdiag_sock *s, struct guard_route_key *ret)
 enum guard_verdict guard_decide_route(const struct guard_config *c, const struct guard_table *t,
 				      const struct sdiag_sock *s,
 				      const struct guard_route_answer *a);
-int guard_routes_open(struct guard_routes **ret);
-void guard_routes_close(struct guard_routes *r);
-/* A new pass: forget the answers of the last one. */
-void guard_routes_reset(struct guard_routes *r);
-/* The answer for k: from this pass's cache, or asked of the kernel. *ret is
- * valid until the next reset. Returns 0 or a negative errno (the lookup
- * itself failed; a route error is in (*ret)->err). */
-int guard_routes_lookup(struct guard_routes *r, const struct guard_route_key *k,
-			const struct guard_route_answer **ret);
-/* Kernel lookups made since the last reset. */
-size_t guard_routes_asked(const struct guard_routes *r);
 /* One message of the answer to an RTM_GETROUTE into *a (zeroed by the caller):
  * an RTM_NEWROUTE's type, device and preferred source; -EBADMSG in a->err for
  * malformed attributes; other messages are ignored. Returns 0. (The socket,
@@ -317,8 +307,6 @@ size_t guard_routes_asked(const struct guard_routes *r);
 int guard_route_parse(const struct nlmsghdr *nlh, struct guard_route_answer *a);
 /* Is this rtnetlink message a route change worth a pass (not the local table)? */
 bool guard_route_event(const struct nlmsghdr *nlh);
-/* Subscribe fd (an rtnetlink socket) to IPv4 and IPv6 route events, or leave them. */
-int guard_routes_subscribe(int fd, bool on);
 
 /* rtnetlink address and link messages (view.c): -EBADMSG if
  * malformed, -EAFNOSUPPORT for other families. */
