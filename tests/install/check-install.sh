@@ -246,7 +246,7 @@ ok "filter builder program (installed header + pkg-config only) runs: $out"
 
 # The documentation's examples, extracted as a reader would copy them.
 awk '/^```c$/ {g = 1; next} g && /^```/ {exit} g' "$src/README.md" >"$tmp/readme.c"
-# libsockdiag(3): the first EXAMPLES block is a program; the third a fragment.
+# libsockdiag(3): the first EXAMPLES block is a program; the third and fourth fragments.
 man_block() {
 	awk -v want="$1" '/^\.SH EXAMPLES/ {f = 1} f && /^\.EX/ {n++; if (n == want) {g = 1; next}}
 		g && /^\.EE/ {exit} g' "$src/man/libsockdiag.3" | sed 's/\\-/-/g; s/\\e/\\/g'
@@ -258,7 +258,14 @@ man_block 1 >"$tmp/man.c"
 	man_block 3
 	printf '\tsdiag_close(h);\n\treturn 0;\n}\n'
 } >"$tmp/man_frag.c"
-for ex in readme man man_frag; do
+# The fourth: the filter builder (no socket needed).
+{
+	printf '#include <stdint.h>\n#include <stdio.h>\n#include <sys/socket.h>\n#include <sockdiag.h>\n'
+	printf 'int main(void)\n{\n'
+	man_block 4
+	printf '\treturn 0;\n}\n'
+} >"$tmp/man_build.c"
+for ex in readme man man_frag man_build; do
 	[ -s "$tmp/$ex.c" ] || fail "no C example found for $ex"
 	# shellcheck disable=SC2086
 	"$cc" -std=gnu11 -Wall -Wextra -Werror "${sanflags[@]}" "$tmp/$ex.c" -o "$tmp/$ex" $flags ||
