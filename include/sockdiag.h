@@ -554,7 +554,8 @@ void sdiag_filter_free(struct sdiag_filter *f);
  * left, as in the parser: a, b, c in an OR group is `(a or b) or c`. A group
  * with no term is an error; a filter with no term matches every socket.
  * f is usable (sdiag_filter_match, struct sdiag_query.filter) only after
- * sdiag_filter_finish() returned 0; adding to a finished filter is -EINVAL.
+ * sdiag_filter_finish() returned 0: until then it matches no socket. Adding
+ * to a finished filter is -EINVAL.
  * Predicates without a builder call yet (unix, netlink, packet and vsock
  * hosts, pid/comm/user, TCP info, autobound) are written as text.
  */

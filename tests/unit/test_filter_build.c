@@ -425,6 +425,19 @@ static void test_finished_and_null(void **state)
 	assert_int_equal(sdiag_filter_finish(f, NULL), -EINVAL);
 	assert_true(sdiag_filter_match(f, &s)); /* unchanged */
 	sdiag_filter_free(f);
+	/* Unfinished (finish never called, or failed): matches nothing, so a
+	 * forgotten finish cannot turn sdiag_kill's selection into every socket. */
+	assert_int_equal(sdiag_filter_new(&f), 0);
+	assert_int_equal(sdiag_filter_add_port(f, SDIAG_FILTER_SRC, SDIAG_FILTER_NE, 1), 0);
+	assert_false(sdiag_filter_match(f, &s));
+	assert_int_equal(sdiag_filter_finish(f, NULL), 0);
+	assert_true(sdiag_filter_match(f, &s)); /* sport 0 != 1 */
+	sdiag_filter_free(f);
+	assert_int_equal(sdiag_filter_new(&f), 0);
+	sdiag_filter_add_cgroup(f, SDIAG_FILTER_EQ, false, "/sockdiag-no-such-cgroup-t32");
+	assert_int_equal(sdiag_filter_finish(f, NULL), -ENOENT);
+	assert_false(sdiag_filter_match(f, &s));
+	sdiag_filter_free(f);
 	/* A parsed filter is finished too. */
 	assert_int_equal(sdiag_filter_parse(&f, "sport = :1", NULL), 0);
 	assert_int_equal(sdiag_filter_add_port(f, SDIAG_FILTER_SRC, SDIAG_FILTER_EQ, 1), -EINVAL);
