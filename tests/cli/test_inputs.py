@@ -196,14 +196,22 @@ for cmd in ("list", "kill", "watch", "top", "guard", "exporter"):
 
 # ---- the reader goes away (EPIPE) --------------------------------------------------------
 def small_pipe_run(args, lines=1, before=None):
-    """Run args with a 4 KiB stdout pipe, read a few lines, close it."""
-    p = subprocess.Popen([SD] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    fcntl.fcntl(p.stdout.fileno(), F_SETPIPE_SZ, 4096)
+    """Run args with a 4 KiB stdout pipe, read a few lines, close it. The pipe
+    is shrunk before the command starts: once it holds more than 4 KiB,
+    F_SETPIPE_SZ fails with EBUSY (about one run in four, when it was shrunk
+    after the start)."""
+    rd, wr = os.pipe()
+    fcntl.fcntl(wr, F_SETPIPE_SZ, 4096)
+    try:
+        p = subprocess.Popen([SD] + args, stdout=wr, stderr=subprocess.PIPE)
+    finally:
+        os.close(wr)
+    out = os.fdopen(rd, "rb")
     if before:
         before()
     for _ in range(lines):
-        p.stdout.readline()
-    p.stdout.close()
+        out.readline()
+    out.close()
     try:
         _, err = p.communicate(timeout=20)
     except subprocess.TimeoutExpired:
