@@ -346,7 +346,16 @@ def test_usage():
     for args, what in ((["--by", "nosuch"], "unknown key"), (["--sort", "x"], "unknown column"),
                        (["--count", "0"], "not a positive number"),
                        (["--interval", "0"], "not a duration"),
-                       (["--bpf"], "not accepted"), (["-x"], "not accepted")):
+                       (["--bpf"], "not accepted"), (["-x"], "not accepted"),
+                       # the rule of list --count-by's keys: none empty, none twice
+                       (["--by", "pid,pid"], "key 'pid' given twice"),
+                       (["--by", "conn,rport"], "key 'rport' given twice (conn has it)"),
+                       (["--by", "conn,conn"], "key 'conn' given twice"),
+                       (["--by", "pid,"], "an empty key in 'pid,'"),
+                       (["--by", ",pid"], "an empty key in ',pid'"),
+                       (["--by", "pid,,comm"], "an empty key in 'pid,,comm'"),
+                       (["--by", ""], "no key given"),
+                       (["--by", "pid,nosuch"], "unknown key 'nosuch'")):
         p = subprocess.run([SD, "top", "-b"] + args, capture_output=True, text=True)
         check(p.returncode == 2 and p.stderr.count("\n") == 1 and what in p.stderr
               and not p.stdout, "top %s: exit 2, one line" % " ".join(args),

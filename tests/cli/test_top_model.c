@@ -48,11 +48,10 @@ static struct top_model *model(void **state, const char *keys)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 	struct top_keys k;
-	const char *bad;
-	size_t len;
+	struct top_keys_error e;
 
 	assert_non_null(f);
-	assert_int_equal(top_keys_parse(&k, keys, &bad, &len), 0);
+	assert_int_equal(top_keys_parse(&k, keys, &e), 0);
 	f->ck = ckeys_new(true);
 	assert_non_null(f->ck);
 	assert_int_equal(tm_new(&f->m, &k, f->ck, NULL), 0);
@@ -221,8 +220,7 @@ static void test_groups_and_owners(void **state)
 	struct top_keys conn;
 	uint64_t sum_rx = 0, sum_tx = 0, conn_rx = 0, conn_tx = 0;
 	unsigned calls = 0;
-	const char *bad;
-	size_t len;
+	struct top_keys_error e;
 
 	for (unsigned i = 0; i < 6; i++)
 		s[i] = mk(i + 1, (uint16_t)(80 + i % 3), i * 10, i);
@@ -245,7 +243,7 @@ static void test_groups_and_owners(void **state)
 		sum_rx += tm_row(m, i)->rx;
 		sum_tx += tm_row(m, i)->tx;
 	}
-	assert_int_equal(top_keys_parse(&conn, "conn", &bad, &len), 0);
+	assert_int_equal(top_keys_parse(&conn, "conn", &e), 0);
 	assert_int_equal(tm_set_keys(m, &conn), 0);
 	assert_int_equal(tm_nrows(m), 6);
 	for (size_t i = 0; i < tm_nrows(m); i++) {
@@ -313,18 +311,41 @@ static void test_sort(void **state)
 static void test_keys_parse(void **state)
 {
 	struct top_keys k;
-	const char *bad;
-	size_t len;
+	struct top_keys_error e;
 
 	(void)state;
-	assert_int_equal(top_keys_parse(&k, "pid,comm,unit", &bad, &len), 0);
+	assert_int_equal(top_keys_parse(&k, "pid,comm,unit", &e), 0);
 	assert_int_equal(k.n, 3);
 	assert_int_equal(k.k[1], CK_PROCESS);
-	assert_int_equal(top_keys_parse(&k, "pid,nosuch", &bad, &len), -EINVAL);
-	assert_int_equal(len, 6);
-	assert_memory_equal(bad, "nosuch", 6);
-	assert_int_equal(top_keys_parse(&k, "conn,conn", &bad, &len), -EINVAL);
-	assert_int_equal(top_keys_parse(&k, "", &bad, &len), -EINVAL);
+	assert_int_equal(top_keys_parse(&k, "conn,pid", &e), 0);
+	assert_int_equal(k.n, 7);
+	assert_true(k.conn);
+	assert_int_equal(top_keys_parse(&k, "pid,nosuch", &e), -EINVAL);
+	assert_int_equal(e.kind, TKE_UNKNOWN);
+	assert_int_equal(e.len, 6);
+	assert_memory_equal(e.at, "nosuch", 6);
+	/* list --count-by's rule: none empty, none twice (conn's keys count). */
+	assert_int_equal(top_keys_parse(&k, "conn,conn", &e), -EINVAL);
+	assert_int_equal(e.kind, TKE_TWICE);
+	assert_int_equal(top_keys_parse(&k, "pid,comm,pid", &e), -EINVAL);
+	assert_int_equal(e.kind, TKE_TWICE);
+	assert_int_equal(e.key, CK_PID);
+	assert_false(e.in_conn);
+	assert_int_equal(top_keys_parse(&k, "rport,conn", &e), -EINVAL);
+	assert_int_equal(e.kind, TKE_TWICE);
+	assert_int_equal(e.key, CK_RPORT);
+	assert_true(e.in_conn);
+	for (const char *const *a = (const char *const[]){ "pid,", ",pid", "pid,,comm", ",",
+							     NULL }; *a; a++) {
+		assert_int_equal(top_keys_parse(&k, *a, &e), -EINVAL);
+		assert_int_equal(e.kind, TKE_EMPTY);
+	}
+	assert_int_equal(top_keys_parse(&k, "", &e), -EINVAL);
+	assert_int_equal(e.kind, TKE_NONE);
+	assert_int_equal(top_keys_parse(&k, "conn,pid,comm,unit,user,state,family,netns", &e),
+			 -EINVAL);
+	assert_int_equal(e.kind, TKE_MANY);
+	assert_memory_equal(e.at, "netns", 5);
 	assert_int_equal(top_col_lookup("retrans"), TC_RETRANS);
 	assert_int_equal(top_col_lookup("x"), -1);
 }
