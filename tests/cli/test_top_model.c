@@ -259,6 +259,58 @@ static void test_groups_and_owners(void **state)
 	assert_true(tm_row(m, 0)->rx <= tm_row(m, 1)->rx);
 }
 
+/* Sockets grouped while their owner is unknown ("-") move to their owner's group
+ * once it is found, for every key that needs it: pid, and comm. */
+static void test_owner_found_later(void **state)
+{
+	static const char *const keys[] = { "pid", "comm", "comm,rport" };
+	static const char *const want[] = { "11", "odd", "odd\x1f" "80" };
+
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		struct top_model *m = model(state, keys[k]);
+		struct sdiag_sock a = mk(1, 80, 10, 10);
+		unsigned calls = 0;
+
+		refresh(m, &a, 1, 0);	/* grouped before any owner lookup */
+		assert_non_null(row(m, k == 2 ? "-\x1f" "80" : "-"));
+		tm_begin(m);
+		assert_int_equal(tm_sock(m, &a, 0), 0);
+		tm_owners(m, lookup, &calls);
+		assert_int_equal(tm_end(m, 1.0), 0);
+		assert_int_equal(calls, 1);
+		assert_int_equal(tm_nrows(m), 1);
+		assert_non_null(row(m, want[k]));
+		assert_int_equal(row(m, want[k])->conns, 1);
+		teardown(state);
+		*state = NULL;
+	}
+}
+
+/* A v4-mapped peer is its IPv4 address: one group (list --count-by's helper). */
+static void test_v4_mapped(void **state)
+{
+	struct top_model *m = model(state, "raddr,laddr");
+	struct sdiag_sock s[2] = { mk(1, 80, 0, 0), mk(2, 80, 0, 0) };
+	static const uint8_t mapped[16] = { [10] = 0xff, [11] = 0xff, [12] = 127, [15] = 1 };
+
+	s[1].family = AF_INET6;
+	memcpy(s[1].inet.dst, mapped, 16);
+	memcpy(s[1].inet.src, mapped, 16);
+	refresh(m, s, 2, 0);
+	assert_int_equal(tm_nrows(m), 1);
+	assert_non_null(row(m, "127.0.0.1\x1f" "127.0.0.1"));
+	assert_int_equal(row(m, "127.0.0.1\x1f" "127.0.0.1")->conns, 2);
+	/* ::1 stays itself (another socket: a socket's addresses are its own) */
+	s[1] = mk(3, 80, 0, 0);
+	s[1].family = AF_INET6;
+	memset(s[1].inet.dst, 0, 16);
+	s[1].inet.dst[15] = 1;
+	memcpy(s[1].inet.src, mapped, 16);
+	refresh(m, s, 2, 1.0);
+	assert_int_equal(tm_nrows(m), 2);
+	assert_non_null(row(m, "::1\x1f" "127.0.0.1"));
+}
+
 /* The order tm_sort promises, written out: by RX (then TX), largest first, then the key. */
 static void check_rx_order(const struct top_model *m, bool ascending)
 {
@@ -359,6 +411,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_late_event, teardown),
 		cmocka_unit_test_teardown(test_groups_and_owners, teardown),
 		cmocka_unit_test_teardown(test_sort, teardown),
+		cmocka_unit_test_teardown(test_owner_found_later, teardown),
+		cmocka_unit_test_teardown(test_v4_mapped, teardown),
 		cmocka_unit_test(test_keys_parse),
 	};
 
