@@ -86,21 +86,27 @@ check "4 KiB buffer" yes
 # said only the second's). Every end is either read (CLOSED, summed over the snapshots:
 # these never-bound sockets are in no dump, so -a counts their ends from the events) or
 # lost: CLOSED + lost = 2N.
-# The Drops of top's sock_diag socket (/proc/net/netlink, by its inode), once it holds still.
-drops_settled() { # PID
-	local ino prev=-1 d i
+# The Drops of top's sock_diag socket (/proc/net/netlink, by its inode), once it passed
+# BEFORE (the drops of earlier bursts: the workqueue may not have begun this one's events)
+# and holds still.
+top_drops() { # PID
+	local ino
 	ino=$(for f in /proc/"$1"/fd/*; do readlink "$f"; done 2>/dev/null |
 		sed -n 's/^socket:\[\([0-9]*\)\]$/\1/p' | while read -r n; do
 			awk -v n="$n" '$2 == 4 && $10 == n && $4 != "00000000" { print n }' /proc/net/netlink
 		done | head -n 1)
-	[ -n "$ino" ] || { echo "FAIL: top: no subscribed sock_diag socket"; exit 1; }
+	[ -n "$ino" ] || { echo "FAIL: top: no subscribed sock_diag socket" >&2; exit 1; }
+	awk -v n="$ino" '$10 == n { print $9 }' /proc/net/netlink
+}
+drops_settled() { # PID BEFORE
+	local prev=-1 d i
 	for ((i = 0; i < 120; i++)); do
-		d=$(awk -v n="$ino" '$10 == n { print $9 }' /proc/net/netlink)
-		[ "$d" -gt 0 ] && [ "$d" = "$prev" ] && return 0
+		d=$(top_drops "$1")
+		[ "$d" -gt "$2" ] && [ "$d" = "$prev" ] && return 0
 		prev=$d
 		sleep 0.5
 	done
-	echo "FAIL: top: the kernel dropped no event of a burst (Drops $d)"
+	echo "FAIL: top: the kernel dropped no event of a burst (Drops $d, $2 before)"
 	exit 1
 }
 # A connected UDP socket: one row in every snapshot, so that the first one is seen.
@@ -119,9 +125,10 @@ for b in 1 2; do
 	for ((i = 0; i < 100; i++)); do grep -q ready "$T/burst" && break; sleep 0.2; done
 	grep -q ready "$T/burst" || { echo "FAIL: burst $b did not start"; exit 1; }
 	kill -STOP "$TP"
+	before=$(top_drops "$TP")
 	exec 3>&-
 	wait "$bp" || { echo "FAIL: burst $b helper: $(cat "$T/burst.err")"; exit 1; }
-	drops_settled "$TP"
+	drops_settled "$TP" "$before"
 	kill -CONT "$TP"
 	for ((i = 0; i < 100; i++)); do
 		[ "$(grep -c 'destroy events lost' "$T/toperr")" -ge "$b" ] && break
