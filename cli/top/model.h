@@ -132,7 +132,8 @@ int tm_event(struct top_model *m, const struct sdiag_sock *s, unsigned ns,
 	     const struct sdiag_filter *f);
 /* How many sockets wait for their owners. */
 size_t tm_owners_pending(const struct top_model *m);
-/* Give each a pid and comm: lookup returns false when the inode has no owner. */
+/* Give each a pid and comm: lookup returns false when the inode has no owner (yet:
+ * such a socket stays pending for the next two calls, then is given up). */
 typedef bool (*tm_lookup_fn)(void *ud, uint64_t inode, int32_t *ret_pid, char ret_comm[16]);
 void tm_owners(struct top_model *m, tm_lookup_fn lookup, void *ud);
 /* Close the interval of `seconds`: groups, rates, rows. Returns 0 or -ENOMEM. */

@@ -286,6 +286,57 @@ static void test_owner_found_later(void **state)
 	}
 }
 
+/* Fails for the first `fail` lookups, then finds pid 11. */
+static bool lookup_late(void *ud, uint64_t inode, int32_t *pid, char comm[16])
+{
+	unsigned *fail = ud;
+
+	(void)inode;
+	if (*fail) {
+		(*fail)--;
+		return false;
+	}
+	*pid = 11;
+	strcpy(comm, "odd");
+	return true;
+}
+
+/* accept() shows the socket's inode before it installs the descriptor: a scan in
+ * between finds no owner. The lookup is tried again at the next refreshes (three
+ * in all), then given up. */
+static void test_owner_retried(void **state)
+{
+	struct top_model *m = model(state, "pid");
+	struct sdiag_sock a = mk(1, 80, 10, 10), b = mk(2, 80, 10, 10);
+	unsigned fail = 1;
+
+	tm_begin(m);
+	assert_int_equal(tm_sock(m, &a, 0), 0);
+	tm_owners(m, lookup_late, &fail);
+	assert_int_equal(tm_end(m, 0), 0);
+	assert_non_null(row(m, "-"));
+	assert_int_equal(tm_owners_pending(m), 1);
+	tm_begin(m);
+	assert_int_equal(tm_sock(m, &a, 0), 0);
+	tm_owners(m, lookup_late, &fail);
+	assert_int_equal(tm_end(m, 1.0), 0);
+	assert_int_equal(tm_nrows(m), 1);
+	assert_non_null(row(m, "11"));
+	/* One that never has an owner: three lookups, then no more scans for it. */
+	fail = 100;
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(tm_owners_pending(m), i == 0 ? 0 : 1);
+		tm_begin(m);
+		assert_int_equal(tm_sock(m, &a, 0), 0);
+		assert_int_equal(tm_sock(m, &b, 0), 0);
+		tm_owners(m, lookup_late, &fail);
+		assert_int_equal(tm_end(m, 1.0), 0);
+	}
+	assert_int_equal(fail, 100 - 3);
+	assert_int_equal(tm_owners_pending(m), 0);
+	assert_non_null(row(m, "-"));
+}
+
 /* A v4-mapped peer is its IPv4 address: one group (list --count-by's helper). */
 static void test_v4_mapped(void **state)
 {
@@ -412,6 +463,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_groups_and_owners, teardown),
 		cmocka_unit_test_teardown(test_sort, teardown),
 		cmocka_unit_test_teardown(test_owner_found_later, teardown),
+		cmocka_unit_test_teardown(test_owner_retried, teardown),
 		cmocka_unit_test_teardown(test_v4_mapped, teardown),
 		cmocka_unit_test(test_keys_parse),
 	};
