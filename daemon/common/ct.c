@@ -258,17 +258,9 @@ static int entry_cb(const struct nlattr *a, void *data)
 	return MNL_CB_OK;
 }
 
-struct sweep {
-	ct_match_fn match;
-	void *userdata;
-	struct ct_entry *v;
-	size_t n, cap;
-	int err;
-};
-
 static int dump_cb(const struct nlmsghdr *nlh, void *data)
 {
-	struct sweep *s = data;
+	struct ct_dump *s = data;
 	const struct nfgenmsg *nfg;
 	struct ct_entry e = { 0 };
 	struct entry_parse p = { .e = &e };
@@ -299,7 +291,38 @@ static int dump_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-static int dump(struct ct *c, struct sweep *s)
+/* The bytes of buf that are whole messages. libmnl 1.0.4's mnl_nlmsg_ok()
+ * compares nlmsg_len as an int: a message claiming 2 GiB or more passes and
+ * is read past the datagram's end (fuzz_ct found it). */
+static size_t whole_messages(const uint8_t *buf, size_t len)
+{
+	size_t off = 0;
+
+	while (off + sizeof(struct nlmsghdr) <= len) {
+		const struct nlmsghdr *nlh = (const struct nlmsghdr *)(buf + off);
+
+		if (nlh->nlmsg_len < sizeof(*nlh) || nlh->nlmsg_len > len - off)
+			break;
+		off += NLMSG_ALIGN(nlh->nlmsg_len);
+	}
+	return off < len ? off : len;
+}
+
+int ct_dump_datagram(struct ct_dump *d, const void *buf, size_t len, uint32_t seq,
+		     uint32_t portid)
+{
+	int r;
+
+	errno = 0;
+	r = mnl_cb_run(buf, whole_messages(buf, len), seq, portid, dump_cb, d);
+	if (r == MNL_CB_STOP)
+		return 1;
+	if (r < 0)
+		return d->err ? d->err : errno > 0 ? -errno : -EPROTO;
+	return 0;
+}
+
+static int dump(struct ct *c, struct ct_dump *s)
 {
 	struct nlmsghdr *nlh = put_header(c->sbuf, IPCTNL_MSG_CT_GET, NLM_F_DUMP, AF_UNSPEC,
 					  ++c->seq);
@@ -317,17 +340,15 @@ static int dump(struct ct *c, struct sweep *s)
 		if (len < 0)
 			return -errno;
 		c->bytes_read += (uint64_t)len;
-		r = mnl_cb_run(c->rbuf, (size_t)len, seq, c->portid, dump_cb, s);
-		if (r == MNL_CB_STOP)
-			return 0;
-		if (r < 0)
-			return s->err ? s->err : -errno;
+		r = ct_dump_datagram(s, c->rbuf, (size_t)len, seq, c->portid);
+		if (r)
+			return r < 0 ? r : 0;
 	}
 }
 
 int ct_sweep(struct ct *c, ct_match_fn match, void *userdata, size_t *ret_deleted)
 {
-	struct sweep s = { .match = match, .userdata = userdata };
+	struct ct_dump s = { .match = match, .userdata = userdata };
 	struct ct_req req[CT_BATCH];
 	size_t total = 0;
 	int r, first = 0;
