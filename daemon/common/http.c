@@ -32,8 +32,9 @@
  * address has sent its request (being answered) is the new one closed.
  *
  * libmicrohttpd 0.9.75 closes the connection after a response queued from
- * the first call for a request: every request is answered from a later one,
- * so connections can be kept alive (Prometheus reuses them).
+ * the first call for a request: a GET or HEAD is answered from a later one,
+ * so its connection can be kept alive (Prometheus reuses them); other methods
+ * get their 405 at once, their body unread, and the connection closed.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -370,18 +371,25 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 
 	(void)version;
 	(void)upload_data;
-	(void)upload_size;
 	if (!*con_cls) {
-		/* The line and headers are in: no longer evictable; answered
-		 * from the next call (*con_cls: the job, or s itself). */
+		/* The line and headers are in: no longer evictable. A GET or
+		 * HEAD is answered from a later call (*con_cls: the job, or s
+		 * itself), another method at once: its connection is closed
+		 * after the 405, its body never read. */
 		conn = conn_of(m, c);
 		if (conn) {
 			pthread_mutex_lock(&s->mu);
 			conn->waiting = false;
 			pthread_mutex_unlock(&s->mu);
 		}
-		*con_cls = page == HTTP_PAGE_METRICS ? calloc(1, sizeof(struct job)) : s;
-		return *con_cls ? MHD_YES : MHD_NO;
+		if (page != HTTP_PAGE_BAD_METHOD) {
+			*con_cls = page == HTTP_PAGE_METRICS ? calloc(1, sizeof(struct job)) : s;
+			return *con_cls ? MHD_YES : MHD_NO;
+		}
+	}
+	if (*upload_size) {	/* a GET's body: read and dropped */
+		*upload_size = 0;
+		return MHD_YES;
 	}
 	switch (page) {
 	case HTTP_PAGE_METRICS:
