@@ -21,31 +21,6 @@
 
 #define T(x) SDIAG_TABLE_BIT(SDIAG_T_##x)
 
-/* Does the expression have state clauses? Then they replace the default
- * states, as ss's "state"/"exclude" do. */
-static bool mentions_states(const char *expr, const struct sdiag_filter *f)
-{
-	static const char *const words[] = { "state", "exclude", "excl" };
-	const char *p = expr;
-
-	if (sdiag_filter_states(f) != SDIAG_STATES_ALL)
-		return true;
-	while (*p) {
-		size_t n;
-
-		while (*p && strchr(OPTS_BLANKS "(!", *p))
-			p++;
-		n = strcspn(p, OPTS_BLANKS "()");
-		for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-			if (n == strlen(words[i]) && !strncmp(p, words[i], n))
-				return true;
-		p += n;
-		while (*p == ')')
-			p++;
-	}
-	return false;
-}
-
 /*
  * The message, the line of the expression the error is on (with -F: "FILE:LINE: "
  * before the message) and a marker under the offending part. Of the line, at most
@@ -137,7 +112,8 @@ int opts_filter(struct cli_opts *o, struct sdiag_filter **ret)
 		sdiag_filter_free(f);
 		return r;
 	}
-	if (mentions_states(o->filter_expr, f))
+	/* State clauses replace the default states, as ss's "state"/"exclude" do. */
+	if (sdiag_filter_names_states(f))
 		o->q.states = SDIAG_STATES_ALL;
 	o->out.states = o->q.states & sdiag_filter_states(f);
 	o->q.filter = f;
@@ -193,31 +169,29 @@ bool opts_report_table_error(const struct cli_opts *o, uint32_t *reported, enum 
 	static const struct {
 		uint32_t tables;
 		const char *name;
-		const char *module;
 	} groups[] = {
-		{ T(TCP), "tcp", "tcp_diag" },
-		{ T(UDP), "udp", "udp_diag" },
-		{ T(UDPLITE), "udplite", "udp_diag" },
-		{ T(RAW), "raw", "raw_diag" },
-		{ T(MPTCP), "mptcp", "mptcp_diag" },
-		{ T(SCTP), "sctp", "sctp_diag" },
-		{ SDIAG_TABLES_UNIX, "unix", "unix_diag" },
-		{ T(NETLINK), "netlink", "netlink_diag" },
-		{ SDIAG_TABLES_PACKET, "packet", "af_packet_diag" },
-		{ SDIAG_TABLES_VSOCK, "vsock", "vsock_diag" },
-		{ T(XDP), "xdp", "xsk_diag" },
-		{ T(TIPC), "tipc", "tipc_diag" },
-		{ T(SMC), "smc", "smc_diag" },
+		{ T(TCP), "tcp" },
+		{ T(UDP), "udp" },
+		{ T(UDPLITE), "udplite" },
+		{ T(RAW), "raw" },
+		{ T(MPTCP), "mptcp" },
+		{ T(SCTP), "sctp" },
+		{ SDIAG_TABLES_UNIX, "unix" },
+		{ T(NETLINK), "netlink" },
+		{ SDIAG_TABLES_PACKET, "packet" },
+		{ SDIAG_TABLES_VSOCK, "vsock" },
+		{ T(XDP), "xdp" },
+		{ T(TIPC), "tipc" },
+		{ T(SMC), "smc" },
 	};
 	uint32_t bit = SDIAG_TABLE_BIT(t), mask = bit;
-	const char *name = "?", *module = "?";
+	const char *name = "?", *module = sdiag_table_module(t) ? sdiag_table_module(t) : "?";
 	bool unsupported = err == -EAFNOSUPPORT || err == -EPROTONOSUPPORT;
 
 	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
 		if (groups[i].tables & bit) {
 			mask = groups[i].tables;
 			name = groups[i].name;
-			module = groups[i].module;
 			break;
 		}
 	if (*reported & mask)

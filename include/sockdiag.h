@@ -60,6 +60,9 @@ enum sdiag_table {
 
 /* ss's short name ("tcp", "u_str", "nl", "p_raw", ...); NULL if out of range. */
 const char *sdiag_table_netid(enum sdiag_table t);
+/* The kernel module that dumps the table ("tcp_diag", "raw_diag", "unix_diag", "xsk_diag",
+ * ...): what a dump's -EPROTONOSUPPORT or -EAFNOSUPPORT means is missing. NULL if out of range. */
+const char *sdiag_table_module(enum sdiag_table t);
 /* The JSON "proto" value ("tcp", "stream", "raw", ...); for netlink use sdiag_netlink_proto_name(). */
 const char *sdiag_table_proto(enum sdiag_table t);
 /* Look a table up by ss's -A name (tcp, udp, raw, mptcp, unix_stream, netlink, packet_raw, ...).
@@ -511,6 +514,10 @@ int sdiag_filter_resolve(struct sdiag_filter *f, unsigned flags, struct sdiag_fi
 bool sdiag_filter_uses_cgroups(const struct sdiag_filter *f);
 /* The state mask the filter's state/exclude clauses allow (SDIAG_STATES_ALL if none). */
 uint32_t sdiag_filter_states(const struct sdiag_filter *f);
+/* Whether the filter has state/exclude clauses at all (even "state all"): then they replace a
+ * default selection of states, as ss's do (sockdiag list and kill, the Python kill()). False
+ * for NULL. */
+bool sdiag_filter_names_states(const struct sdiag_filter *f);
 /* Accepts NULL. */
 void sdiag_filter_free(struct sdiag_filter *f);
 
@@ -564,8 +571,10 @@ typedef int (*sdiag_sock_cb)(const struct sdiag_sock *s, void *userdata);
 
 /* Called when one table (and for inet, one address family) cannot be dumped:
  * err is -EAFNOSUPPORT when the kernel has no diag support for the family,
- * -EPROTONOSUPPORT when it has none for the inet protocol, or another
- * negative errno. Return 0 to go on with the other tables, negative to stop. */
+ * -EPROTONOSUPPORT when it has none for the inet protocol, -EINTR when the
+ * kernel marked the dump interrupted (NLM_F_DUMP_INTR: no sock_diag family
+ * sets it today), or another negative errno. Return 0 to go on with the other
+ * tables, negative to stop. */
 typedef int (*sdiag_error_cb)(enum sdiag_table t, int family, int err, void *userdata);
 
 /*

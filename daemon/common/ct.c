@@ -7,11 +7,8 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <sys/socket.h>
 #include <libmnl/libmnl.h>
 #include <linux/netfilter/nfnetlink.h>
@@ -19,6 +16,7 @@
 #include <linux/netlink.h>
 
 #include "daemon/common/ct.h"
+#include "lib/core/nl.h"
 
 /* Requests per sendmsg: a failure's reply (capped: NETLINK_CAP_ACK) costs
  * about 1 KiB of receive buffer, and every one of a batch may fail. */
@@ -27,10 +25,8 @@
 #define CT_RCVBUF (4 << 20)
 
 struct ct {
-	struct mnl_socket *nl;
-	uint32_t portid, seq;
-	uint64_t requests, bytes_read;
-	uint8_t rbuf[64 * 1024] __attribute__((aligned(8)));
+	struct sd_nl *nl; /* the transport: sequence numbers, sends, replies */
+	uint64_t requests;
 	uint8_t sbuf[CT_BATCH * CT_MSG_MAX] __attribute__((aligned(8)));
 };
 
@@ -45,15 +41,14 @@ const char *ct_strerror(int err)
 	return strerror(-err);
 }
 
-static struct nlmsghdr *put_header(void *buf, uint16_t type, uint16_t flags, uint8_t family,
-				   uint32_t seq)
+/* The transport stamps sequence numbers. */
+static struct nlmsghdr *put_header(void *buf, uint16_t type, uint16_t flags, uint8_t family)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 	struct nfgenmsg *nfg;
 
 	nlh->nlmsg_type = (NFNL_SUBSYS_CTNETLINK << 8) | type;
 	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
-	nlh->nlmsg_seq = seq;
 	nfg = mnl_nlmsg_put_extra_header(nlh, sizeof(*nfg));
 	nfg->nfgen_family = family;
 	nfg->version = NFNETLINK_V0;
@@ -81,36 +76,6 @@ static void put_tuple(struct nlmsghdr *nlh, uint16_t type, const struct ct_tuple
 	mnl_attr_nest_end(nlh, tup);
 }
 
-/* Read the replies a batch of n requests (sequence numbers base..base+n-1)
- * left in the receive queue: failures only. errs[i] becomes the error of
- * request i (0 when none came). */
-static int read_failures(struct ct *c, uint32_t base, int *errs, size_t n)
-{
-	for (;;) {
-		ssize_t len = recv(mnl_socket_get_fd(c->nl), c->rbuf, sizeof(c->rbuf), MSG_DONTWAIT);
-		const struct nlmsghdr *nlh = (const struct nlmsghdr *)c->rbuf;
-		int left;
-
-		if (len < 0 && errno == EINTR)
-			continue;
-		if (len < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			return 0;
-		if (len < 0)
-			return -errno; /* ENOBUFS: replies lost, outcome unknown */
-		c->bytes_read += (uint64_t)len;
-		for (left = (int)len; mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left)) {
-			const struct nlmsgerr *e;
-			uint32_t i = nlh->nlmsg_seq - base;
-
-			if (nlh->nlmsg_type != NLMSG_ERROR ||
-			    nlh->nlmsg_len < NLMSG_HDRLEN + sizeof(*e) || i >= n)
-				continue;
-			e = mnl_nlmsg_get_payload(nlh);
-			errs[i] = e->error;
-		}
-	}
-}
-
 struct ct_req {
 	const struct ct_tuple *t;
 	uint32_t id; /* 0: any */
@@ -121,12 +86,11 @@ struct ct_req {
 static int send_batch(struct ct *c, const struct ct_req *req, size_t n, size_t *deleted)
 {
 	int errs[CT_BATCH] = { 0 }, first = 0, r;
-	uint32_t base = c->seq + 1;
 	size_t off = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		struct nlmsghdr *nlh = put_header(c->sbuf + off, IPCTNL_MSG_CT_DELETE, 0,
-						  req[i].t->family, base + (uint32_t)i);
+						  req[i].t->family);
 
 		put_tuple(nlh, CTA_TUPLE_ORIG, req[i].t);
 		if (req[i].id)
@@ -135,12 +99,9 @@ static int send_batch(struct ct *c, const struct ct_req *req, size_t n, size_t *
 			mnl_attr_put_u16(nlh, CTA_ZONE, htons(req[i].zone));
 		off += NLMSG_ALIGN(nlh->nlmsg_len);
 	}
-	c->seq += (uint32_t)n;
 	c->requests += n;
-	if (mnl_socket_sendto(c->nl, c->sbuf, off) < 0)
-		return -errno;
-	/* The kernel ran every request before sendmsg returned. */
-	r = read_failures(c, base, errs, n);
+	/* Only failures are answered; lost answers: -ENOBUFS in errs. */
+	r = sd_nl_batch(c->nl, c->sbuf, off, errs, n);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < n; i++) {
@@ -266,84 +227,53 @@ static int dump_cb(const struct nlmsghdr *nlh, void *data)
 	struct entry_parse p = { .e = &e };
 
 	if (nlh->nlmsg_len < NLMSG_HDRLEN + sizeof(*nfg))
-		return MNL_CB_OK;
+		return 0;
 	nfg = mnl_nlmsg_get_payload(nlh);
 	if (nfg->nfgen_family != AF_INET && nfg->nfgen_family != AF_INET6)
-		return MNL_CB_OK;
+		return 0;
 	e.orig.family = e.reply.family = nfg->nfgen_family;
 	if (mnl_attr_parse(nlh, sizeof(*nfg), entry_cb, &p) < 0)
-		return MNL_CB_OK; /* malformed: skipped, never deleted */
+		return 0; /* malformed: skipped, never deleted */
 	if (p.seen != ((1u << CTA_TUPLE_ORIG) | (1u << CTA_TUPLE_REPLY)) ||
 	    !s->match(&e, s->userdata))
-		return MNL_CB_OK;
+		return 0;
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 256;
 		struct ct_entry *v = realloc(s->v, cap * sizeof(*v));
 
-		if (!v) {
-			s->err = -ENOMEM;
-			return MNL_CB_ERROR;
-		}
+		if (!v)
+			return -ENOMEM;
 		s->v = v;
 		s->cap = cap;
 	}
 	s->v[s->n++] = e;
-	return MNL_CB_OK;
-}
-
-/* The bytes of buf that are whole messages. libmnl 1.0.4's mnl_nlmsg_ok()
- * compares nlmsg_len as an int: a message claiming 2 GiB or more passes and
- * is read past the datagram's end (fuzz_ct found it). */
-static size_t whole_messages(const uint8_t *buf, size_t len)
-{
-	size_t off = 0;
-
-	while (off + sizeof(struct nlmsghdr) <= len) {
-		const struct nlmsghdr *nlh = (const struct nlmsghdr *)(buf + off);
-
-		if (nlh->nlmsg_len < sizeof(*nlh) || nlh->nlmsg_len > len - off)
-			break;
-		off += NLMSG_ALIGN(nlh->nlmsg_len);
-	}
-	return off < len ? off : len;
-}
-
-int ct_dump_datagram(struct ct_dump *d, const void *buf, size_t len, uint32_t seq,
-		     uint32_t portid)
-{
-	int r;
-
-	errno = 0;
-	r = mnl_cb_run(buf, whole_messages(buf, len), seq, portid, dump_cb, d);
-	if (r == MNL_CB_STOP)
-		return 1;
-	if (r < 0)
-		return d->err ? d->err : errno > 0 ? -errno : -EPROTO;
 	return 0;
+}
+
+static int sweep_restart(void *data)
+{
+	((struct ct_dump *)data)->n = 0;
+	return 0;
+}
+
+int ct_dump_datagram(struct ct_dump *d, const void *buf, size_t len)
+{
+	size_t left;
+	int r = 0;
+
+	for (const struct nlmsghdr *m = sd_nl_first(buf, len, &left); m && !r;
+	     m = sd_nl_next(m, &left))
+		if (m->nlmsg_type >= NLMSG_MIN_TYPE)
+			r = dump_cb(m, d);
+	return r;
 }
 
 static int dump(struct ct *c, struct ct_dump *s)
 {
-	struct nlmsghdr *nlh = put_header(c->sbuf, IPCTNL_MSG_CT_GET, NLM_F_DUMP, AF_UNSPEC,
-					  ++c->seq);
-	uint32_t seq = c->seq;
-	int r;
-
+	put_header(sd_nl_reqbuf(c->nl, NULL), IPCTNL_MSG_CT_GET, NLM_F_DUMP, AF_UNSPEC);
 	c->requests++;
-	if (mnl_socket_sendto(c->nl, nlh, nlh->nlmsg_len) < 0)
-		return -errno;
-	for (;;) {
-		ssize_t len = mnl_socket_recvfrom(c->nl, c->rbuf, sizeof(c->rbuf));
-
-		if (len < 0 && errno == EINTR)
-			continue;
-		if (len < 0)
-			return -errno;
-		c->bytes_read += (uint64_t)len;
-		r = ct_dump_datagram(s, c->rbuf, (size_t)len, seq, c->portid);
-		if (r)
-			return r < 0 ? r : 0;
-	}
+	/* An interrupted dump is taken again (the transport's policy). */
+	return sd_nl_dump_retry(c->nl, dump_cb, sweep_restart, s);
 }
 
 int ct_sweep(struct ct *c, ct_match_fn match, void *userdata, size_t *ret_deleted)
@@ -424,16 +354,14 @@ bool ct_tuple_of_sock(const struct sdiag_sock *s, struct ct_tuple *ret)
 static int probe(struct ct *c)
 {
 	struct ct_tuple t = { .family = AF_INET, .proto = IPPROTO_UDP };
-	struct nlmsghdr *nlh = put_header(c->sbuf, IPCTNL_MSG_CT_DELETE, NLM_F_ACK, AF_INET,
-					  ++c->seq);
-	int err = 0;
+	struct nlmsghdr *nlh = put_header(c->sbuf, IPCTNL_MSG_CT_DELETE, NLM_F_ACK, AF_INET);
+	int err = 0, r;
 
 	put_tuple(nlh, CTA_TUPLE_ORIG, &t);
 	mnl_attr_put_u32(nlh, CTA_ID, htonl(0xffffffffu));
-	if (mnl_socket_sendto(c->nl, nlh, nlh->nlmsg_len) < 0)
-		return -errno;
-	if (read_failures(c, c->seq, &err, 1) < 0)
-		return -EIO;
+	r = sd_nl_batch(c->nl, c->sbuf, NLMSG_ALIGN(nlh->nlmsg_len), &err, 1);
+	if (r < 0)
+		return r;
 	if (err == -ENOENT || err == 0)
 		return 0;
 	if (err == -EOPNOTSUPP || err == -EPROTONOSUPPORT || err == -EAFNOSUPPORT)
@@ -441,80 +369,41 @@ static int probe(struct ct *c)
 	return err;
 }
 
-static int open_here(struct ct **ret)
+int ct_open(struct ct **ret, int nsfd)
 {
+	/* A netlink socket belongs to the namespace it was created in. */
+	struct sd_nl_opts o = { .proto = NETLINK_NETFILTER,
+				.rcvbuf = CT_RCVBUF,
+				.in_netns = nsfd >= 0,
+				.nsfd = nsfd };
 	struct ct *c = calloc(1, sizeof(*c));
-	int one = 1, rcvbuf = CT_RCVBUF, r;
+	int r;
 
 	if (!c)
 		return -ENOMEM;
-	c->nl = mnl_socket_open2(NETLINK_NETFILTER, SOCK_CLOEXEC);
-	if (!c->nl) {
-		r = errno == EPROTONOSUPPORT ? -ENOPROTOOPT : -errno;
-		goto fail;
-	}
-	if (mnl_socket_bind(c->nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-		r = -errno;
-		goto fail;
-	}
-	c->portid = mnl_socket_get_portid(c->nl);
-	(void)setsockopt(mnl_socket_get_fd(c->nl), SOL_NETLINK, NETLINK_CAP_ACK, &one,
-			 sizeof(one));
-	if (setsockopt(mnl_socket_get_fd(c->nl), SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
-		       sizeof(rcvbuf)) < 0)
-		(void)setsockopt(mnl_socket_get_fd(c->nl), SOL_SOCKET, SO_RCVBUF, &rcvbuf,
-				 sizeof(rcvbuf));
-	r = probe(c);
-	if (r < 0)
-		goto fail;
-	*ret = c;
-	return 0;
-fail:
-	ct_close(c);
-	return r;
-}
-
-int ct_open(struct ct **ret, int nsfd)
-{
-	struct ct *c = NULL;
-	int self, r, back;
-
-	if (nsfd < 0)
-		return open_here(ret);
-	/* A netlink socket belongs to the namespace it was created in: enter,
-	 * create, come back (as the library's handles do). */
-	self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (self < 0)
-		return -errno;
-	if (setns(nsfd, CLONE_NEWNET) < 0) {
-		r = -errno;
-		close(self);
+	r = sd_nl_open_with(&c->nl, &o);
+	if (r == -EPROTONOSUPPORT)
+		r = -ENOPROTOOPT;
+	if (r == 0)
+		r = probe(c);
+	if (r < 0) {
+		ct_close(c);
 		return r;
 	}
-	r = open_here(&c);
-	back = setns(self, CLONE_NEWNET) < 0 ? -errno : 0;
-	close(self);
-	if (back < 0) {
-		/* Stranded in the other namespace: report it, keep nothing. */
-		ct_close(c);
-		return back;
-	}
-	if (r == 0)
-		*ret = c;
-	return r;
+	*ret = c;
+	return 0;
 }
 
 void ct_close(struct ct *c)
 {
 	if (!c)
 		return;
-	if (c->nl)
-		mnl_socket_close(c->nl);
+	sd_nl_close(c->nl);
 	free(c);
 }
 
 void ct_stats(const struct ct *c, uint64_t *ret_requests, uint64_t *ret_bytes_read)
 {
 	*ret_requests = c->requests;
-	*ret_bytes_read = c->bytes_read;
+	*ret_bytes_read = sd_nl_bytes_read(c->nl);
 }

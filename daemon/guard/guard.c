@@ -23,7 +23,6 @@
 #include <unistd.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
-#include <libmnl/libmnl.h>
 #include <linux/rtnetlink.h>
 
 #include "daemon/common/http.h"
@@ -33,6 +32,7 @@
 #include "daemon/guard/guard_backends.h"
 #include "daemon/guard/guard_metrics.h"
 #include "daemon/guard/guard_rtnl.h"
+#include "lib/core/nl.h"
 #include "util/argerr.h"
 #include "util/textfile.h"
 
@@ -54,6 +54,7 @@ struct guard {
 	struct guard_routes *routes;	/* open while on-route-change = yes */
 	uint64_t route_due, reap_due;	/* CLOCK_MONOTONIC ms, NEVER */
 	struct guard_backends bk;	/* dead-backends, conntrack */
+	bool resync_due;		/* the last resync's dumps kept being interrupted */
 	char log_name[96];		/* "sockdiag-guard", "sockdiag-guard[netns X]" */
 };
 
@@ -419,10 +420,25 @@ static int resync(struct guard *g, struct guard_pending *p, bool initial)
 	int r;
 
 	r = grtnl_dump(&g->rtnl, &now);
+	if (r == -EINTR) {
+		/* Links and addresses changed during every try: a dump that
+		 * skipped a present address would destroy its sockets. Keep the
+		 * view as it is and resync at the next events; said once. */
+		if (!g->resync_due)
+			logline("resync: links and addresses changed during each of %d dumps; "
+				"keeping the current view, trying again at the next events",
+				SD_NL_DUMP_TRIES);
+		g->resync_due = true;
+		return 0;
+	}
 	if (r < 0) {
-		logline("resync: cannot dump links and addresses: %s", strerror(-r));
+		const char *m = grtnl_ext_ack(&g->rtnl);
+
+		logline("resync: cannot dump links and addresses: %s%s%s", strerror(-r),
+			*m ? ": " : "", m);
 		return r;
 	}
+	g->resync_due = false;
 	g->table = now;
 	if (initial) {
 		logline("watching %zu links, %zu addresses", now.n_links, now.n_addrs);
@@ -445,10 +461,14 @@ static int take_events(struct guard *g, struct guard_pending *p)
 	bool route_event = false;
 	int r = 0;
 
+	if (g->resync_due) {
+		r = resync(g, p, false);
+		route_event = true;
+	}
 	while (r == 0) {
 		ssize_t n = grtnl_read_events(&g->rtnl, buf, sizeof(buf));
-		const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
-		int len;
+		const struct nlmsghdr *nlh;
+		size_t left;
 
 		if (n == -EINTR)
 			continue;
@@ -469,9 +489,8 @@ static int take_events(struct guard *g, struct guard_pending *p)
 			r = (int)n;
 			break;
 		}
-		/* libmnl 1.0.4 accepts nlmsg_len >= 2^31 (negative as int). */
-		for (len = (int)n; r == 0 && mnl_nlmsg_ok(nlh, len) && nlh->nlmsg_len <= (unsigned)len;
-		     nlh = mnl_nlmsg_next(nlh, &len)) {
+		for (nlh = sd_nl_first(buf, (size_t)n, &left); r == 0 && nlh;
+		     nlh = sd_nl_next(nlh, &left)) {
 			route_event |= guard_route_event(nlh);
 			r = guard_view_apply(&g->table, p, nlh);
 		}

@@ -6,24 +6,27 @@
 
 #include "daemon/guard/guard.h"
 
-struct mnl_socket;
 struct nlmsghdr;
+struct sd_nl;
 
 struct grtnl {
-	struct mnl_socket *events;	/* link + address groups, non-blocking */
-	struct mnl_socket *dumps;
-	uint32_t seq;
+	struct sd_nl *events;	/* link + address groups, non-blocking */
+	struct sd_nl *dumps;
 };
 
 /* rcvbuf: the event socket's receive buffer in bytes, 0 = 4 MiB. */
 int grtnl_open(struct grtnl *g, int rcvbuf);
 void grtnl_close(struct grtnl *g);
 int grtnl_event_fd(const struct grtnl *g);
-/* Full dump of links and addresses into a new table (*ret, caller frees). */
+/* Full dump of links and addresses into a new table (*ret, caller frees).
+ * -EINTR: links or addresses changed during each of SD_NL_DUMP_TRIES tries
+ * of one of the dumps (NLM_F_DUMP_INTR); nothing is returned then. */
 int grtnl_dump(struct grtnl *g, struct guard_table *ret);
 /* One datagram of events; -EAGAIN when none, -ENOBUFS when events were lost
  * (or one was cut short). Datagrams not sent by the kernel are skipped. */
 ssize_t grtnl_read_events(struct grtnl *g, void *buf, size_t size);
+/* The kernel's message (extended ACK) about the last failed dump, "" if none. */
+const char *grtnl_ext_ack(const struct grtnl *g);
 /* Discard every queued event (they predate an overflow). 0 when empty. */
 int grtnl_drain(struct grtnl *g);
 

@@ -17,13 +17,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 #include <sys/socket.h>
 #include <libmnl/libmnl.h>
 #include <linux/rtnetlink.h>
 
 #include "daemon/policy/policy.h"
+#include "lib/core/nl.h"
 
 #ifndef RTA_UID
 #define RTA_UID 25
@@ -36,11 +35,9 @@ struct entry {
 };
 
 struct guard_routes {
-	struct mnl_socket *nl;
-	uint32_t seq, portid;
+	struct sd_nl *nl;	/* the transport: one request, one answer */
 	struct entry *tab;	/* open addressing, cap a power of two */
 	size_t cap, n, asked;
-	uint8_t buf[8192] __attribute__((aligned(8)));
 };
 
 static const uint8_t v4mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
@@ -110,19 +107,17 @@ enum guard_verdict guard_decide_route(const struct guard_config *c, const struct
 
 int guard_routes_open(struct guard_routes **ret)
 {
+	struct sd_nl_opts o = { .proto = NETLINK_ROUTE };
 	struct guard_routes *r = calloc(1, sizeof(*r));
 	int err;
 
 	if (!r)
 		return -ENOMEM;
-	r->nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
-	if (!r->nl || mnl_socket_bind(r->nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-		err = -errno;
+	err = sd_nl_open_with(&r->nl, &o);
+	if (err < 0) {
 		guard_routes_close(r);
 		return err;
 	}
-	r->portid = mnl_socket_get_portid(r->nl);
-	r->seq = (uint32_t)time(NULL);
 	*ret = r;
 	return 0;
 }
@@ -131,8 +126,7 @@ void guard_routes_close(struct guard_routes *r)
 {
 	if (!r)
 		return;
-	if (r->nl)
-		mnl_socket_close(r->nl);
+	sd_nl_close(r->nl);
 	free(r->tab);
 	free(r);
 }
@@ -213,65 +207,33 @@ static int reply_attr(const struct nlattr *attr, void *data)
 	return MNL_CB_OK;
 }
 
-static int reply_cb(const struct nlmsghdr *nlh, void *data)
+int guard_route_parse(const struct nlmsghdr *nlh, struct guard_route_answer *a)
 {
 	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
-	struct guard_route_answer *a = data;
 
 	if (nlh->nlmsg_type != RTM_NEWROUTE || nlh->nlmsg_len < NLMSG_LENGTH(sizeof(struct rtmsg)))
-		return MNL_CB_OK;
+		return 0;
 	a->local = rtm->rtm_type == RTN_LOCAL;
-	return mnl_attr_parse(nlh, sizeof(struct rtmsg), reply_attr, data) < 0 ? MNL_CB_ERROR :
-										 MNL_CB_STOP;
-}
-
-/* The length of the messages at the head of buf that fit in it. libmnl's
- * mnl_nlmsg_ok() compares nlmsg_len as an int: a message claiming 2 GiB or
- * more passes it, and reply_cb() would read past the datagram (fuzz_route). */
-static size_t fitting(const void *buf, size_t len)
-{
-	size_t off = 0;
-
-	while (len - off >= sizeof(struct nlmsghdr)) {
-		const struct nlmsghdr *nlh = (const void *)((const char *)buf + off);
-
-		if (nlh->nlmsg_len < sizeof(*nlh) || nlh->nlmsg_len > len - off)
-			break;
-		off += NLMSG_ALIGN(nlh->nlmsg_len);
-		if (off >= len)
-			return len; /* the last one, its padding perhaps cut */
-	}
-	return off;
-}
-
-int guard_route_reply(const void *buf, size_t len, uint32_t seq, uint32_t portid,
-		      struct guard_route_answer *a)
-{
-	int ret;
-
-	errno = 0;
-	ret = mnl_cb_run(buf, fitting(buf, len), seq, portid, reply_cb, a);
-	if (ret == MNL_CB_ERROR && errno == ESRCH)
-		return 1; /* a stale reply of an earlier request */
-	/* An NLMSG_ERROR's code becomes errno as it is: only a plausible one is kept. */
-	if (ret < 0)
-		a->err = errno > 0 && errno < 4096 ? -errno : -EPROTO;
+	if (mnl_attr_parse(nlh, sizeof(struct rtmsg), reply_attr, a) < 0)
+		a->err = -EBADMSG;
 	return 0;
+}
+
+static int reply_cb(const struct nlmsghdr *nlh, void *data)
+{
+	return guard_route_parse(nlh, data);
 }
 
 /* One RTM_GETROUTE: a route error goes into a->err, a failure to ask is returned. */
 static int ask(struct guard_routes *r, const struct guard_route_key *k,
 	       struct guard_route_answer *a)
 {
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(r->buf);
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(sd_nl_reqbuf(r->nl, NULL));
 	struct rtmsg *rtm;
-	uint32_t seq = ++r->seq;
-	ssize_t n;
+	int err, kerr = 0;
 
 	memset(a, 0, sizeof(*a));
 	nlh->nlmsg_type = RTM_GETROUTE;
-	nlh->nlmsg_flags = NLM_F_REQUEST;
-	nlh->nlmsg_seq = seq;
 	rtm = mnl_nlmsg_put_extra_header(nlh, sizeof(*rtm));
 	rtm->rtm_family = k->family;
 	rtm->rtm_dst_len = k->family == AF_INET ? 32 : 128;
@@ -282,18 +244,13 @@ static int ask(struct guard_routes *r, const struct guard_route_key *k,
 		mnl_attr_put_u32(nlh, RTA_OIF, k->oif);
 	if (k->has_uid)
 		mnl_attr_put_u32(nlh, RTA_UID, k->uid);
-	if (mnl_socket_sendto(r->nl, nlh, nlh->nlmsg_len) < 0)
-		return -errno;
 	r->asked++;
-	for (;;) {
-		n = mnl_socket_recvfrom(r->nl, r->buf, sizeof(r->buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (guard_route_reply(r->buf, (size_t)n, seq, r->portid, a) == 0)
-			return 0;
-	}
+	err = sd_nl_request(r->nl, reply_cb, a, &kerr);
+	if (err < 0)
+		return err;
+	if (kerr)
+		a->err = kerr;
+	return 0;
 }
 
 int guard_routes_lookup(struct guard_routes *r, const struct guard_route_key *k,

@@ -310,11 +310,11 @@ int guard_routes_lookup(struct guard_routes *r, const struct guard_route_key *k,
 			const struct guard_route_answer **ret);
 /* Kernel lookups made since the last reset. */
 size_t guard_routes_asked(const struct guard_routes *r);
-/* One datagram of the answer to an RTM_GETROUTE (seq, portid) into *a (zeroed by
- * the caller before the first): 1 if it holds only a stale reply (read on), else 0,
- * with the kernel's error, or -EPROTO for a malformed answer, in a->err. */
-int guard_route_reply(const void *buf, size_t len, uint32_t seq, uint32_t portid,
-		      struct guard_route_answer *a);
+/* One message of the answer to an RTM_GETROUTE into *a (zeroed by the caller):
+ * an RTM_NEWROUTE's type, device and preferred source; -EBADMSG in a->err for
+ * malformed attributes; other messages are ignored. Returns 0. (The socket,
+ * sequence numbers and NLMSG_ERROR answers: the transport, lib/core/nl.h.) */
+int guard_route_parse(const struct nlmsghdr *nlh, struct guard_route_answer *a);
 /* Is this rtnetlink message a route change worth a pass (not the local table)? */
 bool guard_route_event(const struct nlmsghdr *nlh);
 /* Subscribe fd (an rtnetlink socket) to IPv4 and IPv6 route events, or leave them. */

@@ -2,7 +2,8 @@
 /*
  * The library's lowest layer (lib/core/), seen by every other folder of lib/:
  *
- *   transport.c   netlink socket, send/recv, seq/portid checks, DONE/ERROR  (sd_nl_*);
+ *   transport.c   every netlink socket of the tree: dumps, requests, batches,
+ *                 events (sd_nl_*, declared in nl.h, which daemon/ includes too);
  *                 the helpers every decoder uses (sd_diag_header, sd_copy_struct)
  *   record.c      names, deep copy, lists
  *
@@ -16,37 +17,14 @@
 #include <stdint.h>
 
 #include "sockdiag.h"
+#include "lib/core/nl.h"
 
 #define SD_EXPORT __attribute__((visibility("default")))
 
 struct nlmsghdr;
 struct nlattr;
 
-/* ---- transport ------------------------------------------------------------ */
-
-struct sd_nl;
-
-/* Called for each data message of a dump. Return 0 to go on, negative to abort
- * (the dump is then drained so the socket stays usable). */
-typedef int (*sd_msg_cb)(const struct nlmsghdr *nlh, void *data);
-
-int sd_nl_open(struct sd_nl **ret);
-void sd_nl_close(struct sd_nl *nl);
-/* A scratch buffer of at least 4 KiB to build one request in. */
-void *sd_nl_reqbuf(struct sd_nl *nl, size_t *ret_size);
-/* The socket's descriptor (destroy.c asks it for its namespace). */
-int sd_nl_fd(const struct sd_nl *nl);
-
-/*
- * Send the request in nl's request buffer (as built by a family's request
- * builder, with nlmsg_len set) as a dump, and call cb for every reply message
- * until NLMSG_DONE. Returns 0, the negative errno the kernel reported (in
- * NLMSG_ERROR or in DONE's payload), or cb's negative return.
- * ahead (may be NULL) is called for every data message of a datagram before
- * cb sees the first of them, to start loading what cb will need (its return
- * is ignored).
- */
-int sd_nl_dump(struct sd_nl *nl, sd_msg_cb ahead, sd_msg_cb cb, void *data);
+/* ---- decoders' helpers (transport.c; the transport itself: nl.h) ---------------- */
 
 /* The fixed header (size bytes) of a SOCK_DIAG_BY_FAMILY reply of family af,
  * every family's reply starting with its u8 family: 1 with *ret set, 0 when

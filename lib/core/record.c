@@ -11,30 +11,36 @@ static const struct {
 	const char *netid;	/* ss's Netid column */
 	const char *proto;	/* JSON "proto" */
 	const char *name;	/* ss -A name */
+	const char *module;	/* the kernel module that dumps it */
 } tables[SDIAG_T_MAX] = {
-	[SDIAG_T_TCP] = { "tcp", "tcp", "tcp" },
-	[SDIAG_T_UDP] = { "udp", "udp", "udp" },
-	[SDIAG_T_UDPLITE] = { "udpl", "udplite", "udplite" },
-	[SDIAG_T_RAW] = { "raw", "raw", "raw" },
-	[SDIAG_T_MPTCP] = { "mptcp", "mptcp", "mptcp" },
-	[SDIAG_T_SCTP] = { "sctp", "sctp", "sctp" },
-	[SDIAG_T_UNIX_STREAM] = { "u_str", "stream", "unix_stream" },
-	[SDIAG_T_UNIX_DGRAM] = { "u_dgr", "dgram", "unix_dgram" },
-	[SDIAG_T_UNIX_SEQPACKET] = { "u_seq", "seqpacket", "unix_seqpacket" },
-	[SDIAG_T_NETLINK] = { "nl", "netlink", "netlink" },
-	[SDIAG_T_PACKET_RAW] = { "p_raw", "raw", "packet_raw" },
-	[SDIAG_T_PACKET_DGRAM] = { "p_dgr", "dgram", "packet_dgram" },
-	[SDIAG_T_VSOCK_STREAM] = { "v_str", "stream", "vsock_stream" },
-	[SDIAG_T_VSOCK_DGRAM] = { "v_dgr", "dgram", "vsock_dgram" },
-	[SDIAG_T_VSOCK_SEQPACKET] = { "v_seq", "seqpacket", "vsock_seqpacket" },
-	[SDIAG_T_XDP] = { "xdp", "xdp", "xdp" },
-	[SDIAG_T_TIPC] = { "tipc", "tipc", "tipc" },
-	[SDIAG_T_SMC] = { "smc", "smc", "smc" },
+	[SDIAG_T_TCP] = { "tcp", "tcp", "tcp", "tcp_diag" },
+	[SDIAG_T_UDP] = { "udp", "udp", "udp", "udp_diag" },
+	[SDIAG_T_UDPLITE] = { "udpl", "udplite", "udplite", "udp_diag" },
+	[SDIAG_T_RAW] = { "raw", "raw", "raw", "raw_diag" },
+	[SDIAG_T_MPTCP] = { "mptcp", "mptcp", "mptcp", "mptcp_diag" },
+	[SDIAG_T_SCTP] = { "sctp", "sctp", "sctp", "sctp_diag" },
+	[SDIAG_T_UNIX_STREAM] = { "u_str", "stream", "unix_stream", "unix_diag" },
+	[SDIAG_T_UNIX_DGRAM] = { "u_dgr", "dgram", "unix_dgram", "unix_diag" },
+	[SDIAG_T_UNIX_SEQPACKET] = { "u_seq", "seqpacket", "unix_seqpacket", "unix_diag" },
+	[SDIAG_T_NETLINK] = { "nl", "netlink", "netlink", "netlink_diag" },
+	[SDIAG_T_PACKET_RAW] = { "p_raw", "raw", "packet_raw", "af_packet_diag" },
+	[SDIAG_T_PACKET_DGRAM] = { "p_dgr", "dgram", "packet_dgram", "af_packet_diag" },
+	[SDIAG_T_VSOCK_STREAM] = { "v_str", "stream", "vsock_stream", "vsock_diag" },
+	[SDIAG_T_VSOCK_DGRAM] = { "v_dgr", "dgram", "vsock_dgram", "vsock_diag" },
+	[SDIAG_T_VSOCK_SEQPACKET] = { "v_seq", "seqpacket", "vsock_seqpacket", "vsock_diag" },
+	[SDIAG_T_XDP] = { "xdp", "xdp", "xdp", "xsk_diag" },
+	[SDIAG_T_TIPC] = { "tipc", "tipc", "tipc", "tipc_diag" },
+	[SDIAG_T_SMC] = { "smc", "smc", "smc", "smc_diag" },
 };
 
 SD_EXPORT const char *sdiag_table_netid(enum sdiag_table t)
 {
 	return (unsigned)t < SDIAG_T_MAX ? tables[t].netid : NULL;
+}
+
+SD_EXPORT const char *sdiag_table_module(enum sdiag_table t)
+{
+	return (unsigned)t < SDIAG_T_MAX ? tables[t].module : NULL;
 }
 
 SD_EXPORT const char *sdiag_table_proto(enum sdiag_table t)

@@ -13,6 +13,27 @@
 
 #include "lib/core/internal.h"
 
+/* ---- the inet request on the wire (inet.c builds dumps, lib/ops/destroy_nl.c
+ * SOCK_DESTROY): our own copy of linux/inet_diag.h's struct inet_diag_req_v2 -- */
+
+struct sd_inet_sockid {
+	uint16_t sport; /* network order */
+	uint16_t dport;
+	uint32_t src[4]; /* network order; IPv4 in [0] */
+	uint32_t dst[4];
+	uint32_t ifindex;
+	uint32_t cookie[2]; /* low word, high word */
+};
+
+struct sd_inet_req_v2 {
+	uint8_t family;
+	uint8_t protocol;
+	uint8_t ext;
+	uint8_t raw_protocol; /* "pad" outside struct inet_diag_req_raw */
+	uint32_t states;
+	struct sd_inet_sockid id;
+};
+
 /* ---- per-family decoders ------------------------------------------------------ */
 
 /* Everything a request builder needs to know. */

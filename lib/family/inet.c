@@ -42,25 +42,8 @@
 #define SD_SOCK_DIAG_BY_FAMILY 20
 #define SD_TCPDIAG_GETSOCK 18
 
-/* Our own copies of linux/inet_diag.h (the installed headers may be older). */
-struct sd_inet_sockid {
-	uint16_t sport; /* network order */
-	uint16_t dport;
-	uint32_t src[4]; /* network order; IPv4 in [0] */
-	uint32_t dst[4];
-	uint32_t ifindex;
-	uint32_t cookie[2]; /* low word, high word */
-};
-
-struct sd_inet_req_v2 {
-	uint8_t family;
-	uint8_t protocol;
-	uint8_t ext;
-	uint8_t raw_protocol; /* "pad" outside struct inet_diag_req_raw */
-	uint32_t states;
-	struct sd_inet_sockid id;
-};
-
+/* Our own copies of linux/inet_diag.h (the installed headers may be older);
+ * the request's: family.h (the destroyer sends it too). */
 struct sd_inet_msg {
 	uint8_t family;
 	uint8_t state;

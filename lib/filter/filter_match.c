@@ -326,6 +326,26 @@ SD_EXPORT uint32_t sdiag_filter_states(const struct sdiag_filter *f)
 	return node_states(f->root, false);
 }
 
+static bool node_names_states(const struct sd_fnode *n)
+{
+	switch (n->kind) {
+	case SD_F_AND:
+	case SD_F_OR:
+		return node_names_states(n->a) || node_names_states(n->b);
+	case SD_F_NOT:
+		return node_names_states(n->a);
+	case SD_F_STATE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+SD_EXPORT bool sdiag_filter_names_states(const struct sdiag_filter *f)
+{
+	return f && f->root && node_names_states(f->root);
+}
+
 #define T(x) SDIAG_TABLE_BIT(SDIAG_T_##x)
 
 /* Tables where the leaf can be true. */

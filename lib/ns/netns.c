@@ -29,28 +29,6 @@
 #define NSFS_MAGIC 0x6e736673
 #endif
 
-int sd_in_netns(int nsfd, int (*fn)(void *arg), void *arg)
-{
-	int self, r, r2;
-
-	/* A netlink socket belongs to the namespace it was created in, whatever
-	 * the thread does later: enter, create, come back. */
-	self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (self < 0)
-		return -errno;
-	if (setns(nsfd, CLONE_NEWNET) < 0) {
-		r = -errno;
-		close(self);
-		return r;
-	}
-	r = fn(arg);
-	r2 = setns(self, CLONE_NEWNET) < 0 ? -errno : 0;
-	close(self);
-	/* Stranded in the other namespace: fn's result must not be used there.
-	 * Callers undo fn on error; report the failure to return. */
-	return r2 < 0 ? r2 : r;
-}
-
 /*
  * Open a network namespace file, never anything else: the path is first
  * opened O_PATH (no FIFO waits for a writer, no device is opened) and checked

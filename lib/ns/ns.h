@@ -15,10 +15,7 @@
 
 /* ---- namespaces (netns.c) ------------------------------------------------------ */
 
-/* Run fn(arg) with the calling thread in the network namespace nsfd, then
- * return to the original one. Returns fn's result, or a negative errno if the
- * namespace could not be entered or left (the caller then undoes fn's work). */
-int sd_in_netns(int nsfd, int (*fn)(void *arg), void *arg);
+/* sd_in_netns(): lib/core/nl.h (the transport opens sockets in namespaces). */
 /* sdiag_netns_list() over other directories than /run/netns and /proc (tests,
  * fuzzers): the same scan, the same labels, paths under them. */
 int sd_netns_list_at(const char *run_dir, const char *proc_root, struct sdiag_netns **ret,

@@ -19,7 +19,6 @@
 
 #include "lib/core/internal.h"
 #include "lib/family/family.h"
-#include "lib/ns/ns.h"
 
 #ifndef SO_MEMINFO
 #define SO_MEMINFO 55
@@ -32,7 +31,7 @@
 #define WATCH_BUF (64 * 1024)
 
 struct sdiag_watch {
-	int fd;
+	struct sd_nl *nl; /* the transport's event socket */
 	uint32_t drops;		/* sk_drops at the last check */
 	uint8_t buf[WATCH_BUF] __attribute__((aligned(8)));
 	struct sdiag_sock rec;
@@ -51,71 +50,54 @@ static int read_drops(int fd, uint32_t *ret)
 	return 0;
 }
 
-static int watch_socket(void *arg)
-{
-	int *ret_fd = arg;
-	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_SOCK_DIAG);
-
-	if (fd < 0)
-		return -errno;
-	*ret_fd = fd;
-	return 0;
-}
-
 SD_EXPORT int sdiag_watch_open(struct sdiag_watch **ret, unsigned groups, int nsfd)
 {
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	/* Group g is bit g-1; our SDIAG_WATCH_* bits are laid out the same way. */
+	struct sd_nl_opts o = { .proto = NETLINK_SOCK_DIAG,
+				.groups = groups,
+				.in_netns = nsfd >= 0,
+				.nsfd = nsfd,
+				.rcvbuf = WATCH_RCVBUF,
+				.nonblock = true };
 	struct sdiag_watch *w;
-	int r, size = WATCH_RCVBUF;
+	int r;
 
 	if (!groups || (groups & ~SDIAG_WATCH_ALL))
 		return -EINVAL;
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
-	w->fd = -1;
-	r = nsfd >= 0 ? sd_in_netns(nsfd, watch_socket, &w->fd) : watch_socket(&w->fd);
-	if (r < 0)
-		goto fail;
-	if (setsockopt(w->fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
-		(void)setsockopt(w->fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
-	/* Group g is bit g-1; our SDIAG_WATCH_* bits are laid out the same way. */
-	sa.nl_groups = groups;
-	if (bind(w->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		r = -errno;
-		goto fail;
+	r = sd_nl_open_with(&w->nl, &o);
+	if (r == 0)
+		r = read_drops(sd_nl_fd(w->nl), &w->drops);
+	if (r < 0) {
+		sdiag_watch_close(w);
+		return r;
 	}
-	r = read_drops(w->fd, &w->drops);
-	if (r < 0)
-		goto fail;
 	*ret = w;
 	return 0;
-fail:
-	sdiag_watch_close(w);
-	return r;
 }
 
 SD_EXPORT int sdiag_watch_set_rcvbuf(struct sdiag_watch *w, int bytes)
 {
 	if (!w || bytes <= 0)
 		return -EINVAL;
-	if (setsockopt(w->fd, SOL_SOCKET, SO_RCVBUFFORCE, &bytes, sizeof(bytes)) < 0 &&
-	    setsockopt(w->fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof(bytes)) < 0)
+	if (setsockopt(sd_nl_fd(w->nl), SOL_SOCKET, SO_RCVBUFFORCE, &bytes, sizeof(bytes)) < 0 &&
+	    setsockopt(sd_nl_fd(w->nl), SOL_SOCKET, SO_RCVBUF, &bytes, sizeof(bytes)) < 0)
 		return -errno;
 	return 0;
 }
 
 SD_EXPORT int sdiag_watch_fd(const struct sdiag_watch *w)
 {
-	return w ? w->fd : -EINVAL;
+	return w ? sd_nl_fd(w->nl) : -EINVAL;
 }
 
 SD_EXPORT void sdiag_watch_close(struct sdiag_watch *w)
 {
 	if (!w)
 		return;
-	if (w->fd >= 0)
-		close(w->fd);
+	sd_nl_close(w->nl);
 	free(w);
 }
 
@@ -131,11 +113,12 @@ static enum sdiag_table group_table(uint32_t nl_groups)
 static int run_events(struct sdiag_watch *w, size_t len, uint32_t nl_groups,
 		      const struct sdiag_filter *f, sdiag_sock_cb cb, void *userdata)
 {
-	const struct nlmsghdr *nlh = (const struct nlmsghdr *)w->buf;
 	enum sdiag_table t = group_table(nl_groups);
+	const struct nlmsghdr *nlh;
+	size_t left;
 	int n = 0, r;
 
-	for (; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len)) {
+	for (nlh = sd_nl_first(w->buf, len, &left); nlh; nlh = sd_nl_next(nlh, &left)) {
 		if (nlh->nlmsg_type != SOCK_DIAG_BY_FAMILY)
 			continue;
 		memset(&w->rec, 0, sizeof(w->rec));
@@ -167,29 +150,21 @@ SD_EXPORT int sdiag_watch_read(struct sdiag_watch *w, const struct sdiag_filter 
 	if (!w || !cb)
 		return -EINVAL;
 	for (;;) {
-		struct sockaddr_nl sa;
-		struct iovec iov = { w->buf, sizeof(w->buf) };
-		struct msghdr mh = { .msg_name = &sa, .msg_namelen = sizeof(sa),
-				     .msg_iov = &iov, .msg_iovlen = 1 };
-		ssize_t n = recvmsg(w->fd, &mh, MSG_DONTWAIT);
+		uint32_t nl_groups = 0;
+		ssize_t n = sd_nl_recv_event(w->nl, w->buf, sizeof(w->buf), &nl_groups);
 
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == ENOBUFS)
-				continue; /* counted through sk_drops below */
-			if (errno == EAGAIN)
-				break;
-			return -errno;
-		}
-		if (sa.nl_pid != 0)
-			continue; /* only the kernel sends these */
-		r = run_events(w, (size_t)n, sa.nl_groups, f, cb, userdata);
+		if (n == -ENOBUFS)
+			continue; /* counted through sk_drops below */
+		if (n == -EAGAIN)
+			break;
+		if (n < 0)
+			return (int)n;
+		r = run_events(w, (size_t)n, nl_groups, f, cb, userdata);
 		if (r < 0)
 			return r;
 		total += r;
 	}
-	if (read_drops(w->fd, &drops) == 0) {
+	if (read_drops(sd_nl_fd(w->nl), &drops) == 0) {
 		lost = (uint32_t)(drops - w->drops);
 		w->drops = drops;
 	}

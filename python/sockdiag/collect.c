@@ -164,7 +164,7 @@ int sdpy_prepare(struct sdpy_query *sq, struct sdiag_handle **ret)
 }
 
 struct dump_ctx {
-	const struct sdpy_query *sq;
+	struct sdpy_query *sq;
 	sdiag_sock_cb cb;
 	void *userdata;
 };
@@ -186,11 +186,13 @@ static int dump_err(enum sdiag_table t, int family, int err, void *userdata)
 	(void)family;
 	if (err != -EAFNOSUPPORT && err != -EPROTONOSUPPORT)
 		return err;
-	return (d->sq->explicit_tables & SDIAG_TABLE_BIT(t)) ? err : 0;
+	if (!(d->sq->explicit_tables & SDIAG_TABLE_BIT(t)))
+		return 0;
+	d->sq->failed_table = (int)t + 1;
+	return err;
 }
 
-int sdpy_dump(struct sdiag_handle *h, const struct sdpy_query *sq, sdiag_sock_cb cb,
-	      void *userdata)
+int sdpy_dump(struct sdiag_handle *h, struct sdpy_query *sq, sdiag_sock_cb cb, void *userdata)
 {
 	struct dump_ctx d = { .sq = sq, .cb = cb, .userdata = userdata };
 

@@ -7,24 +7,13 @@
  * made at the end. Memory grows with the groups, not the sockets.
  */
 #include "python/sockdiag/sdpy.h"
+#include "python/sockdiag/args.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <arpa/inet.h>
-
-enum ckey {
-	K_FAMILY, K_TYPE, K_STATUS, K_STATE, K_NETID, K_LADDR, K_RADDR, K_LIP, K_LPORT,
-	K_RIP, K_RPORT, K_UID, K_CGROUP, K_PID, K_COMM, K_MAX
-};
-
-static const char *const key_names[K_MAX] = {
-	"family", "type", "status", "state", "netid", "laddr", "raddr", "lip", "lport",
-	"rip", "rport", "uid", "cgroup", "pid", "comm",
-};
-
-#define MAX_KEYS 8
 
 struct group {
 	uint64_t hash, count;
@@ -34,8 +23,7 @@ struct group {
 
 struct counter {
 	const struct sdpy_query *sq;
-	enum ckey keys[MAX_KEYS];
-	size_t n_keys;
+	struct sdpy_keys keys;
 	struct sdpy_chunk reps;	/* one record per group */
 	struct sdpy_chunk tmp;	/* the current socket's record */
 	struct group *g;	/* hash table, size a power of two */
@@ -58,49 +46,50 @@ static bool is_inet(const struct sdpy_rec *r)
 }
 
 /* The key's bytes for one field of r. */
-static size_t key_field(const struct sdpy_chunk *c, const struct sdpy_rec *r, enum ckey k,
+static size_t key_field(const struct sdpy_chunk *c, const struct sdpy_rec *r, enum sdpy_ckey k,
 			uint8_t *b, size_t n)
 {
-	bool local = k == K_LADDR || k == K_LIP || k == K_LPORT;
+	bool local = k == SDPY_K_LADDR || k == SDPY_K_LIP || k == SDPY_K_LPORT;
 	uint8_t v8;
 	uint32_t v32 = UINT32_MAX;
 
 	switch (k) {
-	case K_FAMILY: return put(b, n, &r->family, 1);
-	case K_TYPE: return put(b, n, &r->type, 1);
-	case K_STATE: return put(b, n, &r->state, 1);
-	case K_NETID: return put(b, n, &r->table, 1);
-	case K_STATUS:
+	case SDPY_K_FAMILY: return put(b, n, &r->family, 1);
+	case SDPY_K_TYPE: return put(b, n, &r->type, 1);
+	case SDPY_K_STATE: return put(b, n, &r->state, 1);
+	case SDPY_K_NETID: return put(b, n, &r->table, 1);
+	case SDPY_K_STATUS:
 		v8 = is_inet(r) && r->type == SOCK_STREAM ? r->state : 0xff;
 		return put(b, n, &v8, 1);
-	case K_LADDR:
-	case K_RADDR:
+	case SDPY_K_LADDR:
+	case SDPY_K_RADDR:
 		n = put(b, n, &r->family, 1);
 		if (r->family == AF_UNIX && local)
 			return put(b, put(b, n, &r->name_len, 4), c->arena + r->name_off, r->name_len);
 		n = put(b, n, local ? r->src : r->dst, 16);
 		return put(b, n, local ? &r->sport : &r->dport, 2);
-	case K_LIP:
-	case K_RIP:
+	case SDPY_K_LIP:
+	case SDPY_K_RIP:
 		n = put(b, n, &r->family, 1);
 		return is_inet(r) ? put(b, n, local ? r->src : r->dst, 16) : n;
-	case K_LPORT:
-	case K_RPORT:
+	case SDPY_K_LPORT:
+	case SDPY_K_RPORT:
 		n = put(b, n, &r->family, 1);
 		return is_inet(r) ? put(b, n, local ? &r->sport : &r->dport, 2) : n;
-	case K_UID:
+	case SDPY_K_UID:
 		if (r->flags & SDPY_R_UID)
 			v32 = r->uid;
 		return put(b, n, &v32, 4);
-	case K_CGROUP:
+	case SDPY_K_CGROUP:
+	case SDPY_K_CGROUP_ID:
 		v8 = (r->flags & SDPY_R_CGROUP) != 0;
 		n = put(b, n, &v8, 1);
 		return put(b, n, &r->cgroup, 8);
-	case K_PID:
+	case SDPY_K_PID:
 		if (r->n_procs)
 			v32 = (uint32_t)r->procs[0].pid;
 		return put(b, n, &v32, 4);
-	case K_COMM:
+	case SDPY_K_COMM:
 		v8 = r->n_procs > 0;
 		n = put(b, n, &v8, 1);
 		return v8 ? put(b, n, r->procs[0].comm, sizeof(r->procs[0].comm)) : n;
@@ -182,8 +171,8 @@ static int count_cb(const struct sdiag_sock *s, void *userdata)
 	if (e < 0)
 		return e;
 	r = &ct->tmp.recs[0];
-	for (size_t i = 0; i < ct->n_keys; i++)
-		len = key_field(&ct->tmp, r, ct->keys[i], ct->key, len);
+	for (size_t i = 0; i < ct->keys.n; i++)
+		len = key_field(&ct->tmp, r, ct->keys.k[i], ct->key, len);
 	if (len > sizeof(ct->key))
 		return -E2BIG;
 	if ((ct->used + 1) * 2 > ct->size && (e = rehash(ct)) < 0)
@@ -223,30 +212,32 @@ static PyObject *ip_or_none(const struct sdpy_rec *r, bool local)
 }
 
 static PyObject *key_value(struct sdpy_state *st, const struct sdpy_chunk *c,
-			   const struct sdpy_rec *r, enum ckey k)
+			   const struct sdpy_rec *r, enum sdpy_ckey k, struct sdpy_cgmap *cg)
 {
 	switch (k) {
-	case K_FAMILY: return sdpy_family(st, r->family);
-	case K_TYPE: return sdpy_kind(st, r->type);
-	case K_STATUS: return sdpy_status(st, r);
-	case K_STATE: return Py_NewRef(r->state < SDIAG_SS_MAX ? st->state[r->state] : Py_None);
-	case K_NETID: return Py_NewRef(r->table < SDIAG_T_MAX ? st->netid[r->table] : Py_None);
-	case K_LADDR: return sdpy_endpoint(st, c, r, true, NULL);
-	case K_RADDR: return sdpy_endpoint(st, c, r, false, NULL);
-	case K_LIP: return ip_or_none(r, true);
-	case K_RIP: return ip_or_none(r, false);
-	case K_LPORT:
+	case SDPY_K_FAMILY: return sdpy_family(st, r->family);
+	case SDPY_K_TYPE: return sdpy_kind(st, r->type);
+	case SDPY_K_STATUS: return sdpy_status(st, r);
+	case SDPY_K_STATE: return Py_NewRef(r->state < SDIAG_SS_MAX ? st->state[r->state] : Py_None);
+	case SDPY_K_NETID: return Py_NewRef(r->table < SDIAG_T_MAX ? st->netid[r->table] : Py_None);
+	case SDPY_K_LADDR: return sdpy_endpoint(st, c, r, true, NULL);
+	case SDPY_K_RADDR: return sdpy_endpoint(st, c, r, false, NULL);
+	case SDPY_K_LIP: return ip_or_none(r, true);
+	case SDPY_K_RIP: return ip_or_none(r, false);
+	case SDPY_K_LPORT:
 		return is_inet(r) ? sdpy_port(st, r->sport) : Py_NewRef(Py_None);
-	case K_RPORT:
+	case SDPY_K_RPORT:
 		return is_inet(r) ? sdpy_port(st, r->dport) : Py_NewRef(Py_None);
-	case K_UID:
+	case SDPY_K_UID:
 		return r->flags & SDPY_R_UID ? PyLong_FromUnsignedLong(r->uid) : Py_NewRef(Py_None);
-	case K_CGROUP:
+	case SDPY_K_CGROUP:
+		return r->flags & SDPY_R_CGROUP ? sdpy_cgroup_path(cg, r->cgroup) : Py_NewRef(Py_None);
+	case SDPY_K_CGROUP_ID:
 		return r->flags & SDPY_R_CGROUP ? PyLong_FromUnsignedLongLong(r->cgroup) :
 						  Py_NewRef(Py_None);
-	case K_PID:
+	case SDPY_K_PID:
 		return r->n_procs ? PyLong_FromLong(r->procs[0].pid) : Py_NewRef(Py_None);
-	case K_COMM:
+	case SDPY_K_COMM:
 		if (!r->n_procs)
 			Py_RETURN_NONE;
 		return PyUnicode_DecodeFSDefaultAndSize(r->procs[0].comm,
@@ -258,6 +249,7 @@ static PyObject *key_value(struct sdpy_state *st, const struct sdpy_chunk *c,
 
 static PyObject *result_dict(struct sdpy_state *st, const struct counter *ct)
 {
+	struct sdpy_cgmap cg = { 0 };
 	PyObject *d = PyDict_New();
 
 	for (size_t i = 0; d && i < ct->size; i++) {
@@ -267,9 +259,9 @@ static PyObject *result_dict(struct sdpy_state *st, const struct counter *ct)
 
 		if (!g->hash)
 			continue;
-		key = PyTuple_New((Py_ssize_t)ct->n_keys);
-		for (size_t k = 0; key && k < ct->n_keys; k++) {
-			PyObject *v = key_value(st, &ct->reps, r, ct->keys[k]);
+		key = PyTuple_New((Py_ssize_t)ct->keys.n);
+		for (size_t k = 0; key && k < ct->keys.n; k++) {
+			PyObject *v = key_value(st, &ct->reps, r, ct->keys.k[k], &cg);
 
 			if (!v)
 				Py_CLEAR(key);
@@ -282,47 +274,56 @@ static PyObject *result_dict(struct sdpy_state *st, const struct counter *ct)
 		Py_XDECREF(key);
 		Py_XDECREF(n);
 	}
+	sdpy_cgmap_clear(&cg);
 	return d;
 }
 
-/* keys: a str (one key, or several separated by commas) or a sequence of str. */
-static int parse_keys(struct counter *ct, PyObject *keys, bool *needs_procs)
+/* keys: a str (one key, or several separated by commas) or a sequence of str, as the
+ * CLI's --count-by takes them (args.c). */
+static int parse_keys(struct counter *ct, PyObject *keys)
 {
-	PyObject *seq, *names, *comma;
+	const char *tmsg = "count_by: keys: a string or a sequence of strings";
+	PyObject *seq;
+	Py_ssize_t len;
+	const char *s;
+	char err[512];
 	int r = -1;
 
 	if (PyUnicode_Check(keys)) {
-		comma = PyUnicode_FromString(",");
-		names = comma ? PyUnicode_Split(keys, comma, -1) : NULL;
-		Py_XDECREF(comma);
-	} else
-		names = Py_NewRef(keys);
-	seq = names ? PySequence_Fast(names, "count_by: keys must be a sequence of names") : NULL;
-	Py_XDECREF(names);
+		s = PyUnicode_AsUTF8AndSize(keys, &len);
+		if (!s)
+			return -1;
+		if (sdpy_keys_parse(&ct->keys, s, (size_t)len, err, sizeof(err)) < 0) {
+			sdpy_value_error("count_by", err);
+			return -1;
+		}
+		return 0;
+	}
+	if (PyBytes_Check(keys) || PyByteArray_Check(keys)) {
+		PyErr_SetString(PyExc_TypeError, tmsg);
+		return -1;
+	}
+	seq = PySequence_Fast(keys, tmsg);
 	if (!seq)
 		return -1;
-	if (PySequence_Fast_GET_SIZE(seq) < 1 || PySequence_Fast_GET_SIZE(seq) > MAX_KEYS) {
-		PyErr_Format(PyExc_ValueError, "count_by: between 1 and %d keys", MAX_KEYS);
+	if (PySequence_Fast_GET_SIZE(seq) == 0) {
+		sdpy_value_error("count_by", "no key given");
 		goto out;
 	}
 	for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
 		PyObject *o = PySequence_Fast_GET_ITEM(seq, i);
-		const char *s = PyUnicode_Check(o) ? PyUnicode_AsUTF8(o) : NULL;
-		int k;
 
-		for (k = 0; s && k < K_MAX; k++)
-			if (!strcmp(s, key_names[k]))
-				break;
-		if (!s || k == K_MAX) {
-			PyErr_Format(PyExc_ValueError,
-				     "count_by: unknown key %R (keys: family, type, status, state, "
-				     "netid, laddr, raddr, lip, lport, rip, rport, uid, cgroup, pid, "
-				     "comm)", o);
+		if (!PyUnicode_Check(o)) {
+			PyErr_SetString(PyExc_TypeError, tmsg);
 			goto out;
 		}
-		ct->keys[ct->n_keys++] = (enum ckey)k;
-		if (k == K_PID || k == K_COMM)
-			*needs_procs = true;
+		s = PyUnicode_AsUTF8AndSize(o, &len);
+		if (!s)
+			goto out;
+		if (sdpy_keys_add(&ct->keys, s, (size_t)len, err, sizeof(err)) < 0) {
+			sdpy_value_error("count_by", err);
+			goto out;
+		}
 	}
 	r = 0;
 out:
@@ -336,7 +337,6 @@ PyObject *sdpy_count_by(PyObject *module, PyObject *args, PyObject *kwds)
 	struct sdpy_state *st = sdpy_state_of(module);
 	PyObject *keys, *kind = NULL, *filter = NULL, *netns = NULL, *res = NULL;
 	struct counter *ct = PyMem_Calloc(1, sizeof(*ct));
-	bool procs = false;
 	struct sdpy_query sq;
 	int r;
 
@@ -346,15 +346,15 @@ PyObject *sdpy_count_by(PyObject *module, PyObject *args, PyObject *kwds)
 	sq.nsfd = -1;
 	if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OOO:count_by", kw, &keys, &kind, &filter,
 					 &netns) ||
-	    parse_keys(ct, keys, &procs) < 0 ||
-	    sdpy_query_init(st, &sq, kind, filter, netns, procs, 0) < 0)
+	    parse_keys(ct, keys) < 0 ||
+	    sdpy_query_init(st, &sq, kind, filter, netns, sdpy_keys_need_procs(&ct->keys), 0) < 0)
 		goto out;
 	ct->sq = &sq;
 	Py_BEGIN_ALLOW_THREADS
 	r = count_run(&sq, ct);
 	Py_END_ALLOW_THREADS
 	if (r < 0)
-		sdpy_raise_errno(r, NULL);
+		sdpy_raise_dump(&sq, r);
 	else
 		res = result_dict(st, ct);
 out:

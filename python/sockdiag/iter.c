@@ -122,7 +122,7 @@ static PyObject *iter_next(PyObject *self)
 	}
 	if (!more) {
 		if (it->err)
-			sdpy_raise_errno(it->err, NULL);
+			sdpy_raise_dump(&it->sq, it->err);
 		it->err = 0;
 		return NULL;	/* StopIteration */
 	}
@@ -260,7 +260,7 @@ PyObject *sdpy_connections(PyObject *module, PyObject *args, PyObject *kwds)
 	if (gc_was)
 		PyGC_Enable();
 	if (list && it->err) {
-		sdpy_raise_errno(it->err, NULL);
+		sdpy_raise_dump(&it->sq, it->err);
 		Py_CLEAR(list);
 	}
 	Py_XDECREF(it);

@@ -56,7 +56,7 @@ PyDoc_STRVAR(connections_doc,
 
 struct kill_ctx {
 	struct sdpy_chunk c;
-	const struct sdpy_query *sq;
+	struct sdpy_query *sq;
 	const char **results;	/* per record */
 	size_t cap;
 };
@@ -99,7 +99,10 @@ static int kill_err(enum sdiag_table t, int family, int err, void *userdata)
 	(void)family;
 	if (err != -EAFNOSUPPORT && err != -EPROTONOSUPPORT)
 		return err;
-	return (k->sq->explicit_tables & SDIAG_TABLE_BIT(t)) ? err : 0;
+	if (!(k->sq->explicit_tables & SDIAG_TABLE_BIT(t)))
+		return 0;
+	k->sq->failed_table = (int)t + 1;
+	return err;
 }
 
 /* Dump (dry run) or kill, without the GIL. */
@@ -125,7 +128,9 @@ PyDoc_STRVAR(kill_doc,
 "Destroy (SOCK_DESTROY) the sockets of kind that filter matches, and return\n"
 "a list of (Socket, result), result one of 'destroyed', 'gone', 'unsupported',\n"
 "'denied', 'error' ('would-destroy' or 'unsupported' with dry_run=True).\n\n"
-"filter is required (a non-empty FILTER expression). Without CAP_NET_ADMIN\n"
+"filter is required (a non-empty FILTER expression). The selection is\n"
+"sockdiag kill's: the connected states only (no listener, no unconnected UDP\n"
+"socket), unless filter has state clauses, which replace them. Without CAP_NET_ADMIN\n"
 "over the namespace: PermissionError, before anything is destroyed. The\n"
 "kernel destroys inet TCP, UDP and raw sockets; the owner of a destroyed\n"
 "socket sees ECONNABORTED, a TCP peer a reset. Runs without the GIL.");
@@ -143,7 +148,12 @@ static PyObject *kill_py(PyObject *module, PyObject *args, PyObject *kwds)
 	if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OOp:kill", kw, &filter, &kind, &netns,
 					 &dry_run))
 		return NULL;
-	if (!PyUnicode_Check(filter) || PyUnicode_GET_LENGTH(filter) == 0) {
+	if (!PyUnicode_Check(filter)) {
+		PyErr_SetString(PyExc_TypeError, "kill: filter: a string (sockdiag(8)'s FILTER "
+						 "language)");
+		return NULL;
+	}
+	if (PyUnicode_GET_LENGTH(filter) == 0) {
 		PyErr_SetString(PyExc_ValueError,
 				"kill: filter must be a non-empty FILTER expression");
 		return NULL;
@@ -162,15 +172,24 @@ static PyObject *kill_py(PyObject *module, PyObject *args, PyObject *kwds)
 		afs = sq.afs[t];
 	}
 	sq.q.afs = afs;
+	/* sockdiag kill's selection (sockdiag(8), KILL): ss's default states, the connected
+	 * ones (no listener, no unconnected UDP or raw socket, no TIME-WAIT), unless the
+	 * filter has state clauses: those replace them. */
+	sq.q.states = sdiag_filter_names_states(sq.filter) ? SDIAG_STATES_ALL :
+							     SDIAG_STATES_CONNECTED;
 	k.sq = &sq;
 	Py_BEGIN_ALLOW_THREADS
 	r = kill_run(&sq, &k, dry_run);
 	Py_END_ALLOW_THREADS
-	if (r < 0) {
+	if (r < 0 && (r == -EPERM || r == -EOPNOTSUPP)) {
 		sdpy_raise_errno(r, r == -EPERM ? "no CAP_NET_ADMIN over the network namespace: "
 						 "no socket can be destroyed" :
-			r == -EOPNOTSUPP ? "the kernel cannot destroy sockets "
-					   "(no CONFIG_INET_DIAG_DESTROY)" : NULL);
+						 "the kernel cannot destroy sockets "
+						 "(no CONFIG_INET_DIAG_DESTROY)");
+		goto out;
+	}
+	if (r < 0) {
+		sdpy_raise_dump(&sq, r);
 		goto out;
 	}
 	list = chunk_list(st, &k.c, sq.netns);
@@ -195,9 +214,10 @@ PyDoc_STRVAR(count_by_doc,
 "count_by(keys, kind='inet', filter=None, netns=None)\n"
 "--\n\n"
 "Count sockets by keys: a dict {tuple of the keys' values: count}. keys is a\n"
-"sequence of names (or one name): family, type, status, state, netid, laddr,\n"
-"raddr, lip, lport, rip, rport, uid, cgroup, pid, comm (pid and comm: the\n"
-"first owner's; they make it scan the processes). Values are as in Socket.\n"
+"sequence of names, or one string of names separated by commas (none empty,\n"
+"none twice): family, type, status, state, netid, laddr, raddr, lip, lport,\n"
+"rip, rport, uid, cgroup, cgroup_id, pid, comm (pid and comm: the first\n"
+"owner's; they make it scan the processes). Values are as in Socket.\n"
 "Counted in C without the GIL: memory grows with the groups, not the sockets.");
 
 PyDoc_STRVAR(iter_doc,

@@ -8,10 +8,14 @@
  */
 #include "python/sockdiag/sdpy.h"
 
+#include <errno.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
 #include <sys/socket.h>
+
+static PyObject *sock_repr(PyObject *self);
 
 static PyStructSequence_Field sock_fields[] = {
 	{ "fd", "a descriptor of the socket in its first owner, -1 if unknown" },
@@ -27,7 +31,9 @@ static PyStructSequence_Field sock_fields[] = {
 	{ "inode", "the socket's inode (0 for sockets without a file)" },
 	{ "uid", "the socket's uid, None if the kernel did not say" },
 	{ "netns", "the netns argument it was dumped with, None for the caller's" },
-	{ "cgroup", "cgroup v2 id (inet), None if not reported" },
+	{ "cgroup", "cgroup v2 path as filters take it (/system.slice/x.service; inet), None if "
+		    "not reported or gone" },
+	{ "cgroup_id", "cgroup v2 id (the cgroup directory's inode; inet), None if not reported" },
 	{ "processes", "tuple of proc(pid, comm, fd) holding it (processes=True)" },
 	{ "rqueue", "receive queue (bytes, or pending connections of a listener)" },
 	{ "wqueue", "send queue (bytes, or the backlog of a listener)" },
@@ -83,6 +89,11 @@ int sdpy_objects_init(struct sdpy_state *st, PyObject *module)
 	PyObject *sock = NULL;
 
 	st->sock_type = PyStructSequence_NewType(&sock_desc);
+	if (st->sock_type) {
+		/* Every field a reader needs to tell sockets apart, not just psutil's seven. */
+		st->sock_type->tp_repr = sock_repr;
+		PyType_Modified(st->sock_type);
+	}
 	st->addr_type = namedtuple("addr", "ip port");
 	st->proc_type = namedtuple("proc", "pid comm fd");
 	if (!st->sock_type || !st->addr_type || !st->proc_type)
@@ -191,6 +202,72 @@ void sdpy_addr_cache_clear(struct sdpy_addr_cache *ac)
 {
 	for (unsigned i = 0; i < SDPY_ADDR_CACHE; i++)
 		Py_CLEAR(ac->e[i].str);
+	sdpy_cgmap_clear(&ac->cg);
+}
+
+/* ---- cgroup paths ------------------------------------------------------- */
+
+void sdpy_cgmap_clear(struct sdpy_cgmap *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		free(m->e[i].path);
+	free(m->e);
+	memset(m, 0, sizeof(*m));
+}
+
+static int cg_add(const char *path, uint64_t id, void *userdata)
+{
+	struct sdpy_cgmap *m = userdata;
+
+	if (m->n == m->cap) {
+		size_t ncap = m->cap ? m->cap * 2 : 64;
+		struct sdpy_cg *e = realloc(m->e, ncap * sizeof(*e));
+
+		if (!e)
+			return -ENOMEM;
+		m->e = e;
+		m->cap = ncap;
+	}
+	m->e[m->n].path = strdup(path);
+	if (!m->e[m->n].path)
+		return -ENOMEM;
+	m->e[m->n++].id = id;
+	return 0;
+}
+
+static int cg_cmp(const void *a, const void *b)
+{
+	const struct sdpy_cg *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+PyObject *sdpy_cgroup_path(struct sdpy_cgmap *m, uint64_t id)
+{
+	struct sdpy_cgmap one = { 0 };
+	struct sdpy_cg key = { .id = id }, *e;
+	PyObject *o;
+	int r = 0;
+
+	if (!m)
+		m = &one;
+	if (!m->done) {
+		/* The whole tree once (no GIL meanwhile); a cgroup missing from it is gone. */
+		Py_BEGIN_ALLOW_THREADS
+		r = sdiag_cgroup_walk("/**", false, cg_add, m);
+		if (r >= 0)
+			qsort(m->e, m->n, sizeof(*m->e), cg_cmp);
+		Py_END_ALLOW_THREADS
+		m->done = true;
+	}
+	if (r == -ENOMEM) {
+		sdpy_cgmap_clear(&one);
+		return PyErr_NoMemory();
+	}
+	e = m->n ? bsearch(&key, m->e, m->n, sizeof(*m->e), cg_cmp) : NULL;
+	o = e ? PyUnicode_DecodeFSDefault(e->path) : Py_NewRef(Py_None);
+	sdpy_cgmap_clear(&one);
+	return o;
 }
 
 static PyObject *ip_str(uint8_t family, const uint8_t *a, struct sdpy_addr_cache *ac)
@@ -383,6 +460,19 @@ fail:
 	return NULL;
 }
 
+static PyObject *sock_repr(PyObject *self)
+{
+	return PyUnicode_FromFormat("sockdiag.Socket(netid=%R, state=%R, laddr=%R, raddr=%R, "
+				    "cookie=%R, fd=%R, pid=%R)",
+				    PyStructSequence_GET_ITEM(self, SDPY_F_NETID),
+				    PyStructSequence_GET_ITEM(self, SDPY_F_STATE),
+				    PyStructSequence_GET_ITEM(self, SDPY_F_LADDR),
+				    PyStructSequence_GET_ITEM(self, SDPY_F_RADDR),
+				    PyStructSequence_GET_ITEM(self, SDPY_F_COOKIE),
+				    PyStructSequence_GET_ITEM(self, SDPY_F_FD),
+				    PyStructSequence_GET_ITEM(self, SDPY_F_PID));
+}
+
 static PyObject *opt_u64(bool has, uint64_t v)
 {
 	return has ? PyLong_FromUnsignedLongLong(v) : Py_NewRef(Py_None);
@@ -410,7 +500,10 @@ PyObject *sdpy_sock_new(struct sdpy_state *st, const struct sdpy_chunk *c,
 	v[SDPY_F_INODE] = PyLong_FromUnsignedLongLong(r->inode);
 	v[SDPY_F_UID] = opt_u64(r->flags & SDPY_R_UID, r->uid);
 	v[SDPY_F_NETNS] = Py_NewRef(netns ? netns : Py_None);
-	v[SDPY_F_CGROUP] = opt_u64(r->flags & SDPY_R_CGROUP, r->cgroup);
+	v[SDPY_F_CGROUP] = r->flags & SDPY_R_CGROUP ?
+				   sdpy_cgroup_path(ac ? &ac->cg : NULL, r->cgroup) :
+				   Py_NewRef(Py_None);
+	v[SDPY_F_CGROUP_ID] = opt_u64(r->flags & SDPY_R_CGROUP, r->cgroup);
 	v[SDPY_F_PROCESSES] = owned ? sdpy_procs(st, r) : Py_NewRef(st->empty_tuple);
 	v[SDPY_F_RQUEUE] = opt_u64(r->flags & SDPY_R_QUEUES, r->rqueue);
 	v[SDPY_F_WQUEUE] = opt_u64(r->flags & SDPY_R_QUEUES, r->wqueue);

@@ -4,32 +4,12 @@
  * filter, the namespace; and negative errnos -> Python exceptions.
  */
 #include "python/sockdiag/sdpy.h"
+#include "python/sockdiag/args.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
-
-#define T(x) SDIAG_TABLE_BIT(SDIAG_T_##x)
-
-/* psutil's kinds: tables and address families. */
-static const struct {
-	const char *name;
-	uint32_t tables;
-	uint8_t afs;
-} psutil_kinds[] = {
-	{ "inet", T(TCP) | T(UDP), SDIAG_AF_ALL },
-	{ "inet4", T(TCP) | T(UDP), SDIAG_AF_INET },
-	{ "inet6", T(TCP) | T(UDP), SDIAG_AF_INET6 },
-	{ "tcp", T(TCP), SDIAG_AF_ALL },
-	{ "tcp4", T(TCP), SDIAG_AF_INET },
-	{ "tcp6", T(TCP), SDIAG_AF_INET6 },
-	{ "udp", T(UDP), SDIAG_AF_ALL },
-	{ "udp4", T(UDP), SDIAG_AF_INET },
-	{ "udp6", T(UDP), SDIAG_AF_INET6 },
-	{ "unix", SDIAG_TABLES_UNIX, SDIAG_AF_ALL },
-	{ "all", T(TCP) | T(UDP) | SDIAG_TABLES_UNIX, SDIAG_AF_ALL },
-};
 
 PyObject *sdpy_raise_errno(int err, const char *what)
 {
@@ -44,38 +24,56 @@ PyObject *sdpy_raise_errno(int err, const char *what)
 	return NULL;
 }
 
-/* Add one kind name to sq. Returns 0 or -1 (ValueError). */
-static int add_kind(struct sdpy_query *sq, const char *name)
+PyObject *sdpy_raise_dump(const struct sdpy_query *sq, int err)
 {
-	uint32_t mask = 0;
-	uint8_t afs = SDIAG_AF_ALL;
+	char msg[256];
 
-	for (size_t i = 0; i < sizeof(psutil_kinds) / sizeof(psutil_kinds[0]); i++) {
-		if (!strcmp(name, psutil_kinds[i].name)) {
-			mask = psutil_kinds[i].tables;
-			afs = psutil_kinds[i].afs;
-			break;
-		}
+	if (!sq->failed_table)
+		return sdpy_raise_errno(err, NULL);
+	sdpy_table_error((enum sdiag_table)(sq->failed_table - 1), err, msg, sizeof(msg));
+	return sdpy_raise_errno(err, msg);
+}
+
+PyObject *sdpy_value_error(const char *what, const char *msg)
+{
+	PyObject *m = what ? PyUnicode_FromFormat("%s: ", what) : PyUnicode_FromString(""), *rest;
+
+	rest = m ? PyUnicode_DecodeUTF8(msg, (Py_ssize_t)strlen(msg), "replace") : NULL;
+	if (rest)
+		PyUnicode_AppendAndDel(&m, rest);
+	if (m) {
+		PyErr_SetObject(PyExc_ValueError, m);
+		Py_DECREF(m);
 	}
-	if (!mask && !strcmp(name, "every"))
-		mask = sdiag_table_mask_by_name("all");
-	else if (!mask && strcmp(name, "all") && strcmp(name, "inet") && strcmp(name, "unix")) {
-		mask = sdiag_table_mask_by_name(name);
-		if (mask && !(mask & (mask - 1)))
-			sq->explicit_tables |= mask;
-	}
-	if (!mask) {
-		PyErr_Format(PyExc_ValueError,
-			     "unknown kind '%s' (psutil's: inet, inet4, inet6, tcp, tcp4, tcp6, udp, "
-			     "udp4, udp6, unix, all; tables: raw, udplite, sctp, mptcp, netlink, "
-			     "packet, vsock, xdp, tipc, smc, unix_stream, ...; every)",
-			     name);
+	return NULL;
+}
+
+static void add_tables(struct sdpy_query *sq, const struct sdpy_kind *k)
+{
+	if (k->explicit_table)
+		sq->explicit_tables |= k->tables;
+	sq->q.tables |= k->tables;
+	for (unsigned t = 0; t < SDIAG_T_MAX; t++)
+		if (k->tables & SDIAG_TABLE_BIT(t))
+			sq->afs[t] |= k->afs;
+}
+
+/* Add one kind name (a str) to sq. Returns 0 or -1 (ValueError). */
+static int add_kind(struct sdpy_query *sq, PyObject *name)
+{
+	struct sdpy_kind k;
+	Py_ssize_t len;
+	const char *s = PyUnicode_AsUTF8AndSize(name, &len);
+	char msg[512];
+
+	if (!s)
+		return -1;
+	if (sdpy_kind_lookup(s, (size_t)len, &k) < 0) {
+		sdpy_kind_error(s, (size_t)len, msg, sizeof(msg));
+		sdpy_value_error(NULL, msg);
 		return -1;
 	}
-	sq->q.tables |= mask;
-	for (unsigned t = 0; t < SDIAG_T_MAX; t++)
-		if (mask & SDIAG_TABLE_BIT(t))
-			sq->afs[t] |= afs;
+	add_tables(sq, &k);
 	return 0;
 }
 
@@ -84,24 +82,27 @@ static int parse_kinds(struct sdpy_query *sq, PyObject *kind)
 	PyObject *it, *item;
 	int r = 0;
 
-	if (!kind || kind == Py_None)
-		return add_kind(sq, "inet");
-	if (PyUnicode_Check(kind)) {
-		const char *s = PyUnicode_AsUTF8(kind);
+	if (!kind || kind == Py_None) {
+		struct sdpy_kind k = { 0 };
 
-		return s ? add_kind(sq, s) : -1;
+		(void)sdpy_kind_lookup("inet", 4, &k);	/* psutil's default */
+		add_tables(sq, &k);
+		return 0;
 	}
-	it = PyObject_GetIter(kind);
+	if (PyUnicode_Check(kind))
+		return add_kind(sq, kind);
+	it = PyBytes_Check(kind) || PyByteArray_Check(kind) ? NULL : PyObject_GetIter(kind);
 	if (!it) {
+		PyErr_Clear();
 		PyErr_SetString(PyExc_TypeError, "kind: a string or an iterable of strings");
 		return -1;
 	}
 	while (r == 0 && (item = PyIter_Next(it))) {
-		const char *s = PyUnicode_Check(item) ? PyUnicode_AsUTF8(item) : NULL;
-
-		if (!s && !PyErr_Occurred())
+		if (!PyUnicode_Check(item)) {
 			PyErr_SetString(PyExc_TypeError, "kind: a string or an iterable of strings");
-		r = s ? add_kind(sq, s) : -1;
+			r = -1;
+		} else
+			r = add_kind(sq, item);
 		Py_DECREF(item);
 	}
 	Py_DECREF(it);
@@ -195,14 +196,31 @@ int sdpy_netns_fd(PyObject *netns, int *ret_fd)
 		*ret_fd = fd;
 		return 0;
 	}
+	if (PyUnicode_Check(netns)) {
+		Py_ssize_t len;
+		const char *s = PyUnicode_AsUTF8AndSize(netns, &len);
+		char msg[128];
+
+		if (!s)
+			return -1;
+		if (sdpy_netns_check(s, (size_t)len, msg, sizeof(msg)) < 0) {
+			PyErr_SetString(PyExc_ValueError, msg);
+			return -1;
+		}
+	}
 	if (!PyUnicode_FSConverter(netns, &path))
 		return -1;
+	if (PyBytes_GET_SIZE(path) == 0) {
+		Py_DECREF(path);
+		PyErr_SetString(PyExc_ValueError, "netns: an empty name");
+		return -1;
+	}
 	Py_BEGIN_ALLOW_THREADS
 	r = sdiag_netns_open(PyBytes_AS_STRING(path), &fd);
 	Py_END_ALLOW_THREADS
 	Py_DECREF(path);
 	if (r < 0) {
-		PyObject *exc = Py_BuildValue("(isO)", -r, strerror(-r), netns);
+		PyObject *exc = Py_BuildValue("(isO)", -r, sdpy_netns_reason(r), netns);
 
 		if (exc) {
 			PyErr_SetObject(PyExc_OSError, exc);

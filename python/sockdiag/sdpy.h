@@ -57,6 +57,7 @@ struct sdpy_query {
 	struct sdiag_query q;
 	uint8_t afs[SDIAG_T_MAX];	/* per table: the families wanted (SDIAG_AF_*) */
 	uint32_t explicit_tables;	/* named one by one: a dump error there is raised */
+	int failed_table;		/* 1 + the explicit table the dump failed on; 0: none */
 	struct sdiag_filter *filter;	/* owned */
 	struct sdiag_procmap *procmap;	/* owned */
 	bool processes;			/* scan owners (asked for, or the filter needs them) */
@@ -76,8 +77,7 @@ bool sdpy_query_wants(const struct sdpy_query *sq, const struct sdiag_sock *s);
 int sdpy_prepare(struct sdpy_query *sq, struct sdiag_handle **ret);
 /* sdiag_dump() of the query, with its table and family checks and the error
  * policy (explicit tables fail, groups skip). No GIL. */
-int sdpy_dump(struct sdiag_handle *h, const struct sdpy_query *sq, sdiag_sock_cb cb,
-	      void *userdata);
+int sdpy_dump(struct sdiag_handle *h, struct sdpy_query *sq, sdiag_sock_cb cb, void *userdata);
 /* The whole dump into c. No GIL. Returns 0 or a negative errno. */
 int sdpy_collect(struct sdpy_query *sq, struct sdpy_chunk *c);
 
@@ -124,6 +124,7 @@ enum {
 	SDPY_F_UID,
 	SDPY_F_NETNS,
 	SDPY_F_CGROUP,
+	SDPY_F_CGROUP_ID,
 	SDPY_F_PROCESSES,
 	SDPY_F_RQUEUE,
 	SDPY_F_WQUEUE,
@@ -131,13 +132,26 @@ enum {
 	SDPY_F_MAX
 };
 
-/* Recently made address strings (most sockets share a few addresses). */
+/* cgroup ids -> paths (relative to the cgroup2 mount), from one walk of the tree made
+ * when the first id is looked up. */
+struct sdpy_cgmap {
+	struct sdpy_cg {
+		uint64_t id;
+		char *path;
+	} *e;
+	size_t n, cap;
+	bool done;
+};
+
+/* Recently made address strings (most sockets share a few addresses), and the cgroup
+ * paths of one call. */
 struct sdpy_addr_cache {
 	struct {
 		uint8_t family;
 		uint8_t addr[16];
 		PyObject *str;
 	} e[SDPY_ADDR_CACHE];
+	struct sdpy_cgmap cg;
 };
 
 int sdpy_objects_init(struct sdpy_state *st, PyObject *module);
@@ -150,6 +164,10 @@ PyObject *sdpy_endpoint(struct sdpy_state *st, const struct sdpy_chunk *c,
 			const struct sdpy_rec *r, bool local, struct sdpy_addr_cache *ac);
 PyObject *sdpy_status(struct sdpy_state *st, const struct sdpy_rec *r);
 PyObject *sdpy_procs(struct sdpy_state *st, const struct sdpy_rec *r);
+/* The path of cgroup id ("/system.slice/x.service"), or None if it is not there (any
+ * more). m may be NULL (a walk for this one id). New reference. */
+PyObject *sdpy_cgroup_path(struct sdpy_cgmap *m, uint64_t id);
+void sdpy_cgmap_clear(struct sdpy_cgmap *m);
 /* A Socket. netns: what the caller named (NULL: None). New reference. */
 PyObject *sdpy_sock_new(struct sdpy_state *st, const struct sdpy_chunk *c,
 			const struct sdpy_rec *r, PyObject *netns, struct sdpy_addr_cache *ac);
@@ -172,6 +190,11 @@ int sdpy_filter_parse(struct sdpy_state *st, PyObject *expr, struct sdiag_filter
 int sdpy_netns_fd(PyObject *netns, int *ret_fd);
 /* Raise the exception for a negative errno: PermissionError, OSError... */
 PyObject *sdpy_raise_errno(int err, const char *what);
+/* Raise a dump's error: for a table the kernel cannot dump, its name and module ("raw:
+ * not supported by this kernel (no raw_diag)"). Returns NULL. */
+PyObject *sdpy_raise_dump(const struct sdpy_query *sq, int err);
+/* ValueError("what: msg"), msg UTF-8 (bytes that are not: replaced). Returns NULL. */
+PyObject *sdpy_value_error(const char *what, const char *msg);
 
 /* ---- types ------------------------------------------------------------- */
 

@@ -118,7 +118,7 @@ static PyObject *watch_read(PyObject *self, PyObject *args, PyObject *kwds)
 	static char *kw[] = { "timeout", NULL };
 	struct sdpy_watch *wo = (struct sdpy_watch *)self;
 	PyObject *tobj = Py_None, *list;
-	double timeout = -1;
+	double timeout = -1, end;
 	int r;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O:read", kw, &tobj))
@@ -134,10 +134,19 @@ static PyObject *watch_read(PyObject *self, PyObject *args, PyObject *kwds)
 	}
 	if (closed(wo) < 0 || read_pending(wo) < 0)
 		return NULL;
-	if (wo->pos >= wo->c.n) {
-		r = wait_readable(wo, timeout);
+	/* Events the filter drops wake the poll too: wait on until one matches or the
+	 * time is up (read(0.2) returned [] at once after an unmatched event). */
+	end = timeout >= 0 ? now() + timeout : 0;
+	while (wo->pos >= wo->c.n) {
+		double left = timeout >= 0 ? end - now() : -1;
+
+		if (timeout >= 0 && left < 0)
+			left = 0;
+		r = wait_readable(wo, left);
 		if (r < 0 || (r > 0 && read_pending(wo) < 0))
 			return NULL;
+		if (r == 0)
+			break;
 	}
 	list = PyList_New(0);
 	while (list && wo->pos < wo->c.n) {

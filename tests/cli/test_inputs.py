@@ -6,11 +6,13 @@ huge files and files with a NUL byte, watch --count -1, COLUMNS, control
 characters and whole files echoed in messages, the longest filter message;
 a reader going away (EPIPE) from list, watch and kill; kill --json that
 exits 3. Run by test_inputs.sh inside a private network namespace."""
+import atexit
 import fcntl
 import os
 import pty
 import re
 import select
+import shutil
 import socket
 import subprocess
 import sys
@@ -53,6 +55,7 @@ def expect(name, args, rc, err_has, lines=1, **kw):
 
 
 tmp = tempfile.mkdtemp(prefix="sdin")
+atexit.register(shutil.rmtree, tmp, True)  # also when a check raises
 fifo = os.path.join(tmp, "fifo")
 os.mkfifo(fifo)
 plain = os.path.join(tmp, "plain")

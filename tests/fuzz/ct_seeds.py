@@ -5,13 +5,11 @@ namespace this runs in (.ci/fuzz runs it under `unshare -n`; it refuses the
 host's, where it would load rules and make connections). The namespace gets
 nftables rules that make its loopback traffic tracked and a DNAT, then flows:
 TCP and UDP over IPv4 and IPv6, a UDP flow DNAT'ed (its reply tuple differs),
-ICMP echo. Writes into DIR, in fuzz_ct's input format (sequence number, port
-id, then datagrams each behind a 2-byte little-endian length):
+ICMP echo. Writes into DIR, in fuzz_ct's input format (datagrams, each behind
+a 2-byte little-endian length):
   seed-dump    the whole reply, every datagram as read
   seed-one     its first entry, then NLMSG_DONE in a datagram of its own
-  seed-error   an NLMSG_ERROR answer (EPERM) as the kernel shapes it
 usage: ct_seeds.py DIR"""
-import errno
 import os
 import socket
 import struct
@@ -38,7 +36,6 @@ def messages(d):
 def dump():
     s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_NETFILTER)
     s.bind((0, 0))
-    portid = s.getsockname()[0]
     req = struct.pack("=IHHII", 20, CT_GET, NLM_F_REQUEST | NLM_F_DUMP, SEQ, 0) + \
         struct.pack("=BBH", socket.AF_UNSPEC, 0, 0)
     s.send(req)
@@ -48,11 +45,11 @@ def dump():
         grams.append(d)
         if any(t in (NLMSG_DONE, NLMSG_ERROR) for _, _, t in messages(d)):
             s.close()
-            return portid, req, grams
+            return grams
 
 
-def framed(portid, grams):
-    out = struct.pack("=II", SEQ, portid)
+def framed(grams):
+    out = b""
     for g in grams:
         assert len(g) < 65536
         out += struct.pack("<H", len(g)) + g
@@ -110,21 +107,17 @@ def main():
         "nft add rule ip nat out ip daddr 10.96.0.10 udp dport 53 dnat to 10.0.0.1:53",
         shell=True, check=True)
     keep = flows()
-    portid, req, grams = dump()
+    grams = dump()
     entries = [(g, off, ln) for g in grams for off, ln, t in messages(g)
                if t not in (NLMSG_DONE, NLMSG_ERROR)]
     if len(entries) < 6:
         sys.exit("ct_seeds.py: %d conntrack entries dumped, want at least 6" % len(entries))
     done = [g[off:off + ln] for g in grams for off, ln, t in messages(g) if t == NLMSG_DONE]
     with open(os.path.join(outdir, "seed-dump"), "wb") as f:
-        f.write(framed(portid, grams))
+        f.write(framed(grams))
     g, off, ln = entries[0]
     with open(os.path.join(outdir, "seed-one"), "wb") as f:
-        f.write(framed(portid, [g[off:off + ln], done[0]]))
-    err = struct.pack("=IHHII", 36, NLMSG_ERROR, 0, SEQ, portid) + \
-        struct.pack("=i", -errno.EPERM) + req[:16]
-    with open(os.path.join(outdir, "seed-error"), "wb") as f:
-        f.write(framed(portid, [err]))
+        f.write(framed([g[off:off + ln], done[0]]))
     for s in keep:
         s.close()
     print("ct_seeds.py: %d entries in %d datagrams" % (len(entries), len(grams)))

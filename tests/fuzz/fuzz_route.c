@@ -2,7 +2,7 @@
 /*
  * libFuzzer target for the guard's route handling (daemon/policy/guard_route.c):
  * route events (guard_route_event), the answers to RTM_GETROUTE
- * (guard_route_reply) and the stranded-source verdict over them
+ * (guard_route_parse) and the stranded-source verdict over them
  * (guard_decide_route), with the view the address and link messages of the
  * same input build (guard_view.c).
  *
@@ -10,8 +10,9 @@
  * buffer of exactly its size (a read past the end is an ASan error). It is
  * read twice: as events, walked as the guard's loop walks a datagram (each
  * message applied to the view and asked whether it is a route change); and
- * as the answer datagram to a request (seq 0 and the input's first sequence
- * number), whose parsed answer then judges a socket on every address of the
+ * as the answer to a request (every message, walked as the transport walks a
+ * datagram; sequence numbers and NLMSG_ERROR are the transport's, fuzzed by
+ * fuzz_transport), whose parsed answer then judges a socket on every address of the
  * view, by IPv4 and IPv4-mapped IPv6, from the view's and the answer's
  * addresses. The answer must be consistent: an error is a negative errno; a
  * verdict is one the policy knows.
@@ -28,6 +29,7 @@
 #include <linux/rtnetlink.h>
 
 #include "daemon/guard/guard.h"
+#include "lib/core/nl.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -76,14 +78,17 @@ static void judge(const struct guard_config *c, const struct guard_table *t,
 }
 
 static void answer(const struct guard_config *c, const struct guard_table *t,
-		   const uint8_t *buf, size_t size, uint32_t seq)
+		   const uint8_t *buf, size_t size)
 {
 	struct guard_route_answer a;
-	int r;
+	const struct nlmsghdr *nlh;
+	size_t left;
 
 	memset(&a, 0, sizeof(a));
-	r = guard_route_reply(buf, size, seq, 0, &a);
-	if ((r != 0 && r != 1) || a.err > 0 || a.err < -4095)
+	for (nlh = sd_nl_first(buf, size, &left); nlh; nlh = sd_nl_next(nlh, &left))
+		if (guard_route_parse(nlh, &a) != 0)
+			__builtin_trap();
+	if (a.err > 0 || a.err < -4095)
 		__builtin_trap();
 	for (size_t i = 0; i < t->n_addrs; i++)
 		judge(c, t, &a, t->addrs[i].addr, t->addrs[i].family, (uint32_t)t->addrs[i].ifindex);
@@ -96,7 +101,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct guard_config c;
 	const struct nlmsghdr *nlh;
 	uint8_t *buf;
-	int len = (int)size;
+	size_t left;
 
 	if (size > 1 << 16)
 		return 0;
@@ -106,9 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(buf, data, size);
 	guard_config_init(&c);
 	c.exempt_loopback = size & 1;
-	for (nlh = (const struct nlmsghdr *)buf;
-	     mnl_nlmsg_ok(nlh, len) && nlh->nlmsg_len <= (unsigned)len;
-	     nlh = mnl_nlmsg_next(nlh, &len)) {
+	for (nlh = sd_nl_first(buf, size, &left); nlh; nlh = sd_nl_next(nlh, &left)) {
 		bool ev = guard_route_event(nlh);
 
 		if (ev && nlh->nlmsg_type != RTM_NEWROUTE && nlh->nlmsg_type != RTM_DELROUTE)
@@ -118,9 +121,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (p.n > 64)
 			guard_pending_clear(&p);
 	}
-	answer(&c, &t, buf, size, 0);
-	if (size >= sizeof(struct nlmsghdr))
-		answer(&c, &t, buf, size, ((const struct nlmsghdr *)buf)->nlmsg_seq);
+	answer(&c, &t, buf, size);
 	guard_pending_fini(&p);
 	guard_table_fini(&t);
 	guard_config_fini(&c);

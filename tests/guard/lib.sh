@@ -17,6 +17,17 @@ guard_netns_setup() {
 	sysctl -qw net.ipv4.udp_child_hash_entries=256 2>/dev/null || true
 }
 
+# stop_guard PID: SIGTERM, up to 5 s to exit, then SIGKILL: no test leaves a guard behind.
+stop_guard() {
+	local i
+	kill "$1" 2>/dev/null || true
+	for ((i = 0; i < 50; i++)); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	kill -9 "$1" 2>/dev/null || true
+}
+
 # wait_for FILE PATTERN [TENTHS]: until FILE has a line matching PATTERN, at
 # most TENTHS (default 50) tenths of a second times SOCKDIAG_TEST_SLOWDOWN
 # (`make asan` sets it: instrumented code is slower). Returns 1 on timeout.

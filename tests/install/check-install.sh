@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# check-install.sh BUILDDIR CC SANITIZE SRCDIR
+# check-install.sh BUILDDIR CC SANITIZE SRCDIR [PYTHON]
 #
 # Install the build into a temporary DESTDIR and check the result the way a
 # packager or a library user would see it: the binary in bin, the versioned
@@ -16,6 +16,7 @@ builddir=$1
 cc=$2
 san=$3
 src=$4
+py=${5:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 dest=$tmp/root
@@ -192,24 +193,48 @@ for ex in readme man man_frag; do
 	ok "$ex example compiles with -Wall -Wextra -Werror and runs ($(wc -l <"$tmp/$ex.out") lines)"
 done
 
-# The Python module, when this build has it: in the interpreter's dist-packages under the
-# prefix, importable from there against the installed library, with its stubs.
+# The Python module, when this build has it: where the interpreter it was built for looks
+# under the prefix (Debian's site.py: /usr/local/lib/python3.X/dist-packages for /usr/local,
+# not /usr/local/lib/python3/dist-packages), importable as a user would import it after
+# `make install`: no PYTHONPATH, no LD_LIBRARY_PATH. The DESTDIR tree is laid over the prefix
+# (a read-only overlay, in a mount namespace of this test's own) and the loader's cache made
+# from it (ldconfig -C, bind-mounted over /etc/ld.so.cache there): nothing of the machine's
+# own /usr/local or cache changes.
 pyext=$(meson introspect "$builddir" --targets |
 	python3 -c 'import json,sys; print(next((t["install_filename"][0] for t in json.load(sys.stdin) if t["name"].startswith("_sockdiag") and t["installed"]), ""))')
 if [ -n "$pyext" ]; then
-	pkgdir=$dest$(dirname "$pyext")
+	[ -n "$py" ] || fail "the Python module is built but no interpreter was given"
+	pkg=$(dirname "$pyext")
+	pkgdir=$dest$pkg
 	for f in __init__.py __init__.pyi py.typed; do
-		[ -f "$pkgdir/$f" ] || fail "not installed: $(dirname "$pyext")/$f"
+		[ -f "$pkgdir/$f" ] || fail "not installed: $pkg/$f"
 	done
-	# The interpreter meson found (the one whose dist-packages these are): Debian's.
-	pyi=$(command -v /usr/bin/python3 || command -v python3)
+	# The directories the interpreter searches (its sys.path as site.py made it, and
+	# site.getsitepackages(): the ones it would add were they there).
+	site=$("$py" -c 'import site, sys; print("\n".join(sys.path + site.getsitepackages()))')
+	grep -qxF "$(dirname "$pkg")" <<<"$site" ||
+		fail "installed into $(dirname "$pkg"), where $py does not look: $(echo $site)"
+	[ -d "$prefix" ] || fail "prefix $prefix does not exist: nothing to lay the install over"
 	if [ "$san" = none ]; then
-		out=$(cd "$tmp" && LD_LIBRARY_PATH=$lib PYTHONPATH=$(dirname "$pkgdir") "${ns[@]}" \
-			"$pyi" -c 'import sockdiag; print(sockdiag.__file__, len(sockdiag.connections("all")))') ||
-			fail "the installed Python module does not import and dump"
-		case $out in "$pkgdir/__init__.py "*) ;; *) fail "imported another sockdiag: $out" ;; esac
+		out=$(cd / && env -u PYTHONPATH -u LD_LIBRARY_PATH unshare -m -n sh -c '
+			mount -t overlay sockdiag-install -o "lowerdir=$1$2:$2" "$2" || exit 90
+			ldconfig -X -C "$3/ld.so.cache" || exit 91
+			mount --bind "$3/ld.so.cache" /etc/ld.so.cache || exit 92
+			exec "$4" -c "if 1:
+				import sockdiag
+				n = len(sockdiag.connections(\"netlink\"))
+				lib = {l.split()[-1] for l in open(\"/proc/self/maps\") if \"libsockdiag\" in l}
+				print(sockdiag.__file__, *lib, n)"
+		' sh "$dest" "$prefix" "$tmp" "$py") || fail "the installed Python module does not import and dump (exit $?): $out"
+		read -r file loaded n <<<"$out"
+		[ "$file" = "$pkg/__init__.py" ] || fail "imported another sockdiag: $out"
+		[ "$(readlink -f "$dest$loaded")" = "$(readlink -f "$lib/libsockdiag.so.0")" ] ||
+			fail "the module loaded $loaded, not the installed $libdir/libsockdiag.so.0: $out"
+		[ "$n" -ge 1 ] || fail "the installed module dumped no netlink socket (its own is one): $out"
+		ok "Python module in $pkg, where $py looks: imports (no PYTHONPATH) and dumps: $out"
+	else
+		ok "Python module in $pkg, where $py looks (not imported: $san build)"
 	fi
-	ok "Python module in $(dirname "$pyext"), imports and dumps against the installed library"
 fi
 
 # Shell completions, where each shell looks, loaded and run.

@@ -78,4 +78,4 @@ fi
 export PYTHONPATH="$pydir${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONDONTWRITEBYTECODE=1
 cd "$here"
-exec "$py" -m pytest -q -p no:cacheprovider -rs --tb=short "$@" test_sockdiag.py
+exec "$py" -m pytest -q -p no:cacheprovider -rs --tb=short "$@" test_sockdiag.py test_selection.py

@@ -491,6 +491,31 @@ static void test_filter_states(void **state)
 			 SDIAG_STATES_ALL & ~(SB(LISTEN) | SB(CLOSE)));
 }
 
+static bool names_states(const char *expr)
+{
+	struct sdiag_filter *f = parse_ok(expr);
+	bool x = sdiag_filter_names_states(f);
+
+	sdiag_filter_free(f);
+	return x;
+}
+
+/* Whether the state clauses replace the default states (list, kill, Python's kill):
+ * any clause, even one that allows every state or sits under not/or. */
+static void test_filter_names_states(void **state)
+{
+	(void)state;
+	assert_false(sdiag_filter_names_states(NULL));
+	assert_false(names_states(""));
+	assert_false(names_states("sport = :22 or dport = :22"));
+	assert_false(names_states("comm 'state'"));
+	assert_true(names_states("state all"));
+	assert_true(names_states("state established"));
+	assert_true(names_states("exclude listening"));
+	assert_true(names_states("excl time-wait and sport = :22"));
+	assert_true(names_states("sport = :22 or not ( dport = :1 and state listening )"));
+}
+
 static bool excludes(const char *expr, enum sdiag_table t)
 {
 	struct sdiag_filter *f = parse_ok(expr);
@@ -539,6 +564,7 @@ int main(void)
 		cmocka_unit_test(test_states_match),
 		cmocka_unit_test(test_other_predicates),
 		cmocka_unit_test(test_filter_states),
+		cmocka_unit_test(test_filter_names_states),
 		cmocka_unit_test(test_excludes_table),
 	};
 
