@@ -3,7 +3,8 @@
 """Seeds for fuzz_ct: a real ctnetlink dump (IPCTNL_MSG_CT_GET), captured in the
 namespace this runs in (.ci/fuzz runs it under `unshare -n`; it refuses the
 host's, where it would load rules and make connections). The namespace gets
-nftables rules that make its loopback traffic tracked and a DNAT, then flows:
+what tests/kill/backends_lib.py sets up (nftables rules that make its loopback
+traffic tracked, a DNAT), then flows:
 TCP and UDP over IPv4 and IPv6, a UDP flow DNAT'ed (its reply tuple differs),
 ICMP echo. Writes into DIR, in fuzz_ct's input format (datagrams, each behind
 a 2-byte little-endian length):
@@ -13,8 +14,10 @@ usage: ct_seeds.py DIR"""
 import os
 import socket
 import struct
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kill"))
+from backends_lib import setup_namespace  # noqa: E402
 
 NETLINK_NETFILTER = 12
 CT_GET = (1 << 8) | 1  # NFNL_SUBSYS_CTNETLINK, IPCTNL_MSG_CT_GET
@@ -95,17 +98,10 @@ def main():
     if [n for _, n in socket.if_nameindex()] != ["lo"]:
         sys.exit("ct_seeds.py: run it in a new network namespace (unshare -n)")
     outdir = sys.argv[1]
-    subprocess.run("ip link set lo up; ip addr add 10.0.0.1/32 dev lo;"
-                   "ip addr add 10.96.0.10/32 dev lo; ip -6 addr add fd00::1/128 dev lo nodad",
-                   shell=True, check=True)
-    subprocess.run(
-        "nft add table inet t && "
-        "nft add chain inet t o '{ type filter hook output priority 0; }' && "
-        "nft add rule inet t o ct state new,established accept && "
-        "nft add table ip nat && "
-        "nft add chain ip nat out '{ type nat hook output priority -100; }' && "
-        "nft add rule ip nat out ip daddr 10.96.0.10 udp dport 53 dnat to 10.0.0.1:53",
-        shell=True, check=True)
+    # The dead-backend tests' addresses and rules (tracked loopback, the DNAT),
+    # here, in this namespace (no second unshare).
+    os.environ["SDIAG_BACKENDS_INNER"] = "1"
+    setup_namespace()
     keep = flows()
     grams = dump()
     entries = [(g, off, ln) for g in grams for off, ln, t in messages(g)
