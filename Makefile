@@ -78,6 +78,11 @@ MESON_SETUP := meson setup --prefix=$(PREFIX)
 
 all: build
 
+# Another apt-get may hold the locks (right after boot: unattended-upgrades): apt waits up
+# to 10 minutes for the dpkg lock itself; `apt-get update`, which does not wait for the
+# package lists' lock, is tried again every 5 s for as long (tests/install/make_deps.sh).
+APT_WAIT := -o DPkg::Lock::Timeout=600
+
 # install-missing PACKAGES...: apt-get install those of PACKAGES dpkg does not know as installed.
 define install-missing
 	@if [ -n "$(NO_DEPS)" ]; then exit 0; fi; \
@@ -91,8 +96,16 @@ define install-missing
 	done; \
 	if [ -n "$$missing" ]; then \
 		echo "make: installing missing packages:$$missing"; \
-		$(SUDO) apt-get update && \
-		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y \
+		n=0; \
+		until out=$$($(SUDO) apt-get $(APT_WAIT) update 2>&1); do \
+			if ! printf '%s\n' "$$out" | grep -q 'Could not get lock' || [ $$n -ge 120 ]; then \
+				printf '%s\n' "$$out" >&2; exit 1; \
+			fi; \
+			[ $$n -gt 0 ] || echo "make: another apt-get holds the package lists' lock: waiting (at most 10 minutes)"; \
+			n=$$((n + 1)); sleep 5; \
+		done; \
+		printf '%s\n' "$$out"; \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get $(APT_WAIT) install -y \
 			--no-install-recommends $$missing; \
 	fi
 endef
