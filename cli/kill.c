@@ -3,7 +3,7 @@
  * sockdiag kill [OPTIONS] FILTER: destroy the sockets `list` would show with
  * the same options and filter, and report each one truthfully.
  *
- * Selection is list's (cli/options.c), the destroying is the library's
+ * Selection is list's (cli/opts/options.c), the destroying is the library's
  * (sdiag_kill: exact ids with cookies, batches, SO_REUSEPORT retries, passes),
  * the rows are the shared renderers' with a "result" column. Exit status as
  * pkill: 0 something destroyed and nothing failed; 1 nothing matched, nothing
@@ -12,8 +12,8 @@
  * one namespace, kernel without CONFIG_INET_DIAG_DESTROY).
  *
  * --dead-backends FILE selects instead of a FILTER: one reconcile pass
- * (daemon/common/backends.h) per namespace. --conntrack then deletes the
- * conntrack entries of the destroyed sockets' flows (daemon/common/ct.h).
+ * (backends/backends.h) per namespace. --conntrack then deletes the
+ * conntrack entries of the destroyed sockets' flows (conntrack/conntrack.h).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -23,11 +23,11 @@
 #include <unistd.h>
 #include <sys/socket.h>
 
+#include "backends/backends.h"
 #include "cli/commands.h"
-#include "cli/options.h"
+#include "cli/opts/options.h"
 #include "cli/render/output.h"
-#include "daemon/common/backends.h"
-#include "daemon/common/ct.h"
+#include "conntrack/conntrack.h"
 #include "sockdiag.h"
 #include "util/textfile.h"
 

@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
-#include "cli/count.h"
-#include "cli/options.h"
+#include "cli/count/count.h"
+#include "cli/opts/options.h"
 #include "cli/render/output.h"
 #include "cli/summary.h"
 #include "util/textfile.h"

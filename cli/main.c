@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "cli/options.h"
+#include "cli/opts/options.h"
 #include "util/textfile.h"
 
 static int cmd_help(int argc, char **argv);

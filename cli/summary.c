@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/options.h"
+#include "cli/opts/options.h"
 #include "cli/summary.h"
 
 struct sockstat {

@@ -3,7 +3,7 @@
 #ifndef SOCKDIAG_CLI_SUMMARY_H
 #define SOCKDIAG_CLI_SUMMARY_H
 
-#include "cli/options.h"
+#include "cli/opts/options.h"
 
 /* Print the summary of o's namespace (-N) and return the exit status. */
 int summary_run(const struct cli_opts *o);

@@ -27,7 +27,7 @@
 #include <sys/signalfd.h>
 
 #include "cli/commands.h"
-#include "cli/options.h"
+#include "cli/opts/options.h"
 #include "cli/render/output.h"
 #include "util/sigfd.h"
 #include "util/textfile.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What getopt_long refused, said in one line on stderr with the user's text
- * escaped: shared by every command's option parser (cli/options.c, the
+ * escaped: shared by every command's option parser (cli/opts/options.c, the
  * guard's and the exporter's).
  */
 #ifndef SOCKDIAG_ARGERR_H

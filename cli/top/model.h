@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cli/count.h"
+#include "cli/count/count.h"
 #include "sockdiag.h"
 
 /* The keys of top: count.c's, and the socket's cookie (what `conn` adds). */

@@ -19,7 +19,6 @@
 #include <unistd.h>
 #include <sys/signalfd.h>
 
-#include "cli/commands.h"
 #include "cli/top/top.h"
 #include "util/sigfd.h"
 #include "util/textfile.h"

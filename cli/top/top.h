@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <time.h>
 
-#include "cli/options.h"
+#include "cli/opts/options.h"
 #include "cli/top/model.h"
 
 struct top_opts {
@@ -35,6 +35,9 @@ struct top_run {
 	struct timespec when;	/* the same, CLOCK_REALTIME (the snapshot's time) */
 	double seconds;		/* the interval it closed */
 };
+
+/* The subcommand (top.c; also listed in cli/commands.h, the dispatcher's table). */
+int cmd_top(int argc, char **argv);
 
 /* Dumps, events, owners, groups (top.c). Returns 0 or a negative errno. */
 int top_refresh(struct top_run *r);

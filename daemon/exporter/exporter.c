@@ -23,9 +23,9 @@
 #include <cap-ng.h>
 #endif
 
-#include "daemon/common/http.h"
 #include "daemon/common/log.h"
 #include "daemon/exporter/exporter.h"
+#include "daemon/metrics/http.h"
 #include "util/argerr.h"
 #include "util/sigfd.h"
 #include "util/textfile.h"

@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 
 #include "daemon/common/conf.h"
-#include "daemon/common/http.h"
 #include "daemon/exporter/exporter.h"
+#include "daemon/metrics/http.h"
 
 void exp_config_init(struct exp_config *c)
 {

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "daemon/common/expo.h"
 #include "daemon/exporter/exporter.h"
+#include "daemon/metrics/expo.h"
 
 static const char *const state_labels[SDIAG_SS_MAX] = {
 	[SDIAG_SS_UNKNOWN] = "unknown",	     [SDIAG_SS_ESTABLISHED] = "established",

@@ -2,13 +2,13 @@
 /*
  * sockdiag guard: the event loop. rtnetlink events and signals in one poll
  * loop; each address removal or link loss becomes a guard_event, the pure
- * policy (guard_policy.c) picks the stranded sockets, and they are destroyed
+ * policy (core/policy.c) picks the stranded sockets, and they are destroyed
  * in one batch. After ENOBUFS on the rtnetlink socket events were lost, so the
  * table is rebuilt from full dumps and the difference acted upon.
  *
  * A timerfd in the same loop ends grace periods (removals held by
- * guard_grace.c are judged then), runs the route pass after route events
- * (guard_route.c) and the reap rules every reap-interval (guard_reap.c).
+ * core/grace.c are judged then), runs the route pass after route events
+ * (core/route.c) and the reap rules every reap-interval (reap.c).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -25,13 +25,13 @@
 #include <sys/timerfd.h>
 #include <linux/rtnetlink.h>
 
-#include "daemon/common/http.h"
 #include "daemon/common/log.h"
+#include "daemon/guard/all.h"
+#include "daemon/guard/backends.h"
 #include "daemon/guard/guard.h"
-#include "daemon/guard/guard_all.h"
-#include "daemon/guard/guard_backends.h"
-#include "daemon/guard/guard_metrics.h"
-#include "daemon/guard/guard_rtnl.h"
+#include "daemon/guard/metrics.h"
+#include "daemon/guard/rtnl.h"
+#include "daemon/metrics/http.h"
 #include "lib/core/nl.h"
 #include "util/argerr.h"
 #include "util/textfile.h"

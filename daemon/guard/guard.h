@@ -1,22 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sockdiag guard: close sockets stranded by a network change. The event loop
- * and what it drives; the decisions are in daemon/policy/.
+ * and what it drives; the decisions are in daemon/guard/core/.
  *
- *   guard_cmd.c      the command line -> struct guard_cmdline
- *   guard.c          the event loop: rtnetlink + signalfd, resync, destroy, log
- *   guard_rtnl.c     rtnetlink sockets: link/address dumps, events, the drain after overflow
- *   guard_reap.c     reap rules: filters run every reap-interval, capped per pass
- *   guard_backends.c dead-backends: the file watched, a reconcile pass; conntrack
- *   guard_metrics.c  --metrics: the loop's counters over HTTP
- *   guard_all.c      --all-netns: a supervisor, one guard process per namespace
+ *   cmd.c       the command line -> struct guard_cmdline
+ *   setup.c     namespace, capabilities, signals
+ *   guard.c     the event loop: rtnetlink + signalfd, resync, destroy, log
+ *   rtnl.c      rtnetlink sockets: link/address dumps, events, the drain after overflow
+ *   route_nl.c  RTM_GETROUTE lookups (cached per pass), route-event subscription
+ *   reap.c      reap rules: filters run every reap-interval, capped per pass
+ *   backends.c  dead-backends: the file watched, a reconcile pass; conntrack
+ *   metrics.c   --metrics: the loop's counters over HTTP
+ *   all.c       --all-netns: a supervisor, one guard process per namespace
  */
 #ifndef SOCKDIAG_GUARD_H
 #define SOCKDIAG_GUARD_H
 
-#include "daemon/policy/policy.h"
+#include "daemon/guard/core/core.h"
 
-/* ---- reaping (guard_reap.c) -------------------------------------------------------------- */
+/* ---- reaping (reap.c) ------------------------------------------------------------------- */
 
 struct guard_reap_result {
 	size_t matched;		/* selected and not exempt (stops counting at cap + 1) */
@@ -45,7 +47,7 @@ void guard_reap_all(struct sdiag_handle *h, const struct guard_config *c, bool d
 
 /* ---- the daemon ------------------------------------------------------------------------ */
 
-/* The command line, as guard_cmd.c parsed it. */
+/* The command line, as cmd.c parsed it. */
 struct guard_cmdline {
 	const char *config_path;	/* -c, else SYSCONFDIR/sockdiag/guard.conf */
 	bool config_explicit;		/* -c given: a missing file is an error */
@@ -64,7 +66,7 @@ int cmd_guard(int argc, char **argv);
 /* The daemon (guard.c), from a parsed command line. Returns the exit status. */
 int guard_main(const struct guard_cmdline *opt);
 
-/* Its set-up (guard_setup.c). Why it could never destroy a socket (r from
+/* Its set-up (setup.c). Why it could never destroy a socket (r from
  * sdiag_destroy_check), as a sentence. */
 const char *guard_destroy_problem(int r);
 /* Keep CAP_NET_ADMIN (if held) and nothing else: 0 or -EPERM. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The dead-backends file parser (daemon/common/backends.c): any bytes either
+ * The dead-backends file parser (backends/backends.c): any bytes either
  * parse or give "line L, column C: ..." (or the cap); what parses is a set in
  * which every backend is found, and whose formatted list parses to the same set.
  */
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/common/backends.h"
+#include "backends/backends.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

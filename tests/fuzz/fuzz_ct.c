@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The conntrack dump parser of a sweep (daemon/common/ct.c, ct_dump_datagram):
+ * The conntrack dump parser of a sweep (conntrack/conntrack.c, ct_dump_datagram):
  * arbitrary ctnetlink dump replies, as the kernel would hand them to recv().
  * The transport's part of a dump (sequence, port, NLMSG_DONE, NLMSG_ERROR,
  * NLM_F_DUMP_INTR) is fuzz_transport's.
@@ -18,7 +18,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "daemon/common/ct.h"
+#include "conntrack/conntrack.h"
 
 struct offered {
 	size_t n, picked;

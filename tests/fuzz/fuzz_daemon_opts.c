@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * libFuzzer target for the daemons' command lines: `sockdiag guard`
- * (daemon/guard/guard_cmd.c: guard_parse_args) and `sockdiag exporter`
+ * (daemon/guard/cmd.c: guard_parse_args) and `sockdiag exporter`
  * (daemon/exporter/exporter_cmd.c: exp_parse_args). Nothing is started: only
  * the parse, its messages and its result are exercised.
  *
@@ -22,14 +22,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon/common/http.h"
 #include "daemon/exporter/exporter.h"
 #include "daemon/guard/guard.h"
+#include "daemon/metrics/http.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
-/* guard_cmd.c's cmd_guard() calls the loop: never here. */
+/* daemon/guard/cmd.c's cmd_guard() calls the loop: never here. */
 int guard_main(const struct guard_cmdline *opt)
 {
 	(void)opt;

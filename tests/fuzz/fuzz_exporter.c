@@ -25,9 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/common/expo.h"
-#include "daemon/common/http.h"
 #include "daemon/exporter/exporter.h"
+#include "daemon/metrics/expo.h"
+#include "daemon/metrics/http.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

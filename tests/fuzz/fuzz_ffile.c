@@ -3,7 +3,7 @@
  * libFuzzer target for the -F reader and the filter error display: the input
  * is a file's contents, handed to `list -F` through a memfd (a regular file),
  * so it goes through util/textfile.c (size cap, NUL bytes) and the newline
- * folding of cli/options.c; the expression is then parsed offline and, when
+ * folding of cli/opts/options.c; the expression is then parsed offline and, when
  * malformed, the error is rendered as `sockdiag list` shows it. That text
  * must be three lines of printable bytes, of bounded length however long the
  * file: nothing of the input reaches a terminal raw.
@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 
-#include "cli/options.h"
+#include "cli/opts/options.h"
 #include "lib/filter/filter.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * libFuzzer target for the guard's configuration parser
- * (daemon/policy/guard_config.c: guard_config_parse).
+ * (daemon/guard/core/config.c: guard_config_parse).
  *
  * Input: a configuration file's bytes, NUL bytes included (the parser must
  * refuse those, naming where). On success the configuration's lists are

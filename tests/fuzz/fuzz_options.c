@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * libFuzzer target for the command-line parser (cli/options.c: opts_parse,
+ * libFuzzer target for the command-line parser (cli/opts/options.c: opts_parse,
  * with and without a subcommand's own options, as watch and kill have).
  *
  * Input: the arguments after the subcommand, separated by NUL bytes (at
@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/options.h"
+#include "cli/opts/options.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * libFuzzer target for the guard's route handling (daemon/policy/guard_route.c):
+ * libFuzzer target for the guard's route handling (daemon/guard/core/route.c):
  * route events (guard_route_event), the answers to RTM_GETROUTE
  * (guard_route_parse) and the stranded-source verdict over them
  * (guard_decide_route), with the view the address and link messages of the
- * same input build (guard_view.c).
+ * same input build (daemon/guard/core/view.c).
  *
  * Input: a stream of rtnetlink messages as recv() returns them, copied into a
  * buffer of exactly its size (a read past the end is an ASan error). It is

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * libFuzzer target for the guard's rtnetlink handling: the parsers and the
- * view updates of daemon/policy/guard_view.c, the resync's difference and the
- * policy over the pending events (daemon/policy/guard_policy.c).
+ * view updates of daemon/guard/core/view.c, the resync's difference and the
+ * policy over the pending events (daemon/guard/core/policy.c).
  *
  * Input: a stream of rtnetlink messages as recv() returns them, copied into
  * a buffer of exactly its size (so a read past the last message is an ASan
@@ -22,7 +22,7 @@
 #include <libmnl/libmnl.h>
 
 #include "daemon/guard/guard.h"
-#include "daemon/guard/guard_rtnl.h"
+#include "daemon/guard/rtnl.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -58,7 +58,7 @@ def attr(typ, payload):
 
 
 def getroute(family, dst, mark=0, oif=0, uid=None):
-    """One RTM_GETROUTE as guard_route.c builds it; the answer datagram."""
+    """One RTM_GETROUTE as daemon/guard/route_nl.c builds it; the answer datagram."""
     s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_ROUTE)
     s.bind((0, 0))
     raw = socket.inet_pton(family, dst)

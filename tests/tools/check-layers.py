@@ -2,19 +2,28 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """check-layers.py SRCDIR [BUILDDIR]: the source tree keeps its layers.
 
-Checks, over the C sources of util/, lib/, daemon/, cli/, python/ (tests and benches may
-use anything):
+A module is a folder of LAYERS (with its subfolders that are not in LAYERS
+themselves, like lib/owners/bpf) and the headers it shows the other folders.
+Checks, over the C sources of include/, util/, lib/, conntrack/, backends/,
+daemon/, cli/, python/ (tests and benches may use anything):
   1. every `#include "PATH"` names a file by its path from the source root
      (the one include convention) and points to the same folder or a lower one
      in LAYERS; folders of the same rank (daemon/guard, daemon/exporter) do not
      include each other;
   2. no two headers include each other, directly or through others (a cycle);
-  3. no source file is over MAX_LINES lines, no folder holds more than
-     MAX_FILES source files;
+  3. no source file is over MAX_LINES lines (the public header, the API
+     manual of include/, is capped at PUBLIC_HEADER_LINES instead: one
+     installed header, not several); no module shows more than MAX_EXPORTS
+     headers to other folders (the headers other folders include): a module
+     with more faces is two modules. How many files a folder holds is not
+     capped: the module's interface is, and each file's size;
   4. with BUILDDIR (compile_commands.json and the objects built there): every
      symbol an object file uses from another object of these folders is
      defined in its own folder or a lower one (what the includes cannot show:
-     a declaration reached through a shared header).
+     a declaration reached through a shared header);
+  5. with BUILDDIR: the objects of a PURE folder link no socket call
+     (SOCKET_CALLS, mnl_socket_*), neither themselves (`nm -u`) nor through
+     the project's objects whose symbols they use, followed transitively.
 Prints one line per violation and exits 1 if there is any, else prints a
 summary and exits 0.
 """
@@ -34,17 +43,29 @@ LAYERS = [
     ['lib/owners'],
     ['lib/filter'],
     ['lib/ops'],
+    ['conntrack'],
+    ['backends'],
     ['daemon/common'],
-    ['daemon/policy'],
+    ['daemon/metrics'],
+    ['daemon/guard/core'],
     ['daemon/guard', 'daemon/exporter'],
     ['cli/fmt'],
     ['cli/fields'],
     ['cli/render'],
+    ['cli/count', 'cli/opts'],
+    ['cli/top'],
     ['cli', 'python/sockdiag'],
 ]
-ROOTS = ('util', 'lib', 'daemon', 'cli', 'python')
+ROOTS = ('include', 'util', 'lib', 'conntrack', 'backends', 'daemon', 'cli', 'python')
 MAX_LINES = 800
-MAX_FILES = 15
+PUBLIC_HEADER = 'include/sockdiag.h'
+PUBLIC_HEADER_LINES = 1500
+MAX_EXPORTS = 3
+# Folders whose objects may not link a socket call (rule 5): the guard's decisions.
+PURE = ('daemon/guard/core',)
+SOCKET_CALLS = {'socket', 'socketpair', 'bind', 'connect', 'listen', 'accept', 'accept4',
+                'sendmsg', 'sendmmsg', 'sendto', 'send', 'recvmsg', 'recvfrom', 'recv',
+                'recvmmsg', 'setsockopt', 'getsockopt'}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 # Generated at build time, found in the build directory of its folder.
 GENERATED = {'owners.lskel.h'}
@@ -72,7 +93,7 @@ def sources(src):
     return sorted(out)
 
 
-def check_includes(src, files, errors):
+def check_includes(src, files, errors, exports):
     graph = {}
     for f in files:
         text = open(os.path.join(src, f), encoding='utf-8', errors='replace').read()
@@ -98,6 +119,8 @@ def check_includes(src, files, errors):
                 errors.append(f'{f}: #include "{inc}" goes up, from {here} to {there}')
             elif RANK[there] == RANK[here] and there != here:
                 errors.append(f'{f}: #include "{inc}": {here} and {there} are siblings')
+            if there != here:
+                exports.setdefault(there, set()).add(target)
             if f.endswith('.h') and target.endswith('.h'):
                 graph.setdefault(f, set()).add(target)
     # Header cycles: depth-first search, colouring.
@@ -120,17 +143,19 @@ def check_includes(src, files, errors):
             visit(h, [])
 
 
-def check_sizes(src, files, errors):
-    per_folder = {}
+def check_sizes(src, files, exports, errors):
+    per_module = {}
     for f in files:
         n = sum(1 for _ in open(os.path.join(src, f), encoding='utf-8', errors='replace'))
-        if n > MAX_LINES:
-            errors.append(f'{f}: {n} lines (at most {MAX_LINES})')
-        per_folder.setdefault(os.path.dirname(f), []).append(f)
-    for d, fs in sorted(per_folder.items()):
-        if len(fs) > MAX_FILES:
-            errors.append(f'{d}/: {len(fs)} source files (at most {MAX_FILES})')
-    return per_folder
+        cap = PUBLIC_HEADER_LINES if f == PUBLIC_HEADER else MAX_LINES
+        if n > cap:
+            errors.append(f'{f}: {n} lines (at most {cap})')
+        per_module.setdefault(folder_of(f), []).append(f)
+    for d, hs in sorted(exports.items()):
+        if len(hs) > MAX_EXPORTS:
+            errors.append(f'{d}/: other folders include {len(hs)} of its headers '
+                          f'({", ".join(sorted(hs))}; at most {MAX_EXPORTS})')
+    return per_module
 
 
 def nm(objs, flags):
@@ -146,12 +171,52 @@ def nm(objs, flags):
     return syms
 
 
+def is_socket_call(sym):
+    sym = sym.split('@')[0]
+    return sym in SOCKET_CALLS or sym.startswith('mnl_socket_')
+
+
+def check_pure(objs, defined_in, undefined, errors):
+    """Rule 5: no object of a PURE folder reaches a socket call, itself or
+    through the project's objects whose symbols it uses (breadth first: the
+    shortest path to the first call found is shown)."""
+    checked = 0
+    for o, f in sorted(objs.items(), key=lambda x: x[1]):
+        if not folder_of(f).startswith(PURE):
+            continue
+        checked += 1
+        seen = {o: None}  # object -> (the object that used it, the symbol)
+        todo = [o]
+        calls, first = set(), None
+        while todo:
+            cur = todo.pop(0)
+            for _, sym in undefined.get(cur, ()):
+                if is_socket_call(sym):
+                    calls.add(sym.split('@')[0])
+                    if first is None:
+                        first = [f'{sym.split("@")[0]}()']
+                        at = cur
+                        while seen[at]:
+                            first.append(f'{seen[at][1]} ({objs[at]})')
+                            at = seen[at][0]
+                    continue
+                for d in sorted(defined_in.get(sym, ())):
+                    if d not in seen:
+                        seen[d] = (cur, sym)
+                        todo.append(d)
+        if first:
+            more = f' (and {len(calls) - 1} more)' if len(calls) > 1 else ''
+            errors.append(f'{f}: in pure {folder_of(f)}/, links a socket call: '
+                          + ' -> '.join(reversed(first)) + more)
+    return checked
+
+
 def check_symbols(src, build, errors):
     """Which folder defines each global symbol, and who uses it."""
     db = os.path.join(build, 'compile_commands.json')
     if not os.path.exists(db):
         errors.append(f'{db}: missing (build first)')
-        return 0
+        return 0, 0
     objs = {}
     for e in json.load(open(db)):
         f = os.path.relpath(os.path.normpath(os.path.join(e['directory'], e['file'])), src)
@@ -161,10 +226,12 @@ def check_symbols(src, build, errors):
         if os.path.exists(o):
             objs[o] = f
     defined = {}
+    defined_in = {}
     for o, syms in nm(objs, '--defined-only').items():
         for kind, sym in syms:
             if kind in 'TDBR':
                 defined.setdefault(sym, set()).add(folder_of(objs[o]))
+                defined_in.setdefault(sym, set()).add(o)
     checked = 0
     undefined = nm(objs, '--undefined-only')
     for o, f in sorted(objs.items(), key=lambda x: x[1]):
@@ -176,7 +243,7 @@ def check_symbols(src, build, errors):
             if not [d for d in defined[sym] if RANK[d] < RANK[here] or d == here]:
                 where = ', '.join(sorted(defined[sym]))
                 errors.append(f'{f}: uses {sym}, defined above it in {where}')
-    return checked
+    return checked, check_pure(objs, defined_in, undefined, errors)
 
 
 def main():
@@ -185,19 +252,22 @@ def main():
     src = sys.argv[1]
     files = sources(src)
     errors = []
-    check_includes(src, files, errors)
-    per_folder = check_sizes(src, files, errors)
-    checked = check_symbols(src, sys.argv[2], errors) if len(sys.argv) == 3 else 0
+    exports = {}
+    check_includes(src, files, errors, exports)
+    per_module = check_sizes(src, files, exports, errors)
+    checked, pure = check_symbols(src, sys.argv[2], errors) if len(sys.argv) == 3 else (0, 0)
     for e in errors:
         print('FAIL: ' + e)
-    total = len(files) + 2 + (len(sys.argv) == 3)  # includes per file, cycles, sizes, symbols
+    # includes per file, cycles, sizes, symbols, purity
+    total = len(files) + 2 + 2 * (len(sys.argv) == 3)
     print(f'# checks: {max(total - len(errors), 0)} passed, {len(errors)} failed, 0 skipped')
     if errors:
         return 1
-    widest = max(per_folder.items(), key=lambda x: len(x[1]))
-    print(f'layers: {len(files)} files in {len(per_folder)} folders (at most '
-          f'{len(widest[1])}, {widest[0]}/), includes point down, no header cycle, '
-          f'{checked} cross-object symbol uses point down')
+    widest = max(exports.items(), key=lambda x: len(x[1]))
+    print(f'layers: {len(files)} files in {len(per_module)} modules (at most '
+          f'{len(widest[1])} headers shown, {widest[0]}/), includes point down, no header '
+          f'cycle, {checked} cross-object symbol uses point down, {pure} objects of '
+          f'{", ".join(p + "/" for p in PURE)} link no socket call')
     return 0
 
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The dead-backends file (daemon/common/backends.c): what it accepts, where
+ * The dead-backends file (backends/backends.c): what it accepts, where
  * each malformed line is reported (line and column), the cap, the hash set,
  * large files, resolving beneath the directory.
  */
@@ -23,7 +23,7 @@
 #include <linux/seccomp.h>
 #include <cmocka.h>
 
-#include "daemon/common/backends.h"
+#include "backends/backends.h"
 
 static int parse(struct backend_set *s, const char *text, size_t max, char *err)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The parser of a conntrack sweep's dump (daemon/common/ct.c,
+ * The parser of a conntrack sweep's dump (conntrack/conntrack.c,
  * ct_dump_datagram) on bytes built here the way ctnetlink lays them out
  * (linux/netfilter/nfnetlink_conntrack.h): the entries selected and their
  * tuples, id and zone; control messages left to the transport; entries skipped
@@ -21,7 +21,7 @@
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netfilter/nfnetlink_conntrack.h>
 
-#include "daemon/common/ct.h"
+#include "conntrack/conntrack.h"
 
 #define SEQ 7
 #define PORTID 4242

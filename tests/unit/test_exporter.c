@@ -14,8 +14,8 @@
 #include <netinet/in.h>
 #include <cmocka.h>
 
-#include "daemon/common/http.h"
 #include "daemon/exporter/exporter.h"
+#include "daemon/metrics/http.h"
 
 static void config_defaults(void **state)
 {

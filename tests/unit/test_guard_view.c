@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The guard's view (daemon/policy/guard_view.c): rtnetlink messages parsed into the
+ * The guard's view (daemon/guard/core/view.c): rtnetlink messages parsed into the
  * table, the resync's difference, and the verdict over pending events judged
  * against the view after them. Messages are built here byte by byte; each
  * one that ends a buffer is malloc'd to its exact length, so an over-read
@@ -24,7 +24,7 @@
 #include <linux/rtnetlink.h>
 
 #include "daemon/guard/guard.h"
-#include "daemon/guard/guard_rtnl.h"
+#include "daemon/guard/rtnl.h"
 
 #define UPFLAGS (IFF_UP | 0x10000 /* IFF_LOWER_UP */)
 

@@ -53,7 +53,7 @@
 #include <unistd.h>
 #include <microhttpd.h>
 
-#include "daemon/common/http.h"
+#include "daemon/metrics/http.h"
 #include "util/textfile.h"
 
 #ifndef SOCKDIAG_MHD_SONAME

@@ -15,7 +15,7 @@
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 
-#include "cli/options.h"
+#include "cli/opts/options.h"
 #include "util/argerr.h"
 #include "util/textfile.h"
 

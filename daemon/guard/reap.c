@@ -13,9 +13,9 @@
 #include <time.h>
 
 #include "daemon/common/log.h"
+#include "daemon/guard/backends.h"
 #include "daemon/guard/guard.h"
-#include "daemon/guard/guard_backends.h"
-#include "daemon/guard/guard_metrics.h"
+#include "daemon/guard/metrics.h"
 
 /* Every destroyable state; listeners only when the rule has a state clause
  * that allows them. */

@@ -22,7 +22,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "daemon/policy/policy.h"
+#include "daemon/guard/core/core.h"
 
 static const uint8_t v4mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
 

@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
-#include "daemon/common/backends.h"
+#include "backends/backends.h"
 #include "util/textfile.h"
 
 /* A line longer than this is refused (sockdiag-guard.conf(5)); the read

@@ -20,7 +20,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
-#include "cli/count.h"
+#include "cli/count/count.h"
 #include "cli/fields/names.h"
 #include "cli/fmt/fmt.h"
 #include "util/textfile.h"

@@ -26,7 +26,7 @@
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 
-#include "daemon/policy/policy.h"
+#include "daemon/guard/core/core.h"
 
 /* ---- parsing ------------------------------------------------------------------------------ */
 

@@ -52,7 +52,7 @@
 #include <linux/magic.h>
 
 #include "daemon/common/log.h"
-#include "daemon/guard/guard_all.h"
+#include "daemon/guard/all.h"
 #include "sockdiag.h"
 #include "util/sigfd.h"
 

@@ -1,18 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The guard's decisions and their configuration, free of the event loop:
+ * The guard's decisions and their configuration, free of the event loop and of
+ * sockets (tests/tools/check-layers.py checks that no object here links a socket
+ * call):
  *
- *   guard_config.c   the configuration file: parse and validate (line-numbered errors)
- *   guard_options.c  the keys of the grace, route and reap policies
- *   guard_policy.c   the pure policy: (event, address table, socket) -> destroy or not
- *   guard_view.c     rtnetlink messages parsed into the view (pure); pending events
- *   guard_grace.c    removals held for the grace period, judged when it ends (pure)
- *   guard_route.c    route changes: the kernel's route to each peer, stranded sources
+ *   config.c   the configuration file: parse and validate (line-numbered errors)
+ *   options.c  the keys of the grace, route and reap policies
+ *   policy.c   the pure policy: (event, address table, socket) -> destroy or not
+ *   view.c     rtnetlink messages parsed into the view (pure); pending events
+ *   grace.c    removals held for the grace period, judged when it ends (pure)
+ *   route.c    route changes: the key, the kernel's answer parsed, the stranded-source
+ *              verdict (the lookups themselves: daemon/guard/route_nl.c)
  *
  * The loop (daemon/guard/) calls these; nothing here calls back into it.
  */
-#ifndef SOCKDIAG_GUARD_POLICY_H
-#define SOCKDIAG_GUARD_POLICY_H
+#ifndef SOCKDIAG_GUARD_CORE_H
+#define SOCKDIAG_GUARD_CORE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -77,7 +80,7 @@ struct guard_config {
 
 struct conf_line;
 
-/* guard_options.c: the keys grace, on-route-change, reap, reap-interval,
+/* options.c: the keys grace, on-route-change, reap, reap-interval,
  * reap-max, dead-backends, backend-interval, dead-backends-max and conntrack. Returns 1 when key is none of them, 0 when taken, -EINVAL after
  * conf_fail(), -ENOMEM. */
 int guard_options_apply(struct guard_config *c, struct conf_line *l, const char *key,
@@ -180,7 +183,7 @@ const char *guard_verdict_name(enum guard_verdict v);
 enum guard_verdict guard_decide(const struct guard_config *c, const struct guard_table *t,
 				const struct guard_event *e, const struct sdiag_sock *s);
 
-/* ---- the view: rtnetlink messages -> table + pending events (guard_view.c, pure) ---------- */
+/* ---- the view: rtnetlink messages -> table + pending events (view.c, pure) ---------- */
 
 struct nlmsghdr;
 
@@ -225,7 +228,7 @@ enum guard_verdict guard_decide_selected(const struct guard_config *c, const str
 /* Rule 3 alone: an exemption's verdict, or GUARD_DESTROY. */
 enum guard_verdict guard_exempt(const struct guard_config *c, const struct sdiag_sock *s);
 
-/* ---- victims: the records a pass selects (guard_policy.c) --------------------------- */
+/* ---- victims: the records a pass selects (policy.c) --------------------------- */
 
 /* Append a deep copy of s to the growing array *v (n used, cap allocated): 0 or -ENOMEM. */
 int guard_victims_add(struct sdiag_sock ***v, size_t *n, size_t *cap,
@@ -233,7 +236,7 @@ int guard_victims_add(struct sdiag_sock ***v, size_t *n, size_t *cap,
 /* A dump's error callback: a protocol the kernel lacks (UDP-Lite) strands nothing. */
 int guard_quiet_err_cb(enum sdiag_table t, int family, int err, void *data);
 
-/* ---- grace period (guard_grace.c, pure) ----------------------------------------------- */
+/* ---- grace period (grace.c, pure) ----------------------------------------------- */
 
 /* One removal held until due_ms (CLOCK_MONOTONIC milliseconds). */
 struct guard_held {
@@ -268,7 +271,7 @@ void guard_event_describe(const struct guard_table *t, const struct guard_event 
 /* Move a held removal into p (its addresses too), to be acted upon. */
 int guard_held_to_pending(struct guard_held *h, struct guard_pending *p);
 
-/* ---- route changes (guard_route.c) ------------------------------------------------------- */
+/* ---- route changes (route.c) ------------------------------------------------------- */
 
 /* What the kernel is asked: the route to peer with the socket's mark, bound
  * device and uid (`ip route get PEER mark M oif DEV uid U`). */
@@ -289,8 +292,6 @@ struct guard_route_answer {
 	bool local;		/* RTN_LOCAL: the peer is an address of this host */
 };
 
-struct guard_routes;
-
 /* The key of an inet socket (IPv4-mapped peers as IPv4). */
 void guard_route_key_of(const struct sdiag_sock *s, struct guard_route_key *ret);
 /* The policy (pure): a socket is stranded when the kernel would send to its
@@ -299,17 +300,6 @@ void guard_route_key_of(const struct sdiag_sock *s, struct guard_route_key *ret)
 enum guard_verdict guard_decide_route(const struct guard_config *c, const struct guard_table *t,
 				      const struct sdiag_sock *s,
 				      const struct guard_route_answer *a);
-int guard_routes_open(struct guard_routes **ret);
-void guard_routes_close(struct guard_routes *r);
-/* A new pass: forget the answers of the last one. */
-void guard_routes_reset(struct guard_routes *r);
-/* The answer for k: from this pass's cache, or asked of the kernel. *ret is
- * valid until the next reset. Returns 0 or a negative errno (the lookup
- * itself failed; a route error is in (*ret)->err). */
-int guard_routes_lookup(struct guard_routes *r, const struct guard_route_key *k,
-			const struct guard_route_answer **ret);
-/* Kernel lookups made since the last reset. */
-size_t guard_routes_asked(const struct guard_routes *r);
 /* One message of the answer to an RTM_GETROUTE into *a (zeroed by the caller):
  * an RTM_NEWROUTE's type, device and preferred source; -EBADMSG in a->err for
  * malformed attributes; other messages are ignored. Returns 0. (The socket,
@@ -317,10 +307,8 @@ size_t guard_routes_asked(const struct guard_routes *r);
 int guard_route_parse(const struct nlmsghdr *nlh, struct guard_route_answer *a);
 /* Is this rtnetlink message a route change worth a pass (not the local table)? */
 bool guard_route_event(const struct nlmsghdr *nlh);
-/* Subscribe fd (an rtnetlink socket) to IPv4 and IPv6 route events, or leave them. */
-int guard_routes_subscribe(int fd, bool on);
 
-/* rtnetlink address and link messages (guard_view.c): -EBADMSG if
+/* rtnetlink address and link messages (view.c): -EBADMSG if
  * malformed, -EAFNOSUPPORT for other families. */
 int grtnl_parse_addr(const struct nlmsghdr *nlh, struct guard_addr *ret);
 int grtnl_parse_link(const struct nlmsghdr *nlh, struct guard_link *ret);

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/common/http.h"
+#include "daemon/metrics/http.h"
 #include "util/textfile.h"
 
 /* PORT: 1-65535, digits only. */

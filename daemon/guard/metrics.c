@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* The guard's metrics (see guard_metrics.h and sockdiag(8), METRICS). */
+/* The guard's metrics (see metrics.h and sockdiag(8), METRICS). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon/common/expo.h"
-#include "daemon/common/http.h"
-#include "daemon/guard/guard_metrics.h"
+#include "daemon/guard/metrics.h"
+#include "daemon/metrics/expo.h"
+#include "daemon/metrics/http.h"
 
 #define LATENCY_BUCKETS 13	/* the last is +Inf */
 

@@ -2,7 +2,7 @@
 /*
  * The configuration keys of the grace period, route changes, reaping, dead
  * backends and conntrack (sockdiag-guard.conf(5)), kept apart from the
- * address/exemption keys of guard_config.c, which calls guard_options_apply()
+ * address/exemption keys of config.c, which calls guard_options_apply()
  * for keys it does not know.
  */
 #include <errno.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "daemon/common/conf.h"
-#include "daemon/policy/policy.h"
+#include "daemon/guard/core/core.h"
 #include "util/textfile.h"
 
 #define DAY_MS (24u * 3600u * 1000u)

@@ -2,7 +2,7 @@
 /*
  * The guard's dead backends (`dead-backends = PATH`: the file watched, read,
  * reconciled every backend-interval) and its conntrack socket (`conntrack =
- * yes`, for every kind of rule). See guard_backends.c.
+ * yes`, for every kind of rule). See backends.c.
  */
 #ifndef SOCKDIAG_GUARD_BACKENDS_H
 #define SOCKDIAG_GUARD_BACKENDS_H
@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "daemon/common/backends.h"
+#include "backends/backends.h"
 #include "daemon/guard/guard.h"
 
 struct ct;

@@ -23,8 +23,8 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
-#include "daemon/common/backends.h"
-#include "daemon/common/ct.h"
+#include "backends/backends.h"
+#include "conntrack/conntrack.h"
 
 struct pass {
 	struct sdiag_handle *h;

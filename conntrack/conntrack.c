@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * ctnetlink deletes (see ct.h). The wire format is the kernel's
+ * ctnetlink deletes (see conntrack.h). The wire format is the kernel's
  * (linux/netfilter/nfnetlink_conntrack.h): an nfgenmsg, then CTA_TUPLE_ORIG
  * { CTA_TUPLE_IP { CTA_IP_V4_SRC/DST | CTA_IP_V6_SRC/DST }, CTA_TUPLE_PROTO
  * { CTA_PROTO_NUM, CTA_PROTO_SRC_PORT, CTA_PROTO_DST_PORT } }, CTA_ID, CTA_ZONE.
@@ -15,7 +15,7 @@
 #include <linux/netfilter/nfnetlink_conntrack.h>
 #include <linux/netlink.h>
 
-#include "daemon/common/ct.h"
+#include "conntrack/conntrack.h"
 #include "lib/core/nl.h"
 
 /* Requests per sendmsg: a failure's reply (capped: NETLINK_CAP_ACK) costs

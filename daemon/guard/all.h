@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* guard --all-netns: one guard process per network namespace (guard_all.c). */
+/* guard --all-netns: one guard process per network namespace (all.c). */
 #ifndef SOCKDIAG_GUARD_ALL_H
 #define SOCKDIAG_GUARD_ALL_H
 

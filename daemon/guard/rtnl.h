@@ -30,4 +30,22 @@ const char *grtnl_ext_ack(const struct grtnl *g);
 /* Discard every queued event (they predate an overflow). 0 when empty. */
 int grtnl_drain(struct grtnl *g);
 
+/* ---- route lookups (route_nl.c) ---------------------------------------------------------- */
+
+struct guard_routes;
+
+int guard_routes_open(struct guard_routes **ret);
+void guard_routes_close(struct guard_routes *r);
+/* A new pass: forget the answers of the last one. */
+void guard_routes_reset(struct guard_routes *r);
+/* The answer for k: from this pass's cache, or asked of the kernel. *ret is
+ * valid until the next reset. Returns 0 or a negative errno (the lookup
+ * itself failed; a route error is in (*ret)->err). */
+int guard_routes_lookup(struct guard_routes *r, const struct guard_route_key *k,
+			const struct guard_route_answer **ret);
+/* Kernel lookups made since the last reset. */
+size_t guard_routes_asked(const struct guard_routes *r);
+/* Subscribe fd (an rtnetlink socket) to IPv4 and IPv6 route events, or leave them. */
+int guard_routes_subscribe(int fd, bool on);
+
 #endif

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/common/expo.h"
+#include "daemon/metrics/expo.h"
 
 int expo_open(struct expo *o, bool openmetrics)
 {

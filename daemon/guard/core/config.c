@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 
 #include "daemon/common/conf.h"
-#include "daemon/policy/policy.h"
+#include "daemon/guard/core/core.h"
 
 void guard_config_init(struct guard_config *c)
 {
@@ -297,7 +297,7 @@ static int apply(void *ctx, struct conf_line *l, const char *key, char *value)
 	} else if (!strcmp(key, "exempt-dst")) {
 		add = add_dst;
 	} else {
-		/* grace, on-route-change, reap...: guard_options.c */
+		/* grace, on-route-change, reap...: options.c */
 		r = guard_options_apply(p->c, p->l, key, value);
 		return r == 1 ? conf_fail(p->l, "unknown key '%s'", key) : r;
 	}

@@ -22,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/options.h"
+#include "cli/opts/options.h"
 #include "util/argerr.h"
 #include "util/textfile.h"
 

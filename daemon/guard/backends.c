@@ -29,11 +29,11 @@
 #include <sys/inotify.h>
 #include <sys/stat.h>
 
-#include "daemon/common/backends.h"
-#include "daemon/common/ct.h"
+#include "backends/backends.h"
+#include "conntrack/conntrack.h"
 #include "daemon/common/log.h"
-#include "daemon/guard/guard_backends.h"
-#include "daemon/guard/guard_metrics.h"
+#include "daemon/guard/backends.h"
+#include "daemon/guard/metrics.h"
 
 #define BACKENDS_SETTLE_MS 50
 #define BACKENDS_REWATCH_MS 1000

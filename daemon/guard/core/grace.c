@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "daemon/policy/policy.h"
+#include "daemon/guard/core/core.h"
 
 static void held_clear(struct guard_held *h)
 {

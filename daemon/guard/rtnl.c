@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The guard's view of rtnetlink: full dumps of links and addresses into a
- * table (guard_view.c parses), events read, and the drain after an overflow,
+ * table (core/view.c parses), events read, and the drain after an overflow,
  * all through the transport (lib/core/nl.h). Two sockets: one subscribed
  * to link and address events, one for dumps (a dump's replies must not mix
  * with events, and a resync must not wait behind queued events).
@@ -19,7 +19,7 @@
 #include <linux/rtnetlink.h>
 
 #include "daemon/guard/guard.h"
-#include "daemon/guard/guard_rtnl.h"
+#include "daemon/guard/rtnl.h"
 #include "lib/core/nl.h"
 
 int grtnl_open(struct grtnl *g, int rcvbuf)

@@ -2,7 +2,7 @@
 /*
  * sockdiag guard: its command line. Options are parsed into a guard_cmdline
  * and handed to guard_main() (guard.c, the event loop); -N's namespace is
- * entered by guard_enter_netns() (guard_setup.c).
+ * entered by guard_enter_netns() (setup.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon/common/http.h"
 #include "daemon/guard/guard.h"
+#include "daemon/metrics/http.h"
 #include "util/argerr.h"
 #include "util/textfile.h"
 
