@@ -208,9 +208,8 @@ static int err_cb(enum sdiag_table t, int family, int err, void *userdata)
 	struct top_src *s = userdata;
 
 	(void)family;
+	/* Only tables named with -A come here (SDIAG_Q_SKIP_UNSUPPORTED). */
 	if (err == -EAFNOSUPPORT || err == -EPROTONOSUPPORT) {
-		if (!(s->o->explicit_tables & SDIAG_TABLE_BIT(t)))
-			return 0;
 		snprintf(s->err, sizeof(s->err), "%s: not supported by this kernel",
 			 sdiag_table_netid(t));
 	} else {

@@ -99,6 +99,15 @@ int sd_nl_dump_begin(struct sd_nl *nl);
  * records may be inconsistent), or the socket's.
  */
 int sd_nl_dump_next(struct sd_nl *nl, sd_msg_cb ahead, sd_msg_cb cb, void *data);
+/*
+ * The dump begun, one data message at a time (the caller owns the loop, for
+ * a pull-mode dump): *ret points into the receive buffer, valid until the
+ * next call on nl. A datagram is read when the last one is used up (ahead as
+ * for sd_nl_dump_next, once per datagram). Returns 1 (*ret set), 0: the dump
+ * is complete, or a negative errno as sd_nl_dump_next. Not to be mixed with
+ * sd_nl_dump_next within one dump.
+ */
+int sd_nl_dump_msg(struct sd_nl *nl, sd_msg_cb ahead, void *data, const struct nlmsghdr **ret);
 /* Read and drop the rest of an unfinished dump (after a negative return of
  * cb, or a caller stopping early), so the socket can take the next request. */
 void sd_nl_dump_end(struct sd_nl *nl);
