@@ -280,8 +280,7 @@ static bool table_excluded(const struct sdiag_query *q, uint32_t tables)
 	return true;
 }
 
-/* The families wanted of inet table t: its own, else the query's, else both. */
-static uint32_t table_afs(const struct sdiag_query *q, enum sdiag_table t)
+uint32_t sd_query_afs(const struct sdiag_query *q, enum sdiag_table t)
 {
 	uint32_t afs = q->table_afs[t] ? q->table_afs[t] : q->afs;
 
@@ -293,7 +292,7 @@ static void add_inet_units(struct sdiag_dump *d, size_t i)
 	static const uint8_t fams[] = { AF_INET, AF_INET6 };
 	const struct sdiag_query *q = d->q;
 	enum sdiag_table t = inet_tables[i].table;
-	uint32_t afs = table_afs(q, t);
+	uint32_t afs = sd_query_afs(q, t);
 	struct unit u = {
 		.table = t,
 		.family = AF_UNSPEC,

@@ -20,6 +20,11 @@ int sd_handle_fd(const struct sdiag_handle *h);
  * association also its peer (it shares its socket's cookie) (dump.c). */
 uint64_t sd_dedup_key(const struct sdiag_sock *s);
 
+/* The address families (enum sdiag_af) q wants of inet table t: the
+ * table's own (table_afs), else the query's afs, else both (dump.c). */
+struct sdiag_query;
+uint32_t sd_query_afs(const struct sdiag_query *q, enum sdiag_table t);
+
 /* The cookies a dump has seen (dump_seen.c): a window of recent ones, or
  * every one (full: netlink_diag reports a socket twice, far apart). */
 struct sd_seen {

@@ -370,6 +370,39 @@ def test_other_netns():
         h.close()
 
 
+def os_threads():
+    with open("/proc/self/status") as f:
+        return next(int(l.split()[1]) for l in f if l.startswith("Threads:"))
+
+
+def test_iteration_pulls_without_a_thread():
+    # The iterator pulls from the library's pull-mode dump in the caller's
+    # thread: no producer thread exists while it runs, and two iterators can
+    # be interleaved, each with its own dump (one handle each).
+    lst, pairs = make_pairs(7903, 1100)  # 2201 sockets: three chunks
+    flt = "sport = :7903 or dport = :7903"
+    try:
+        want = {c.cookie for c in sockdiag.connections("tcp", filter=flt)}
+        assert len(want) == 2201
+        base = os_threads()
+        a = sockdiag.iter_connections("tcp", filter=flt)
+        b = sockdiag.iter_connections("tcp", filter=flt)
+        got_a, got_b = [next(a).cookie], [next(b).cookie]
+        assert os_threads() == base
+        for x, y in zip(a, b):
+            got_a.append(x.cookie)
+            got_b.append(y.cookie)
+            assert os_threads() == base
+        got_a += [c.cookie for c in a]
+        got_b += [c.cookie for c in b]
+        assert sorted(got_a) == sorted(want) and sorted(got_b) == sorted(want)
+        with pytest.raises(StopIteration):
+            next(a)
+    finally:
+        for s in [lst] + pairs:
+            s.close()
+
+
 def test_iteration_while_sockets_churn():
     lst, stable = make_pairs(7901, 1200)  # 2401 sockets: more than two chunks
     stable_cookies = {c.cookie for c in sockdiag.connections("tcp", filter="sport = :7901 or dport = :7901")}
