@@ -8,8 +8,16 @@ the namespace's TCP sockets into Python: sockdiag.connections("tcp") (and
 iter_connections, count_by), psutil.net_connections("tcp"), pyroute2's
 DiagSocket dump of both families, and `sockdiag list -tan --ndjson` (the CLI
 writing to /dev/null, fork+exec included). Prints a markdown table with wall
-minimum and median and each one's ratio to connections("tcp")."""
+minimum and median and each one's ratio to connections("tcp").
+
+Environment: PYBENCH_BASE, the python/ directory of another build: its
+connections("tcp") and iter_connections run too (cases base_connections,
+base_iter), each in a child interpreter that times the call itself (two
+modules named sockdiag cannot share a process), so before and after are
+measured in one run. PYBENCH_SKIP: case names to leave out ("psutil
+pyroute2": a few seconds each)."""
 import gc
+import os
 import statistics
 import subprocess
 import sys
@@ -31,6 +39,23 @@ def pyroute2_tcp():
         return len(ds.get_sock_stats(family=AF_INET)) + len(ds.get_sock_stats(family=AF_INET6))
 
 
+BASE = os.environ.get("PYBENCH_BASE")
+SKIP = set(os.environ.get("PYBENCH_SKIP", "").split())
+TIMED = """import sys, time
+sys.path.insert(0, sys.argv[1])
+import sockdiag
+t = time.perf_counter()
+n = %s
+print(n, time.perf_counter() - t)"""
+
+
+def in_child(pydir, expr):
+    """(sockets, seconds) of expr, timed inside a child interpreter."""
+    out = subprocess.run([sys.executable, "-c", TIMED % expr, pydir], check=True,
+                         stdout=subprocess.PIPE, text=True).stdout.split()
+    return int(out[0]), float(out[1])
+
+
 CASES = [
     ("connections", 'sockdiag.connections("tcp")', lambda: len(sockdiag.connections("tcp"))),
     ("iter", 'sum(1 for _ in sockdiag.iter_connections("tcp"))',
@@ -42,7 +67,17 @@ CASES = [
                             check=True) and None),
     ("psutil", 'psutil.net_connections("tcp")', lambda: len(psutil.net_connections("tcp"))),
     ("pyroute2", "pyroute2 DiagSocket.get_sock_stats(AF_INET) + (AF_INET6)", pyroute2_tcp),
+    ("child_connections", 'connections("tcp") in a child interpreter, timed there',
+     lambda: in_child(sys.argv[1], 'len(sockdiag.connections("tcp"))')),
 ]
+if BASE:
+    CASES += [
+        ("base_connections", 'connections("tcp") of PYBENCH_BASE, in a child, timed there',
+         lambda: in_child(BASE, 'len(sockdiag.connections("tcp"))')),
+        ("base_iter", 'sum(1 for _ in iter_connections("tcp")) of PYBENCH_BASE, in a child',
+         lambda: in_child(BASE, 'sum(1 for _ in sockdiag.iter_connections("tcp"))')),
+    ]
+CASES = [c for c in CASES if c[0] not in SKIP]
 
 
 def main():
@@ -56,6 +91,8 @@ def main():
             t = time.perf_counter()
             n = fn()
             t = time.perf_counter() - t
+            if isinstance(n, tuple):
+                n, t = n  # timed by the child
             counts[name] = n
             if rnd:
                 times[name].append(t)
