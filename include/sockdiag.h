@@ -576,7 +576,8 @@ struct sdiag_query {
  * Return 0 to go on, a negative errno to stop the dump (sdiag_dump returns it). */
 typedef int (*sdiag_sock_cb)(const struct sdiag_sock *s, void *userdata);
 
-/* Called when one table (and for inet, one address family) cannot be dumped:
+/* Called when one table (and for inet, one address family) cannot be dumped
+ * and the query's policy (SDIAG_Q_SKIP_UNSUPPORTED) does not skip it:
  * err is -EAFNOSUPPORT when the kernel has no diag support for the family,
  * -EPROTONOSUPPORT when it has none for the inet protocol, -EINTR when the
  * kernel marked the dump interrupted (NLM_F_DUMP_INTR: no sock_diag family

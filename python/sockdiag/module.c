@@ -206,9 +206,9 @@ PyDoc_STRVAR(count_by_doc,
 PyDoc_STRVAR(iter_doc,
 "iter_connections(kind='inet', filter=None, netns=None, processes=False, details=False)\n"
 "--\n\n"
-"As connections(), one Socket at a time. A thread of the extension dumps\n"
-"(without the GIL) into one of two chunks of 1024 records while the other\n"
-"becomes Sockets: memory stays constant in the number of sockets (the process\n"
+"As connections(), one Socket at a time. The caller's thread pulls the dump\n"
+"1024 records at a time (without the GIL), then makes them Sockets: no thread,\n"
+"and memory stays constant in the number of sockets (the process\n"
 "map of processes=True is the exception: it holds every socket descriptor).\n"
 "Sockets come as the kernel dumps them: the netlink dump stays open while\n"
 "the generator is alive, and a socket may be reported that has closed since.");
