@@ -41,18 +41,27 @@ def pyroute2_tcp():
 
 BASE = os.environ.get("PYBENCH_BASE")
 SKIP = set(os.environ.get("PYBENCH_SKIP", "").split())
+# VmHWM, not ru_maxrss: a child's ru_maxrss starts at its parent's peak.
 TIMED = """import sys, time
 sys.path.insert(0, sys.argv[1])
 import sockdiag
+def hwm():
+    with open("/proc/self/status") as f:
+        return next(int(l.split()[1]) for l in f if l.startswith("VmHWM:"))
+r0 = hwm()
 t = time.perf_counter()
 n = %s
-print(n, time.perf_counter() - t)"""
+t = time.perf_counter() - t
+print(n, t, hwm() - r0)"""
+RSS = {}  # expr, pydir -> the peak RSS growths (KiB) of its children
 
 
 def in_child(pydir, expr):
-    """(sockets, seconds) of expr, timed inside a child interpreter."""
+    """(sockets, seconds) of expr, timed inside a child interpreter; the growth
+    of the child's peak RSS during the call is kept in RSS."""
     out = subprocess.run([sys.executable, "-c", TIMED % expr, pydir], check=True,
                          stdout=subprocess.PIPE, text=True).stdout.split()
+    RSS.setdefault((expr, pydir), []).append(int(out[2]))
     return int(out[0]), float(out[1])
 
 
@@ -69,6 +78,8 @@ CASES = [
     ("pyroute2", "pyroute2 DiagSocket.get_sock_stats(AF_INET) + (AF_INET6)", pyroute2_tcp),
     ("child_connections", 'connections("tcp") in a child interpreter, timed there',
      lambda: in_child(sys.argv[1], 'len(sockdiag.connections("tcp"))')),
+    ("child_iter", 'sum(1 for _ in iter_connections("tcp")) in a child, timed there',
+     lambda: in_child(sys.argv[1], 'sum(1 for _ in sockdiag.iter_connections("tcp"))')),
 ]
 if BASE:
     CASES += [
@@ -104,6 +115,13 @@ def main():
         print("| %s | %s | %s | %d | %.4f | %.4f | %.2f |" % (
             name, desc, counts[name] if counts[name] is not None else "-", len(ts), min(ts),
             statistics.median(ts), min(ts) / base))
+    if RSS:
+        print()
+        print("| child | build | peak RSS growth during the call, KiB: min | median | max |")
+        print("|---|---|---:|---:|---:|")
+        for (expr, pydir), v in RSS.items():
+            print("| %s | %s | %d | %d | %d |" % (expr, pydir, min(v), statistics.median(v),
+                                                 max(v)))
 
 
 if __name__ == "__main__":
