@@ -151,7 +151,8 @@ int sdpy_prepare(struct sdpy_query *sq, struct sdiag_handle **ret)
 	}
 	/* The library applies both policies: each table's families, and a
 	 * table the kernel cannot dump is an error only if it was named. */
-	memcpy(sq->q.table_afs, sq->afs, sizeof(sq->q.table_afs));
+	_Static_assert(sizeof(sq->afs) <= sizeof(sq->q.table_afs), "a table_afs per table");
+	memcpy(sq->q.table_afs, sq->afs, sizeof(sq->afs));
 	sq->q.flags |= SDIAG_Q_SKIP_UNSUPPORTED;
 	sq->q.named_tables = sq->explicit_tables;
 	return sq->nsfd >= 0 ? sdiag_open_netns(ret, sq->nsfd) : sdiag_open(ret);
