@@ -7,8 +7,9 @@
  * includes this header.
  *
  * Four ways to talk, each with its failure modes handled here once:
- *  - dumps (sd_nl_dump_begin/next/end, or sd_nl_dump in one call): sequence
- *    and port checks, DONE/ERROR, MSG_TRUNC, a dump abandoned midway drained;
+ *  - dumps (sd_nl_dump_begin/next/end, sd_nl_dump_msg for one message at a
+ *    time, or sd_nl_dump in one call): sequence and port checks, DONE/ERROR,
+ *    MSG_TRUNC, a dump abandoned midway drained;
  *    NLM_F_DUMP_INTR (the kernel's table changed during the dump) makes the
  *    dump fail with -EINTR once read to its end; sd_nl_dump_retry() retries
  *    it SD_NL_DUMP_TRIES times in all, then returns -EINTR;
