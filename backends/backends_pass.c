@@ -92,14 +92,6 @@ static int pass_cb(const struct sdiag_sock *s, void *data)
 	return 0;
 }
 
-static int quiet_err_cb(enum sdiag_table t, int family, int err, void *data)
-{
-	(void)t;
-	(void)family;
-	(void)data;
-	return err == -EAFNOSUPPORT || err == -EPROTONOSUPPORT ? 0 : err;
-}
-
 /* `dst 10.0.0.1:53 or dst [fd00::1]:53 ...` made with the library's builder
  * (the parser's tree: the library compiles it to bytecode per family). Its
  * errors latch: only finish's result counts. */
@@ -197,6 +189,7 @@ int backends_pass(struct sdiag_handle *h, const struct backend_set *b,
 			  ~(SDIAG_STATE_BIT(SDIAG_SS_LISTEN) | SDIAG_STATE_BIT(SDIAG_SS_CLOSE) |
 			    SDIAG_STATE_BIT(SDIAG_SS_BOUND_INACTIVE)),
 		.afs = SDIAG_AF_ALL,
+		.flags = SDIAG_Q_SKIP_UNSUPPORTED, /* nothing to destroy there */
 	};
 	int r = 0;
 
@@ -209,7 +202,7 @@ int backends_pass(struct sdiag_handle *h, const struct backend_set *b,
 		q.filter = f;
 		res.kernel_filter = true;
 	}
-	r = sdiag_dump(h, &q, pass_cb, quiet_err_cb, &p);
+	r = sdiag_dump(h, &q, pass_cb, NULL, &p);
 	if (r < 0 || opts->dry_run)
 		goto out;
 	if (p.n) {

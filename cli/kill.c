@@ -221,20 +221,18 @@ static int denied_cb(const struct sdiag_sock *s, void *userdata)
 
 static int err_cb(enum sdiag_table t, int family, int err, void *userdata)
 {
-	struct kill_ctx *c = userdata;
-
+	(void)userdata;
 	if (err != -EAFNOSUPPORT && err != -EPROTONOSUPPORT)
 		return err;
-	/* Tables that came with a default or a group are skipped silently. */
-	if (c->o->explicit_tables & SDIAG_TABLE_BIT(t))
-		fprintf(stderr,
-			"sockdiag kill: %s%s: the kernel cannot dump these sockets (%s); "
-			"skipped\n",
-			sdiag_table_netid(t),
-			family == AF_INET  ? " (IPv4)" :
-			family == AF_INET6 ? " (IPv6)" :
-					     "",
-			strerror(-err));
+	/* Tables that came with a default or a group never come here
+	 * (SDIAG_Q_SKIP_UNSUPPORTED): they are skipped silently. */
+	fprintf(stderr,
+		"sockdiag kill: %s%s: the kernel cannot dump these sockets (%s); skipped\n",
+		sdiag_table_netid(t),
+		family == AF_INET  ? " (IPv4)" :
+		family == AF_INET6 ? " (IPv6)" :
+				     "",
+		strerror(-err));
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/socket.h>
 
 #include "cli/commands.h"
 #include "cli/count/count.h"
@@ -102,6 +103,124 @@ static int err_cb(enum sdiag_table t, int family, int err, void *userdata)
 	return 0;
 }
 
+/*
+ * ss's order: IPv4 before IPv6 in every table. The library walks TCP of both
+ * families once (half the kernel's work), mixing them; the IPv6 records of
+ * that walk are held back (deep copies, at most DEFER_MAX, so memory stays
+ * bounded) and shown after it. Past DEFER_MAX they are dropped and an
+ * IPv6-only TCP dump follows the walk; so that it comes before the tables
+ * after TCP, TCP gets a dump of its own: the tables before it in the
+ * library's order (sockdiag.h), TCP, then the rest.
+ */
+#define DEFER_MAX 8192
+#define TABLES_BEFORE_TCP                                                                          \
+	(SDIAG_TABLE_BIT(SDIAG_T_NETLINK) | SDIAG_TABLES_PACKET | SDIAG_TABLES_UNIX |               \
+	 SDIAG_TABLE_BIT(SDIAG_T_RAW) | SDIAG_TABLE_BIT(SDIAG_T_UDP) |                            \
+	 SDIAG_TABLE_BIT(SDIAG_T_UDPLITE))
+
+struct defer {
+	struct sdiag_sock **socks;
+	size_t n;
+	bool overflow;
+};
+
+static void defer_drop(struct defer *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		free(d->socks[i]);
+	free(d->socks);
+	d->socks = NULL;
+	d->n = 0;
+}
+
+static int defer_push(struct defer *d, const struct sdiag_sock *s)
+{
+	if (d->overflow)
+		return 0;
+	if (d->n == DEFER_MAX) {
+		defer_drop(d);
+		d->overflow = true;
+		return 0;
+	}
+	if (!d->socks) {
+		d->socks = malloc(DEFER_MAX * sizeof(*d->socks));
+		if (!d->socks)
+			return -ENOMEM;
+	}
+	d->socks[d->n] = sdiag_sock_dup(s);
+	if (!d->socks[d->n])
+		return -ENOMEM;
+	d->n++;
+	return 0;
+}
+
+/* One dump of q, each record rendered; with df, the IPv6 records of a walk
+ * of both families held back in it. 0 or a negative errno that should stop
+ * everything (the renderer's); a dump error is reported and stops nothing. */
+static int pull(struct list_ctx *c, struct sdiag_handle *h, const struct sdiag_query *q,
+		struct defer *df)
+{
+	const struct sdiag_sock *s;
+	struct sdiag_dump *d = NULL;
+	enum sdiag_table t;
+	int r, family;
+
+	r = sdiag_dump_begin(h, q, &d);
+	while (r >= 0 && (r = sdiag_dump_next(d, &s)) != 0) {
+		if (r < 0) {
+			sdiag_dump_where(d, &t, &family);
+			r = err_cb(t, family, r, c);
+		} else if (df && s->family == AF_INET6 && sdiag_dump_where(d, NULL, &family) == 0 &&
+			   family == AF_UNSPEC) {
+			r = defer_push(df, s);
+		} else {
+			r = sock_cb(s, c);
+		}
+	}
+	sdiag_dump_end(d);
+	return r;
+}
+
+/* TCP alone, in ss's order. */
+static int pull_tcp(struct list_ctx *c, struct sdiag_handle *h, const struct sdiag_query *q)
+{
+	struct defer df = { 0 };
+	int r = pull(c, h, q, &df);
+
+	for (size_t i = 0; i < df.n && r >= 0; i++)
+		r = sock_cb(df.socks[i], c);
+	defer_drop(&df);
+	if (r >= 0 && df.overflow) {
+		struct sdiag_query q6 = *q;
+
+		memset(q6.table_afs, 0, sizeof(q6.table_afs));
+		q6.afs = SDIAG_AF_INET6;
+		r = pull(c, h, &q6, NULL);
+	}
+	return r;
+}
+
+/* Every table of q in ss's order. */
+static int dump_ss_order(struct list_ctx *c, struct sdiag_handle *h, const struct sdiag_query *q)
+{
+	const uint32_t tcp = SDIAG_TABLE_BIT(SDIAG_T_TCP);
+	struct sdiag_query part = *q;
+	int r = 0;
+
+	if (!(q->tables & tcp))
+		return pull(c, h, q, NULL);
+	part.tables = q->tables & TABLES_BEFORE_TCP;
+	if (part.tables)
+		r = pull(c, h, &part, NULL);
+	part.tables = tcp;
+	if (r >= 0)
+		r = pull_tcp(c, h, &part);
+	part.tables = q->tables & ~(TABLES_BEFORE_TCP | tcp);
+	if (r >= 0 && part.tables)
+		r = pull(c, h, &part, NULL);
+	return r;
+}
+
 /* Dump one namespace (nsfd -1: ours). Returns 0 or a negative errno that
  * should stop everything (a write error). */
 static int list_one(struct list_ctx *c, const struct sdiag_query *q, int nsfd, const char *label)
@@ -123,7 +242,7 @@ static int list_one(struct list_ctx *c, const struct sdiag_query *q, int nsfd, c
 	}
 	c->extra.netns = label;
 	c->reported = 0;
-	r = sdiag_dump(h, q, sock_cb, err_cb, c);
+	r = dump_ss_order(c, h, q);
 	if (h != c->h)
 		sdiag_close(h);
 	if (c->out_err)

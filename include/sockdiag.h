@@ -669,13 +669,23 @@ struct sdiag_query {
 	bool no_kernel_filter;
 	/* Optional: attach each socket's owners (rec->procs) before filtering. */
 	const struct sdiag_procmap *procmap;
+	/* ---- policies (zero: none; see "Pull-mode dumps" below) ---- */
+	uint32_t flags;		/* enum sdiag_query_flags */
+	/* With SDIAG_Q_SKIP_UNSUPPORTED: the tables (SDIAG_TABLE_BIT() mask) the
+	 * caller named itself, whose lack of kernel support is still an error. */
+	uint32_t named_tables;
+	/* Per inet table, indexed by enum sdiag_table: its enum sdiag_af mask;
+	 * 0 for a table: afs. 32 entries whatever SDIAG_T_MAX is (table masks
+	 * are 32 bits), so that a new table moves no member. */
+	uint8_t table_afs[32];
 };
 
 /* Called for each socket. The record is borrowed: valid only during the call.
  * Return 0 to go on, a negative errno to stop the dump (sdiag_dump returns it). */
 typedef int (*sdiag_sock_cb)(const struct sdiag_sock *s, void *userdata);
 
-/* Called when one table (and for inet, one address family) cannot be dumped:
+/* Called when one table (and for inet, one address family) cannot be dumped
+ * and the query's policy (SDIAG_Q_SKIP_UNSUPPORTED) does not skip it:
  * err is -EAFNOSUPPORT when the kernel has no diag support for the family,
  * -EPROTONOSUPPORT when it has none for the inet protocol, -EINTR when the
  * kernel marked the dump interrupted (NLM_F_DUMP_INTR: no sock_diag family
@@ -684,14 +694,73 @@ typedef int (*sdiag_sock_cb)(const struct sdiag_sock *s, void *userdata);
 typedef int (*sdiag_error_cb)(enum sdiag_table t, int family, int err, void *userdata);
 
 /*
- * Dump the sockets q selects, decoding each and calling cb. Duplicates that
- * dumps produce (socket churn between chunks, netlink_diag's double report)
- * are removed by cookie. When a table cannot be dumped, err_cb decides; with
+ * Dump the sockets q selects, decoding each and calling cb: a loop over
+ * sdiag_dump_begin/next/end (below), in their order. When a table cannot be
+ * dumped (and the query's policy does not skip it), err_cb decides; with
  * err_cb NULL the dump stops and returns that error.
- * Returns 0, or a negative errno (including one returned by a callback).
+ * Returns 0, or a negative errno (including one returned by a callback;
+ * -EBUSY: a pull-mode dump is under way on h).
  */
 int sdiag_dump(struct sdiag_handle *h, const struct sdiag_query *q, sdiag_sock_cb cb,
 	       sdiag_error_cb err_cb, void *userdata);
+
+/* ---- Pull-mode dumps -------------------------------------------------------
+ * The caller owns the loop (libmnl's style): begin, next until it returns 0,
+ * end. No thread and no callback; a dump's memory is one datagram buffer,
+ * one record and a small window of recent cookies, whatever the number of
+ * sockets. Duplicates that dumps produce (socket churn between chunks,
+ * netlink_diag's double report) are removed by cookie.
+ *
+ * Order: table by table, netlink, packet, unix, raw, udp, udplite, tcp,
+ * sctp, vsock, tipc, xdp, mptcp, smc; within a table the kernel's order. An
+ * inet table is dumped per family, IPv4 first, except TCP of both families,
+ * which is one kernel walk (half the work) whose IPv4 and IPv6 records come
+ * mixed; a caller that wants ss's order (IPv4 first) asks for the families
+ * one by one (table_afs) or holds the IPv6 records back (sockdiag list does,
+ * cli/list.c).
+ */
+enum sdiag_query_flags {
+	/* A table the kernel cannot dump (-EAFNOSUPPORT: no diag module for
+	 * the family; -EPROTONOSUPPORT: none for the inet protocol) is skipped
+	 * silently, unless named_tables holds it (or a table dumped with it:
+	 * the unix, packet and vsock groups are one dump each): then it is
+	 * reported as any other error. */
+	SDIAG_Q_SKIP_UNSUPPORTED = 1 << 0,
+};
+
+struct sdiag_dump;
+
+/*
+ * Begin a dump of the sockets q selects on h. Nothing is read yet; a filter
+ * naming unix peers (`dst GLOB`) is resolved here with one unix dump. q and
+ * what it points to (filter, procmap) are borrowed until sdiag_dump_end; h
+ * takes one dump at a time. *ret is the caller's, freed by sdiag_dump_end.
+ * Returns 0, -EINVAL (h, q or ret NULL), -EBUSY (a dump is under way on h),
+ * -ENOMEM, or the resolving dump's errno.
+ */
+int sdiag_dump_begin(struct sdiag_handle *h, const struct sdiag_query *q,
+		     struct sdiag_dump **ret);
+/*
+ * The next socket: 1 and *ret set to a record lent by the dump, valid until
+ * the next call on d (copy it with sdiag_sock_dup to keep it); 0 at the end;
+ * or a negative errno when one table (and for inet one family) could not be
+ * dumped: -EAFNOSUPPORT, -EPROTONOSUPPORT (no kernel support, unless the
+ * query's policy skips it), -EINTR (the kernel marked the dump interrupted;
+ * no sock_diag family does today), -ENOMEM, -EMSGSIZE, the socket's errno.
+ * sdiag_dump_where then names that table; calling sdiag_dump_next again goes
+ * on with the next table.
+ */
+int sdiag_dump_next(struct sdiag_dump *d, const struct sdiag_sock **ret);
+/*
+ * The table being dumped (the first of the query's in a group such as unix)
+ * and its address family (AF_INET, AF_INET6, AF_UNSPEC for TCP's walk of
+ * both; the family's for other tables); either pointer may be NULL. Returns
+ * 0, or -ENOENT before the first sdiag_dump_next.
+ */
+int sdiag_dump_where(const struct sdiag_dump *d, enum sdiag_table *ret_table, int *ret_family);
+/* End the dump (read and drop what the kernel still sends, so h can take
+ * the next one) and free d. Accepts NULL. */
+void sdiag_dump_end(struct sdiag_dump *d);
 
 /* A caller-owned array of records (each a sdiag_sock_dup copy). */
 struct sdiag_sock_list {
@@ -700,7 +769,7 @@ struct sdiag_sock_list {
 };
 
 /* Collect every socket sdiag_dump would report. Tables the kernel cannot
- * dump are skipped as with err_cb returning 0. */
+ * dump are skipped (SDIAG_Q_SKIP_UNSUPPORTED, whatever named_tables says). */
 int sdiag_collect(struct sdiag_handle *h, const struct sdiag_query *q,
 		  struct sdiag_sock_list *ret);
 /* Accepts NULL and an empty list. */

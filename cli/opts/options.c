@@ -562,6 +562,10 @@ static int finish_selection(struct cli_opts *o, struct sel *s, const char *cmd)
 	o->q.afs = ((s->fams & FB(F_INET)) ? SDIAG_AF_INET : 0) |
 		   ((s->fams & FB(F_INET6)) ? SDIAG_AF_INET6 : 0);
 	o->explicit_tables = s->explicit_tables & o->q.tables;
+	/* Tables that came with a default or a group are skipped silently
+	 * where the kernel cannot dump them; named ones are reported. */
+	o->q.flags |= SDIAG_Q_SKIP_UNSUPPORTED;
+	o->q.named_tables = o->explicit_tables;
 	o->out.tables = o->q.tables;
 	o->out.states = o->q.states;
 	if (!o->q.tables) {

@@ -132,8 +132,9 @@ int opts_netns_list(const struct cli_opts *o, const char *cmd, struct sdiag_netn
 /*
  * Report a table the kernel could not dump (the arguments of sdiag_error_cb):
  * -EAFNOSUPPORT/-EPROTONOSUPPORT print one line ("sockdiag: raw: not
- * supported by this kernel (no raw_diag)") only when the table was named
- * explicitly, once per family of tables (*reported remembers); any other
+ * supported by this kernel (no raw_diag)"), once per family of tables
+ * (*reported remembers): only tables named explicitly come here, the query's
+ * SDIAG_Q_SKIP_UNSUPPORTED skipping the others; any other
  * error prints one line always. Returns true for a real error (exit 1),
  * false when the table is merely unsupported.
  */

@@ -193,31 +193,42 @@ int src_events(struct top_src *s, struct top_model *m)
 	return 0;
 }
 
-static int sock_cb(const struct sdiag_sock *sk, void *userdata)
+/* A table of namespace i could not be dumped: said in the status line. */
+static void table_failed(struct top_src *s, enum sdiag_table t, int err)
 {
-	struct top_src *s = userdata;
-	int r = tm_sock(s->m, sk, s->cur);
-
-	if (r < 0)
-		s->cb_err = r;
-	return r;
-}
-
-static int err_cb(enum sdiag_table t, int family, int err, void *userdata)
-{
-	struct top_src *s = userdata;
-
-	(void)family;
-	if (err == -EAFNOSUPPORT || err == -EPROTONOSUPPORT) {
-		if (!(s->o->explicit_tables & SDIAG_TABLE_BIT(t)))
-			return 0;
+	/* Only tables named with -A come here (SDIAG_Q_SKIP_UNSUPPORTED). */
+	if (err == -EAFNOSUPPORT || err == -EPROTONOSUPPORT)
 		snprintf(s->err, sizeof(s->err), "%s: not supported by this kernel",
 			 sdiag_table_netid(t));
-	} else {
+	else
 		snprintf(s->err, sizeof(s->err), "%s: %s", sdiag_table_netid(t), strerror(-err));
-	}
 	s->failed = true;
-	return 0;
+}
+
+/* One namespace's dump into the model, pulled. Returns 0, the model's
+ * negative errno (which stops the sample), or 1 with *ret_err the dump's
+ * failure to begin. */
+static int pull_ns(struct top_src *s, struct top_model *m, const struct sdiag_query *q,
+		   unsigned i, int *ret_err)
+{
+	const struct sdiag_sock *sk;
+	struct sdiag_dump *d;
+	enum sdiag_table t;
+	int r;
+
+	*ret_err = sdiag_dump_begin(s->ns[i].h, q, &d);
+	if (*ret_err < 0)
+		return 1;
+	while ((r = sdiag_dump_next(d, &sk)) != 0) {
+		if (r > 0 && (r = tm_sock(m, sk, i)) < 0)
+			break;
+		if (r < 0 && sdiag_dump_where(d, &t, NULL) == 0) {
+			table_failed(s, t, r);
+			r = 0;
+		}
+	}
+	sdiag_dump_end(d);
+	return r;
 }
 
 static bool owner_lookup(void *ud, uint64_t inode, int32_t *ret_pid, char ret_comm[16])
@@ -258,17 +269,15 @@ int src_dump(struct top_src *s, struct top_model *m)
 	q.procmap = sdiag_filter_needs_procs(q.filter) ? scan(s) : NULL;
 	s->m = m;
 	for (size_t i = 0; i < s->n; i++) {
-		s->cur = (unsigned)i;
-		s->cb_err = 0;
-		r = sdiag_dump(s->ns[i].h, &q, sock_cb, err_cb, s);
-		if (s->cb_err) {
-			r = s->cb_err;
+		int err;
+
+		r = pull_ns(s, m, &q, (unsigned)i, &err);
+		if (r < 0)
 			goto out;
-		}
-		if (r < 0) {
+		if (r > 0) {
 			snprintf(s->err, sizeof(s->err), "dump%s%s: %s",
 				 s->labels[i] ? " in netns " : "", s->labels[i] ? s->labels[i] : "",
-				 strerror(-r));
+				 strerror(-err));
 			s->failed = true;
 		}
 	}

@@ -126,15 +126,14 @@ static void fold_group(struct exp_set *set, uint32_t ns, uint8_t state, uint64_t
 		e->v[0]++;
 }
 
-static int sock_cb(const struct sdiag_sock *s, void *data)
+static void fold_sock(struct pass *p, const struct sdiag_sock *s)
 {
-	struct pass *p = data;
 	struct exp_ns *ns = &p->a->ns[p->ns];
 	unsigned t = s->table, st = s->state;
 	unsigned f = t < EXP_INET_TABLES && s->family == AF_INET6;
 
 	if (t >= SDIAG_T_MAX)
-		return 0;
+		return;
 	if (st >= SDIAG_SS_MAX)
 		st = SDIAG_SS_UNKNOWN;
 	p->a->sockets++;
@@ -154,19 +153,16 @@ static int sock_cb(const struct sdiag_sock *s, void *data)
 	if (p->c->by_comm)
 		fold_group(&p->a->comms, p->ns, (uint8_t)st, 0,
 			   s->n_procs ? s->procs[0].comm : "");
-	return 0;
 }
 
-static int err_cb(enum sdiag_table t, int family, int err, void *data)
+/* A table the kernel cannot dump is counted per namespace (a metric),
+ * whether or not it was configured by name; other failures are errors. */
+static void table_failed(struct pass *p, enum sdiag_table t, int err)
 {
-	struct pass *p = data;
-
-	(void)family;
 	if (err == -EAFNOSUPPORT || err == -EPROTONOSUPPORT)
 		p->a->ns[p->ns].unsupported |= SDIAG_TABLE_BIT(t);
 	else
 		p->a->dump_errors++;
-	return 0;
 }
 
 /* ---- namespaces --------------------------------------------------------------------- */
@@ -192,8 +188,20 @@ static int add_ns(struct pass *p, const char *label)
 
 static int dump_ns(struct pass *p, struct sdiag_handle *h, const struct sdiag_query *q)
 {
-	int r = sdiag_dump(h, q, sock_cb, err_cb, p);
+	const struct sdiag_sock *s;
+	struct sdiag_dump *d = NULL;
+	enum sdiag_table t;
+	int r = sdiag_dump_begin(h, q, &d);
 
+	while (r >= 0 && (r = sdiag_dump_next(d, &s)) != 0) {
+		if (r > 0) {
+			fold_sock(p, s);
+		} else if (sdiag_dump_where(d, &t, NULL) == 0) {
+			table_failed(p, t, r);
+			r = 0;
+		}
+	}
+	sdiag_dump_end(d);
 	if (r < 0) {
 		p->a->ns[p->ns].failed = true;
 		p->a->dump_errors++;

@@ -198,6 +198,8 @@ static int act(struct guard *g, struct guard_pending *p, struct guard_pending *l
 		.states = g->cfg.tcp_states |
 			  (g->cfg.udp_connected ? SDIAG_STATE_BIT(SDIAG_SS_ESTABLISHED) : 0),
 		.afs = SDIAG_AF_ALL,
+		/* A protocol the kernel lacks (UDP-Lite) strands nothing. */
+		.flags = SDIAG_Q_SKIP_UNSUPPORTED,
 	};
 	struct action a = { .g = g, .p = p };
 	enum sdiag_destroy_result *results = NULL;
@@ -218,7 +220,7 @@ static int act(struct guard *g, struct guard_pending *p, struct guard_pending *l
 			logline("cgroups looked up again: %d of the configured cgroups and units "
 				"changed", r);
 	}
-	r = sdiag_dump(g->h, &q, decide_cb, guard_quiet_err_cb, &a);
+	r = sdiag_dump(g->h, &q, decide_cb, NULL, &a);
 	if (r < 0) {
 		guard_metrics_error(g->metrics);
 		logline("%s: cannot dump sockets: %s", what, strerror(-r));

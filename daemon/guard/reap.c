@@ -58,13 +58,14 @@ int guard_reap_rule(struct sdiag_handle *h, const struct guard_config *c,
 		.states = reap_states(rule->filter),
 		.afs = SDIAG_AF_ALL,
 		.filter = rule->filter,
+		.flags = SDIAG_Q_SKIP_UNSUPPORTED, /* UDP-Lite may be missing: nothing to reap */
 	};
 	struct guard_reap_result res = { 0 };
 	struct reap r = { .c = c, .res = &res };
 	enum sdiag_destroy_result *results = NULL;
 	int err;
 
-	err = sdiag_dump(h, &q, reap_cb, guard_quiet_err_cb, &r);
+	err = sdiag_dump(h, &q, reap_cb, NULL, &r);
 	if (err == -ECANCELED) {
 		res.refused = true;
 		err = 0;

@@ -7,8 +7,9 @@
  * includes this header.
  *
  * Four ways to talk, each with its failure modes handled here once:
- *  - dumps (sd_nl_dump_begin/next/end, or sd_nl_dump in one call): sequence
- *    and port checks, DONE/ERROR, MSG_TRUNC, a dump abandoned midway drained;
+ *  - dumps (sd_nl_dump_begin/next/end, sd_nl_dump_msg for one message at a
+ *    time, or sd_nl_dump in one call): sequence and port checks, DONE/ERROR,
+ *    MSG_TRUNC, a dump abandoned midway drained;
  *    NLM_F_DUMP_INTR (the kernel's table changed during the dump) makes the
  *    dump fail with -EINTR once read to its end; sd_nl_dump_retry() retries
  *    it SD_NL_DUMP_TRIES times in all, then returns -EINTR;
@@ -99,6 +100,15 @@ int sd_nl_dump_begin(struct sd_nl *nl);
  * records may be inconsistent), or the socket's.
  */
 int sd_nl_dump_next(struct sd_nl *nl, sd_msg_cb ahead, sd_msg_cb cb, void *data);
+/*
+ * The dump begun, one data message at a time (the caller owns the loop, for
+ * a pull-mode dump): *ret points into the receive buffer, valid until the
+ * next call on nl. A datagram is read when the last one is used up (ahead as
+ * for sd_nl_dump_next, once per datagram). Returns 1 (*ret set), 0: the dump
+ * is complete, or a negative errno as sd_nl_dump_next. Not to be mixed with
+ * sd_nl_dump_next within one dump.
+ */
+int sd_nl_dump_msg(struct sd_nl *nl, sd_msg_cb ahead, void *data, const struct nlmsghdr **ret);
 /* Read and drop the rest of an unfinished dump (after a negative return of
  * cb, or a caller stopping early), so the socket can take the next request. */
 void sd_nl_dump_end(struct sd_nl *nl);

@@ -75,6 +75,9 @@ struct sd_nl {
 	bool active; /* sent, its DONE/ERROR not read yet */
 	bool single; /* a request: a data message without NLM_F_MULTI ends it */
 	bool intr;   /* a message carried NLM_F_DUMP_INTR */
+	/* sd_nl_dump_msg's place: the next message of the datagram in buf. */
+	const struct nlmsghdr *cur;
+	size_t left;
 	int kerr;
 	char ext_ack[256];
 	uint8_t req[SD_REQBUF] __attribute__((aligned(8)));
@@ -346,6 +349,46 @@ static int kernel_errno(int e)
 	return e >= 0 ? 0 : e >= -4095 ? e : -EPROTO;
 }
 
+enum step { STEP_SKIP, STEP_DATA, STEP_END };
+
+/* What one message of the dump or request under way is: a stale reply or a
+ * NOOP to skip, a data message, or its end (DONE, ERROR, a single answer's
+ * last data message: nl->active cleared, nl->kerr set). */
+static enum step step(struct sd_nl *nl, const struct nlmsghdr *nlh)
+{
+	if (nlh->nlmsg_seq != nl->cur_seq || (nlh->nlmsg_pid && nlh->nlmsg_pid != nl->portid))
+		return STEP_SKIP; /* stale reply of an earlier request */
+	if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
+		nl->intr = true;
+	switch (nlh->nlmsg_type) {
+	case NLMSG_NOOP:
+		return STEP_SKIP;
+	case NLMSG_DONE:
+		if (mnl_nlmsg_get_payload_len(nlh) >= sizeof(int))
+			nl->kerr = kernel_errno(*(const int *)mnl_nlmsg_get_payload(nlh));
+		if (nl->kerr)
+			take_ext_ack(nl, nlh);
+		nl->active = false;
+		return STEP_END;
+	case NLMSG_ERROR: {
+		const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
+
+		nl->active = false;
+		if (mnl_nlmsg_get_payload_len(nlh) < sizeof(e->error))
+			nl->kerr = -EBADMSG;
+		else
+			nl->kerr = kernel_errno(e->error);
+		if (nl->kerr)
+			take_ext_ack(nl, nlh);
+		return STEP_END;
+	}
+	default:
+		if (nlh->nlmsg_type < NLMSG_MIN_TYPE)
+			return STEP_SKIP;
+		return STEP_DATA;
+	}
+}
+
 /* The messages of one datagram of the dump or request under way. Returns 1
  * when it is over (DONE, ERROR, a single answer seen), 0 to read on, or cb's
  * negative return (then the rest of the datagram is still searched for the
@@ -361,42 +404,17 @@ static int run_datagram(struct sd_nl *nl, size_t len, sd_msg_cb ahead, sd_msg_cb
 			if (nlh->nlmsg_type >= NLMSG_MIN_TYPE)
 				ahead(nlh, data);
 	for (nlh = sd_nl_first(nl->buf, len, &left); nlh; nlh = sd_nl_next(nlh, &left)) {
-		if (nlh->nlmsg_seq != nl->cur_seq ||
-		    (nlh->nlmsg_pid && nlh->nlmsg_pid != nl->portid))
-			continue; /* stale reply of an earlier request */
-		if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
-			nl->intr = true;
-		switch (nlh->nlmsg_type) {
-		case NLMSG_NOOP:
-			continue;
-		case NLMSG_DONE:
-			if (mnl_nlmsg_get_payload_len(nlh) >= sizeof(int))
-				nl->kerr = kernel_errno(*(const int *)mnl_nlmsg_get_payload(nlh));
-			if (nl->kerr)
-				take_ext_ack(nl, nlh);
-			nl->active = false;
-			return cb_err ? cb_err : 1;
-		case NLMSG_ERROR: {
-			const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
+		enum step st = step(nl, nlh);
 
-			nl->active = false;
-			if (mnl_nlmsg_get_payload_len(nlh) < sizeof(e->error))
-				nl->kerr = -EBADMSG;
-			else
-				nl->kerr = kernel_errno(e->error);
-			if (nl->kerr)
-				take_ext_ack(nl, nlh);
+		if (st == STEP_END)
 			return cb_err ? cb_err : 1;
-		}
-		default:
-			if (nlh->nlmsg_type < NLMSG_MIN_TYPE)
-				continue;
-			if (cb && !cb_err && (r = cb(nlh, data)) < 0)
-				cb_err = r;
-			if (nl->single && !(nlh->nlmsg_flags & NLM_F_MULTI)) {
-				nl->active = false;
-				return cb_err ? cb_err : 1;
-			}
+		if (st == STEP_SKIP)
+			continue;
+		if (cb && !cb_err && (r = cb(nlh, data)) < 0)
+			cb_err = r;
+		if (nl->single && !(nlh->nlmsg_flags & NLM_F_MULTI)) {
+			nl->active = false;
+			return cb_err ? cb_err : 1;
 		}
 	}
 	return cb_err;
@@ -415,6 +433,7 @@ static int start(struct sd_nl *nl, uint16_t flags, bool single)
 	req->nlmsg_pid = 0;
 	req->nlmsg_flags |= flags;
 	nl->single = single;
+	nl->cur = NULL;
 	nl->intr = false;
 	nl->kerr = 0;
 	nl->ext_ack[0] = 0;
@@ -471,11 +490,45 @@ int sd_nl_dump_next(struct sd_nl *nl, sd_msg_cb ahead, sd_msg_cb cb, void *data)
 
 void sd_nl_dump_end(struct sd_nl *nl)
 {
+	nl->cur = NULL;
 	while (nl->active) {
 		ssize_t n = recv_one(nl);
 
 		if (n >= 0)
 			(void)run_datagram(nl, (size_t)n, NULL, NULL, NULL);
+	}
+}
+
+int sd_nl_dump_msg(struct sd_nl *nl, sd_msg_cb ahead, void *data, const struct nlmsghdr **ret)
+{
+	for (;;) {
+		const struct nlmsghdr *nlh = nl->cur;
+		ssize_t n;
+
+		if (nlh) {
+			nl->cur = sd_nl_next(nlh, &nl->left);
+			switch (step(nl, nlh)) {
+			case STEP_SKIP:
+				continue;
+			case STEP_DATA:
+				*ret = nlh;
+				return 1;
+			case STEP_END:
+				nl->cur = NULL;
+				return nl->kerr ? nl->kerr : nl->intr ? -EINTR : 0;
+			}
+		}
+		if (!nl->active)
+			return -EINVAL;
+		n = recv_one(nl);
+		if (n < 0)
+			return (int)n;
+		if (ahead)
+			for (nlh = sd_nl_first(nl->buf, (size_t)n, &nl->left); nlh;
+			     nlh = sd_nl_next(nlh, &nl->left))
+				if (nlh->nlmsg_type >= NLMSG_MIN_TYPE)
+					ahead(nlh, data);
+		nl->cur = sd_nl_first(nl->buf, (size_t)n, &nl->left);
 	}
 }
 

@@ -557,7 +557,7 @@ static int kill_subflows(struct sdiag_handle *h, const struct sdiag_query *q, st
 	struct sdiag_query sq = {
 		.tables = SDIAG_TABLE_BIT(SDIAG_T_TCP),
 		.states = SDIAG_STATES_ALL & ~SDIAG_STATE_BIT(SDIAG_SS_LISTEN),
-		.afs = q->afs,
+		.afs = sd_query_afs(q, SDIAG_T_MPTCP),
 		.show = SDIAG_SHOW_INFO, /* carries the ULP info */
 	};
 	int r;
@@ -599,6 +599,8 @@ static int kill_pass(struct sdiag_handle *h, const struct sdiag_query *pq, const
 	struct sdiag_query uq = *pq;
 	int64_t n;
 
+	/* Each dump names its family in afs; todo holds the tables' own. */
+	memset(uq.table_afs, 0, sizeof(uq.table_afs));
 	again[0] = again[1] = 0;
 	for (unsigned t = 0; t < SDIAG_T_MAX; t++) {
 		uint32_t bit = SDIAG_TABLE_BIT(t);
@@ -645,7 +647,7 @@ SD_EXPORT int sdiag_kill(struct sdiag_handle *h, const struct sdiag_query *q,
 {
 	struct kill_run k = { .cb = cb, .err_cb = err_cb, .userdata = userdata };
 	unsigned passes = o && o->max_passes ? o->max_passes : DEFAULT_PASSES;
-	uint32_t afs, todo[2], again[2];
+	uint32_t todo[2], again[2];
 	struct sdiag_query pq;
 	int r;
 
@@ -666,9 +668,14 @@ SD_EXPORT int sdiag_kill(struct sdiag_handle *h, const struct sdiag_query *q,
 			goto out;
 		pq.show |= SDIAG_SHOW_INFO; /* carries the MPTCP token */
 	}
-	afs = q->afs ? q->afs : SDIAG_AF_ALL;
-	todo[0] = afs & SDIAG_AF_INET ? q->tables & SDIAG_TABLES_INET : 0;
-	todo[1] = afs & SDIAG_AF_INET6 ? q->tables & SDIAG_TABLES_INET : 0;
+	todo[0] = todo[1] = 0;
+	for (unsigned t = 0; t < SDIAG_T_MAX; t++) {
+		uint32_t bit = SDIAG_TABLE_BIT(t) & q->tables & SDIAG_TABLES_INET;
+		uint32_t afs = sd_query_afs(q, (enum sdiag_table)t);
+
+		todo[0] |= afs & SDIAG_AF_INET ? bit : 0;
+		todo[1] |= afs & SDIAG_AF_INET6 ? bit : 0;
+	}
 	for (k.pass = 0; k.pass < passes && (todo[0] | todo[1]); k.pass++) {
 		r = kill_pass(h, &pq, todo, again, &k);
 		if (r >= 0 && k.pass == 0)

@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Dumps: turn a query into the kernel dumps it needs, decode each reply into
- * a record, drop duplicates, apply the filter, call back.
- *
- * Duplicates. sock_diag dumps are not snapshots: each chunk resumes at (hash
- * bucket, index), so a socket inserted or removed while the dump runs can make
- * the next chunk repeat a socket of the previous one. Such repeats are always
- * near each other, so for most tables a small window of recent cookies is
- * enough, and memory stays flat however many sockets there are. netlink_diag
- * reports a bound and subscribed socket twice, far apart (portid walk, then
- * multicast walk), so the netlink table keeps every cookie (few sockets).
+ * Dumps: turn a query into the kernel dumps it needs (units: one table, or
+ * a group of tables, in one family or both), decode each reply into a record,
+ * drop duplicates (dump_seen.c), apply the filter, hand it over. Pull-mode:
+ * sdiag_dump_next() reads a datagram when the last one is used up and lends
+ * one record at a time, so a dump's memory is one datagram buffer, one record
+ * and the duplicate window, whatever the number of sockets; sdiag_dump() is a
+ * loop over it that calls back. The records come in the kernel's order, table
+ * by table (walk_order); a TCP walk of both families mixes them (ss's order,
+ * IPv4 first, is the CLI's: cli/list.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -37,6 +36,7 @@
 
 struct sdiag_handle {
 	struct sd_nl *nl;
+	bool busy;	/* a pull-mode dump is under way */
 };
 
 SD_EXPORT int sdiag_open(struct sdiag_handle **ret)
@@ -88,123 +88,7 @@ SD_EXPORT void sdiag_close(struct sdiag_handle *h)
 	free(h);
 }
 
-/* ---- duplicate suppression ------------------------------------------------- */
-
-#define WINDOW_SLOTS 4096
-#define WINDOW_GEN_SHIFT 8	/* a generation is 256 records, about one datagram */
-
-struct seen {
-	bool full;		/* remember every cookie (netlink) */
-	uint64_t count;		/* records seen in this dump */
-	uint64_t *keys;		/* open addressing; 0 = empty (cookies are never 0) */
-	uint64_t *gens;		/* window mode: generation of each slot */
-	size_t cap;		/* power of two */
-	size_t used;
-};
-
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
-static int seen_init(struct seen *s, bool full)
-{
-	memset(s, 0, sizeof(*s));
-	s->full = full;
-	s->cap = full ? 256 : WINDOW_SLOTS;
-	s->keys = calloc(s->cap, sizeof(*s->keys));
-	if (!full)
-		s->gens = calloc(s->cap, sizeof(*s->gens));
-	if (!s->keys || (!full && !s->gens))
-		return -ENOMEM;
-	return 0;
-}
-
-static void seen_fini(struct seen *s)
-{
-	free(s->keys);
-	free(s->gens);
-	memset(s, 0, sizeof(*s));
-}
-
-static int seen_grow(struct seen *s)
-{
-	size_t ncap = s->cap * 2, i;
-	uint64_t *nk = calloc(ncap, sizeof(*nk));
-
-	if (!nk)
-		return -ENOMEM;
-	for (i = 0; i < s->cap; i++) {
-		size_t j;
-
-		if (!s->keys[i])
-			continue;
-		for (j = mix64(s->keys[i]) & (ncap - 1); nk[j]; j = (j + 1) & (ncap - 1))
-			;
-		nk[j] = s->keys[i];
-	}
-	free(s->keys);
-	s->keys = nk;
-	s->cap = ncap;
-	return 0;
-}
-
-/*
- * The key a record is deduplicated by: its cookie, except for SCTP, where
- * sctp_diag sends an endpoint and then each of its associations with the
- * socket's one cookie (a one-to-many socket has many). An association is
- * told apart by its peer (address and port, unique per socket). Only
- * associations carry INET_DIAG_PEERS (SDIAG_HAS_SCTP_PEERS); an endpoint is
- * keyed by its cookie alone, even a connected one-to-one socket's, whose
- * endpoint record names the same peer as its association.
- */
-uint64_t sd_dedup_key(const struct sdiag_sock *s)
-{
-	uint64_t h = 0, w;
-
-	if (s->table != SDIAG_T_SCTP || !(s->has & SDIAG_HAS_SCTP_PEERS))
-		return s->cookie;
-	for (size_t i = 0; i < sizeof(s->inet.dst); i += sizeof(w)) {
-		memcpy(&w, s->inet.dst + i, sizeof(w));
-		h = mix64(h ^ w);
-	}
-	h = mix64(h ^ s->inet.dport) ^ s->cookie;
-	return h ? h : 1;	/* 0 means "no key" to the seen table */
-}
-
-/* Returns 1 if the cookie was seen already (within the window), 0 if new, <0 on error. */
-static int seen_check(struct seen *s, uint64_t cookie)
-{
-	size_t i;
-
-	if (!cookie)
-		return 0;
-	if (!s->full) {
-		uint64_t gen = s->count++ >> WINDOW_GEN_SHIFT;
-
-		i = mix64(cookie) & (s->cap - 1);
-		if (s->keys[i] == cookie && s->gens[i] + 2 >= gen)
-			return 1;
-		/* Overwrite: an evicted cookie only weakens suppression. */
-		s->keys[i] = cookie;
-		s->gens[i] = gen;
-		return 0;
-	}
-	for (i = mix64(cookie) & (s->cap - 1); s->keys[i]; i = (i + 1) & (s->cap - 1))
-		if (s->keys[i] == cookie)
-			return 1;
-	s->keys[i] = cookie;
-	if (++s->used * 2 > s->cap)
-		return seen_grow(s) < 0 ? -ENOMEM : 0;
-	return 0;
-}
-
-/* ---- one kernel dump ---------------------------------------------------------- */
+/* ---- the units: one kernel dump each ---------------------------------------- */
 
 struct unit {
 	enum sdiag_table table;	/* the table errors are reported against */
@@ -219,32 +103,23 @@ struct unit {
 /* The owner look-ahead: a message's hash slot is asked for when the
  * datagram's look-ahead pass reaches it, its owners AHEAD messages later. */
 #define AHEAD 32
+/* Every inet table in both families, and every other unit. */
+#define MAX_UNITS 32
 
-/* A TCP walk of both families holds its IPv6 records back, so that they come
- * after the IPv4 ones as from ss's two dumps. Bounded: past DEFER_MAX records
- * they are dropped and a second, IPv6-only, dump follows the walk instead. */
-#define DEFER_MAX 8192
-
-struct defer {
-	bool on;
-	bool overflow;
-	struct sdiag_sock **socks;
-	size_t n;
-};
-
-struct run {
+struct sdiag_dump {
+	struct sdiag_handle *h;
 	const struct sdiag_query *q;
-	const struct unit *unit;
 	uint32_t states;
-	sdiag_sock_cb cb;
-	void *userdata;
-	int cb_err;		/* the caller's callback stopped the dump */
 	struct sd_fvals *vals;	/* the filter's values resolved for this dump */
-	struct seen seen;
-	struct sdiag_sock rec;
+	struct unit units[MAX_UNITS];
+	size_t n_units, next;	/* next: the unit to start */
+	const struct unit *unit; /* the unit under way, or the last one */
+	bool running;		/* its kernel dump is under way */
+	void *bc;		/* its kernel filter */
+	struct sd_seen seen;
+	struct sdiag_sock rec;	/* the one record, lent by sdiag_dump_next */
 	uint64_t ahead[AHEAD];	/* inodes of the last messages looked ahead at */
 	size_t nahead;
-	struct defer defer;
 };
 
 /* The owners of each socket are looked up at random places of a map of
@@ -252,80 +127,46 @@ struct run {
  * most of -p's cost. Ask for both before the datagram's messages are decoded. */
 static int ahead_cb(const struct nlmsghdr *nlh, void *data)
 {
-	struct run *run = data;
-	uint64_t inode = run->unit->peek_inode(nlh);
-	uint64_t *old = &run->ahead[run->nahead++ % AHEAD];
+	struct sdiag_dump *d = data;
+	uint64_t inode = d->unit->peek_inode(nlh);
+	uint64_t *old = &d->ahead[d->nahead++ % AHEAD];
 
-	sd_procmap_prefetch(run->q->procmap, inode, 0);
-	sd_procmap_prefetch(run->q->procmap, *old, 1);
+	sd_procmap_prefetch(d->q->procmap, inode, 0);
+	sd_procmap_prefetch(d->q->procmap, *old, 1);
 	*old = inode;
 	return 0;
 }
 
-static void defer_drop(struct defer *d)
+/* One data message into d->rec: 1 if the caller gets it, 0 if not (another
+ * table, state, a duplicate, filtered out), or a negative errno. */
+static int take_msg(struct sdiag_dump *d, const struct nlmsghdr *nlh)
 {
-	for (size_t i = 0; i < d->n; i++)
-		free(d->socks[i]);
-	free(d->socks);
-	d->socks = NULL;
-	d->n = 0;
-}
-
-static int defer_push(struct defer *d, const struct sdiag_sock *s)
-{
-	if (d->overflow)
-		return 0;
-	if (d->n == DEFER_MAX) {
-		defer_drop(d);
-		d->overflow = true;
-		return 0;
-	}
-	if (!d->socks) {
-		d->socks = malloc(DEFER_MAX * sizeof(*d->socks));
-		if (!d->socks)
-			return -ENOMEM;
-	}
-	d->socks[d->n] = sdiag_sock_dup(s);
-	if (!d->socks[d->n])
-		return -ENOMEM;
-	d->n++;
-	return 0;
-}
-
-static int msg_cb(const struct nlmsghdr *nlh, void *data)
-{
-	struct run *run = data;
-	struct sdiag_sock *s = &run->rec;
+	struct sdiag_sock *s = &d->rec;
 	int r;
 
 	memset(s, 0, sizeof(*s));
-	s->protocol = run->unit->protocol;	/* the decoder's table hint (internal.h) */
-	r = run->unit->decode(nlh, s);
+	s->protocol = d->unit->protocol;	/* the decoder's table hint (internal.h) */
+	r = d->unit->decode(nlh, s);
 	if (r <= 0)
 		return r;
-	if (!(run->unit->tables & SDIAG_TABLE_BIT(s->table)) ||
-	    !(run->q->tables & SDIAG_TABLE_BIT(s->table)))
+	if (!(d->unit->tables & SDIAG_TABLE_BIT(s->table)) ||
+	    !(d->q->tables & SDIAG_TABLE_BIT(s->table)))
 		return 0;
 	/* Families whose kernel ignores the state mask are filtered here.
 	 * Request sockets (NEW_SYN_RECV in the kernel) come back as SYN_RECV. */
-	if (!(run->states & SDIAG_STATE_BIT(s->state)) &&
-	    !(s->state == SDIAG_SS_SYN_RECV && (run->states & SDIAG_STATE_BIT(SDIAG_SS_NEW_SYN_RECV))))
+	if (!(d->states & SDIAG_STATE_BIT(s->state)) &&
+	    !(s->state == SDIAG_SS_SYN_RECV && (d->states & SDIAG_STATE_BIT(SDIAG_SS_NEW_SYN_RECV))))
 		return 0;
 	if (s->has & SDIAG_HAS_COOKIE) {
-		r = seen_check(&run->seen, sd_dedup_key(s));
+		r = sd_seen_check(&d->seen, sd_dedup_key(s));
 		if (r != 0)
 			return r < 0 ? r : 0;
 	}
-	if (run->q->procmap)
-		s->n_procs = sdiag_procmap_lookup(run->q->procmap, s->inode, &s->procs);
-	if (run->q->filter && !sd_filter_match_vals(run->q->filter, run->vals, s))
+	if (d->q->procmap)
+		s->n_procs = sdiag_procmap_lookup(d->q->procmap, s->inode, &s->procs);
+	if (d->q->filter && !sd_filter_match_vals(d->q->filter, d->vals, s))
 		return 0;
-	if (run->defer.on && s->family == AF_INET6)
-		return defer_push(&run->defer, s);
-	r = run->cb(s, run->userdata);
-	if (r < 0)
-		run->cb_err = r;
-	return r;
+	return 1;
 }
 
 /* The kernel says ENOENT when it has no diag handler: for a whole family in
@@ -339,41 +180,48 @@ static int map_unsupported(const struct unit *u, int err)
 	return -EAFNOSUPPORT;
 }
 
-static int run_unit(struct sdiag_handle *h, struct run *run, const struct unit *u)
+static void unit_finish(struct sdiag_dump *d)
 {
-	const struct sdiag_query *q = run->q;
+	if (d->running)
+		sd_nl_dump_end(d->h->nl);
+	d->running = false;
+	sd_seen_fini(&d->seen);
+	free(d->bc);
+	d->bc = NULL;
+}
+
+/* Send d->unit's request. 0 or a negative errno. */
+static int unit_start(struct sdiag_dump *d)
+{
+	const struct sdiag_query *q = d->q;
+	const struct unit *u = d->unit;
 	struct sd_req req = {
 		.family = u->family,
 		.protocol = u->protocol,
-		.states = run->states,
+		.states = d->states,
 		.show = q->show | sd_filter_show(q->filter), /* TCP-info predicates need it */
 		.tables = q->tables & u->tables,
 	};
-	void *bc = NULL;
 	int r;
 
 	if (q->filter && !q->no_kernel_filter &&
 	    (u->family == AF_INET || u->family == AF_INET6 || u->family == AF_UNSPEC)) {
 		/* AF_UNSPEC: both programs are the same (tcp_both_in_one). */
-		r = sd_filter_bytecode(q->filter, u->family == AF_UNSPEC ? AF_INET : u->family, &bc);
-		if (r >= 0)
-			sd_filter_exact_ports(q->filter, &req.sport, &req.dport);
+		r = sd_filter_bytecode(q->filter, u->family == AF_UNSPEC ? AF_INET : u->family,
+				       &d->bc);
 		if (r < 0)
 			return r;
-		req.bytecode = bc;
+		sd_filter_exact_ports(q->filter, &req.sport, &req.dport);
+		req.bytecode = d->bc;
 		req.bytecode_len = (size_t)r;
 	}
-	r = seen_init(&run->seen, u->table == SDIAG_T_NETLINK);
+	r = sd_seen_init(&d->seen, u->table == SDIAG_T_NETLINK);
 	if (r < 0)
-		goto out;
-	run->unit = u;
-	u->request(sd_nl_reqbuf(h->nl, NULL), &req);
-	r = sd_nl_dump(h->nl, q->procmap && u->peek_inode ? ahead_cb : NULL, msg_cb, run);
-	if (r < 0)
-		r = map_unsupported(u, r);
-out:
-	seen_fini(&run->seen);
-	free(bc);
+		return r;
+	u->request(sd_nl_reqbuf(d->h->nl, NULL), &req);
+	r = sd_nl_dump_begin(d->h->nl);
+	d->running = r == 0;
+	d->nahead = 0;
 	return r;
 }
 
@@ -421,24 +269,6 @@ static bool tcp_both_in_one(const struct sdiag_query *q, uint32_t afs)
 	return same;
 }
 
-static int report(struct run *run, const struct unit *u, sdiag_error_cb err_cb, int err)
-{
-	enum sdiag_table t = u->table;
-
-	if (run->cb_err)
-		return run->cb_err;
-
-	/* Name the first table of the group the caller actually asked for. */
-	for (unsigned i = 0; i < SDIAG_T_MAX; i++)
-		if (u->tables & run->q->tables & SDIAG_TABLE_BIT(i)) {
-			t = (enum sdiag_table)i;
-			break;
-		}
-	if (!err_cb)
-		return err;
-	return err_cb(t, u->family, err, run->userdata);
-}
-
 static bool table_excluded(const struct sdiag_query *q, uint32_t tables)
 {
 	if (!q->filter)
@@ -450,104 +280,66 @@ static bool table_excluded(const struct sdiag_query *q, uint32_t tables)
 	return true;
 }
 
-/* Both TCP families in one walk, the IPv6 records after the IPv4 ones. */
-static int dump_tcp_both(struct sdiag_handle *h, struct run *run, sdiag_error_cb err_cb)
+uint32_t sd_query_afs(const struct sdiag_query *q, enum sdiag_table t)
 {
+	uint32_t afs = q->table_afs[t] ? q->table_afs[t] : q->afs;
+
+	return afs ? afs & SDIAG_AF_ALL : SDIAG_AF_ALL;
+}
+
+static void add_inet_units(struct sdiag_dump *d, size_t i)
+{
+	static const uint8_t fams[] = { AF_INET, AF_INET6 };
+	const struct sdiag_query *q = d->q;
+	enum sdiag_table t = inet_tables[i].table;
+	uint32_t afs = sd_query_afs(q, t);
 	struct unit u = {
-		.table = SDIAG_T_TCP,
+		.table = t,
 		.family = AF_UNSPEC,
-		.protocol = IPPROTO_TCP,
-		.tables = SDIAG_TABLE_BIT(SDIAG_T_TCP),
+		.protocol = inet_tables[i].protocol,
+		.tables = SDIAG_TABLE_BIT(t),
 		.request = sd_inet_request,
 		.decode = sd_inet_decode,
 		.peek_inode = sd_inet_peek_inode,
 	};
-	struct defer *d = &run->defer;
-	int r;
 
-	d->on = true;
-	d->overflow = false;
-	r = run_unit(h, run, &u);
-	d->on = false;
-	if (r < 0) {
-		defer_drop(d);
-		return report(run, &u, err_cb, r);
+	if (!(q->tables & u.tables) || table_excluded(q, u.tables))
+		return;
+	if (t == SDIAG_T_TCP && tcp_both_in_one(q, afs)) {
+		d->units[d->n_units++] = u;
+		return;
 	}
-	if (d->overflow) {
-		u.family = AF_INET6;
-		r = run_unit(h, run, &u);
-		return r < 0 ? report(run, &u, err_cb, r) : 0;
-	}
-	for (size_t i = 0; i < d->n && r == 0; i++) {
-		r = run->cb(d->socks[i], run->userdata);
-		if (r < 0)
-			run->cb_err = r;
-	}
-	defer_drop(d);
-	return r;
-}
-
-static int dump_inet(struct sdiag_handle *h, struct run *run, size_t i, uint32_t afs,
-		     sdiag_error_cb err_cb)
-{
-	static const uint8_t fams[] = { AF_INET, AF_INET6 };
-	const struct sdiag_query *q = run->q;
-	uint32_t bit = SDIAG_TABLE_BIT(inet_tables[i].table);
-	int r;
-
-	if (!(q->tables & bit) || table_excluded(q, bit))
-		return 0;
-	if (inet_tables[i].table == SDIAG_T_TCP && tcp_both_in_one(q, afs))
-		return dump_tcp_both(h, run, err_cb);
 	for (size_t f = 0; f < 2; f++) {
-		struct unit u = {
-			.table = inet_tables[i].table,
-			.family = fams[f],
-			.protocol = inet_tables[i].protocol,
-			.tables = bit,
-			.request = sd_inet_request,
-			.decode = sd_inet_decode,
-			.peek_inode = sd_inet_peek_inode,
-		};
-
 		if (!(afs & (f == 0 ? SDIAG_AF_INET : SDIAG_AF_INET6)))
 			continue;
-		r = run_unit(h, run, &u);
-		if (r < 0 && (r = report(run, &u, err_cb, r)) < 0)
-			return r;
+		u.family = fams[f];
+		d->units[d->n_units++] = u;
 	}
-	return 0;
 }
 
-/* ss's order of the tables (iproute2 6.1's main()): netlink, packet, unix,
- * raw, udp, tcp, sctp, vsock, tipc, xdp, mptcp; udplite, which ss does not
- * show, after udp, and smc last. Within an inet table IPv4 comes first. */
-static const enum sdiag_table ss_order[] = {
+/* The library's order of the tables, ss's (iproute2 6.1's main()): netlink,
+ * packet, unix, raw, udp, tcp, sctp, vsock, tipc, xdp, mptcp; udplite, which
+ * ss does not show, after udp, and smc last. sockdiag.h documents it. */
+static const enum sdiag_table walk_order[] = {
 	SDIAG_T_NETLINK, SDIAG_T_PACKET_RAW, SDIAG_T_UNIX_STREAM, SDIAG_T_RAW,
 	SDIAG_T_UDP,	 SDIAG_T_UDPLITE,    SDIAG_T_TCP,	  SDIAG_T_SCTP,
 	SDIAG_T_VSOCK_STREAM, SDIAG_T_TIPC,  SDIAG_T_XDP,	  SDIAG_T_MPTCP,
 	SDIAG_T_SMC,
 };
 
-static int dump_table(struct sdiag_handle *h, struct run *run, enum sdiag_table t, uint32_t afs,
-		      sdiag_error_cb err_cb)
+static void add_units(struct sdiag_dump *d, enum sdiag_table t)
 {
-	const struct sdiag_query *q = run->q;
-	int r;
+	const struct sdiag_query *q = d->q;
 
 	for (size_t i = 0; i < sizeof(inet_tables) / sizeof(inet_tables[0]); i++)
 		if (inet_tables[i].table == t)
-			return dump_inet(h, run, i, afs, err_cb);
+			add_inet_units(d, i);
 	for (size_t i = 0; i < sizeof(other_units) / sizeof(other_units[0]); i++) {
 		const struct unit *u = &other_units[i];
 
-		if (u->table != t || !(q->tables & u->tables) || table_excluded(q, u->tables))
-			continue;
-		r = run_unit(h, run, u);
-		if (r < 0 && (r = report(run, u, err_cb, r)) < 0)
-			return r;
+		if (u->table == t && (q->tables & u->tables) && !table_excluded(q, u->tables))
+			d->units[d->n_units++] = *u;
 	}
-	return 0;
 }
 
 static int peer_cb(const struct sdiag_sock *s, void *data)
@@ -576,44 +368,158 @@ int sd_dump_resolve(struct sdiag_handle *h, const struct sdiag_filter *f,
 	return 0;
 }
 
+/* ---- pull-mode dumps ------------------------------------------------------------- */
+
+SD_EXPORT int sdiag_dump_begin(struct sdiag_handle *h, const struct sdiag_query *q,
+			       struct sdiag_dump **ret)
+{
+	struct sdiag_dump *d;
+	int r;
+
+	if (!h || !q || !ret)
+		return -EINVAL;
+	if (h->busy)
+		return -EBUSY;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	d->h = h;
+	d->q = q;
+	d->states = q->states ? q->states : SDIAG_STATES_ALL;
+	if (q->filter)
+		d->states &= sdiag_filter_states(q->filter);
+	/* Unix `dst GLOB` names sockets of this namespace, now (only unix
+	 * sockets have peers it could match). */
+	if (d->states && q->filter && (q->tables & SDIAG_TABLES_UNIX) &&
+	    !table_excluded(q, SDIAG_TABLES_UNIX)) {
+		r = sd_dump_resolve(h, q->filter, &d->vals);
+		if (r < 0) {
+			free(d);
+			return r;
+		}
+	}
+	for (size_t i = 0; d->states && i < sizeof(walk_order) / sizeof(walk_order[0]); i++)
+		add_units(d, walk_order[i]);
+	h->busy = true;
+	*ret = d;
+	return 0;
+}
+
+/* A table's failure under the query's policy: 0 to skip it, or err. */
+static int unit_failed(struct sdiag_dump *d, int err)
+{
+	err = map_unsupported(d->unit, err);
+	if (!(d->q->flags & SDIAG_Q_SKIP_UNSUPPORTED) ||
+	    (err != -EAFNOSUPPORT && err != -EPROTONOSUPPORT))
+		return err;
+	/* A group (unix, packet, vsock) is one dump: named if any of it is. */
+	return d->q->named_tables & d->q->tables & d->unit->tables ? err : 0;
+}
+
+SD_EXPORT int sdiag_dump_next(struct sdiag_dump *d, const struct sdiag_sock **ret)
+{
+	const struct nlmsghdr *nlh;
+	int r;
+
+	if (!d || !ret)
+		return -EINVAL;
+	for (;;) {
+		if (!d->running) {
+			if (d->next == d->n_units)
+				return 0;
+			d->unit = &d->units[d->next++];
+			r = unit_start(d);
+			if (r < 0) {
+				unit_finish(d);
+				if ((r = unit_failed(d, r)) < 0)
+					return r;
+				continue;
+			}
+		}
+		r = sd_nl_dump_msg(d->h->nl, d->q->procmap && d->unit->peek_inode ? ahead_cb : NULL,
+				   d, &nlh);
+		if (r > 0) {
+			r = take_msg(d, nlh);
+			if (r > 0) {
+				*ret = &d->rec;
+				return 1;
+			}
+			if (r == 0)
+				continue;
+		} else if (r == 0) {	/* this table's dump is complete */
+			unit_finish(d);
+			continue;
+		}
+		/* A failure: the rest of this table's dump is drained. */
+		unit_finish(d);
+		if ((r = unit_failed(d, r)) < 0)
+			return r;
+	}
+}
+
+SD_EXPORT int sdiag_dump_where(const struct sdiag_dump *d, enum sdiag_table *ret_table,
+			       int *ret_family)
+{
+	const struct unit *u = d ? d->unit : NULL;
+	enum sdiag_table t;
+
+	if (!u)
+		return -ENOENT;
+	/* Name the first table of the group the caller actually asked for. */
+	t = u->table;
+	for (unsigned i = 0; i < SDIAG_T_MAX; i++)
+		if (u->tables & d->q->tables & SDIAG_TABLE_BIT(i)) {
+			t = (enum sdiag_table)i;
+			break;
+		}
+	if (ret_table)
+		*ret_table = t;
+	if (ret_family)
+		*ret_family = u->family;
+	return 0;
+}
+
+SD_EXPORT void sdiag_dump_end(struct sdiag_dump *d)
+{
+	if (!d)
+		return;
+	unit_finish(d);
+	sd_fvals_free(d->vals);
+	d->h->busy = false;
+	free(d);
+}
+
 SD_EXPORT int sdiag_dump(struct sdiag_handle *h, const struct sdiag_query *q, sdiag_sock_cb cb,
 			 sdiag_error_cb err_cb, void *userdata)
 {
-	struct run *run;
-	uint32_t afs = q->afs ? q->afs : SDIAG_AF_ALL;
-	int r = 0;
+	const struct sdiag_sock *s;
+	struct sdiag_dump *d;
+	int r;
 
-	if (!h || !q || !cb)
+	if (!cb)
 		return -EINVAL;
-	run = calloc(1, sizeof(*run));
-	if (!run)
-		return -ENOMEM;
-	run->q = q;
-	run->cb = cb;
-	run->userdata = userdata;
-	run->states = q->states ? q->states : SDIAG_STATES_ALL;
-	if (q->filter)
-		run->states &= sdiag_filter_states(q->filter);
-	if (!run->states)
-		goto out;
-	/* Unix `dst GLOB` names sockets of this namespace, now (only unix
-	 * sockets have peers it could match). */
-	if (q->filter && (q->tables & SDIAG_TABLES_UNIX) && !table_excluded(q, SDIAG_TABLES_UNIX)) {
-		r = sd_dump_resolve(h, q->filter, &run->vals);
-		if (r < 0)
-			goto out;
-	}
+	r = sdiag_dump_begin(h, q, &d);
+	if (r < 0)
+		return r;
+	while ((r = sdiag_dump_next(d, &s)) != 0) {
+		enum sdiag_table t;
+		int family;
 
-	for (size_t i = 0; i < sizeof(ss_order) / sizeof(ss_order[0]); i++) {
-		r = dump_table(h, run, ss_order[i], afs, err_cb);
+		if (r > 0) {
+			r = cb(s, userdata);
+			if (r < 0)
+				break;
+			continue;
+		}
+		if (!err_cb)
+			break;
+		sdiag_dump_where(d, &t, &family);
+		r = err_cb(t, family, r, userdata);
 		if (r < 0)
-			goto out;
+			break;
 	}
-	r = 0;
-out:
-	sd_fvals_free(run->vals);
-	free(run);
-	return r;
+	sdiag_dump_end(d);
+	return r < 0 ? r : 0;
 }
 
 /* ---- collector ------------------------------------------------------------------ */
@@ -644,22 +550,20 @@ static int collect_cb(const struct sdiag_sock *s, void *data)
 	return 0;
 }
 
-static int collect_err_cb(enum sdiag_table t, int family, int err, void *data)
-{
-	(void)t;
-	(void)family;
-	(void)data;
-	return err == -EAFNOSUPPORT || err == -EPROTONOSUPPORT ? 0 : err;
-}
-
 SD_EXPORT int sdiag_collect(struct sdiag_handle *h, const struct sdiag_query *q,
 			    struct sdiag_sock_list *ret)
 {
 	struct sdiag_sock_list l = { 0 };
 	struct collect c = { .l = &l };
+	struct sdiag_query all;
 	int r;
 
-	r = sdiag_dump(h, q, collect_cb, collect_err_cb, &c);
+	if (!q)
+		return -EINVAL;
+	all = *q;	/* every table the kernel cannot dump is skipped */
+	all.flags |= SDIAG_Q_SKIP_UNSUPPORTED;
+	all.named_tables = 0;
+	r = sdiag_dump(h, &all, collect_cb, NULL, &c);
 	if (r < 0) {
 		sdiag_sock_list_free(&l);
 		return r;

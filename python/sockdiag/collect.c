@@ -139,17 +139,6 @@ int sdpy_chunk_add(struct sdpy_chunk *c, const struct sdiag_sock *s, bool detail
 	return 0;
 }
 
-bool sdpy_query_wants(const struct sdpy_query *sq, const struct sdiag_sock *s)
-{
-	if ((unsigned)s->table >= SDIAG_T_MAX)
-		return false;
-	if (s->family == AF_INET)
-		return sq->afs[s->table] & SDIAG_AF_INET;
-	if (s->family == AF_INET6)
-		return sq->afs[s->table] & SDIAG_AF_INET6;
-	return true;
-}
-
 int sdpy_prepare(struct sdpy_query *sq, struct sdiag_handle **ret)
 {
 	int r;
@@ -160,43 +149,44 @@ int sdpy_prepare(struct sdpy_query *sq, struct sdiag_handle **ret)
 			return r;
 		sq->q.procmap = sq->procmap;
 	}
+	/* The library applies both policies: each table's families, and a
+	 * table the kernel cannot dump is an error only if it was named. */
+	_Static_assert(sizeof(sq->afs) <= sizeof(sq->q.table_afs), "a table_afs per table");
+	memcpy(sq->q.table_afs, sq->afs, sizeof(sq->afs));
+	sq->q.flags |= SDIAG_Q_SKIP_UNSUPPORTED;
+	sq->q.named_tables = sq->explicit_tables;
 	return sq->nsfd >= 0 ? sdiag_open_netns(ret, sq->nsfd) : sdiag_open(ret);
 }
 
-struct dump_ctx {
-	struct sdpy_query *sq;
-	sdiag_sock_cb cb;
-	void *userdata;
-};
-
-static int dump_cb(const struct sdiag_sock *s, void *userdata)
+int sdpy_table_err(struct sdpy_query *sq, enum sdiag_table t, int err)
 {
-	struct dump_ctx *d = userdata;
-
-	if (!sdpy_query_wants(d->sq, s))
-		return 0;
-	return d->cb(s, d->userdata);
+	if (err == -EAFNOSUPPORT || err == -EPROTONOSUPPORT)
+		sq->failed_table = (int)t + 1;
+	return err;
 }
 
-/* A table the kernel cannot dump: an error when it was named alone. */
-static int dump_err(enum sdiag_table t, int family, int err, void *userdata)
+int sdpy_dump_next(struct sdiag_dump *d, struct sdpy_query *sq, const struct sdiag_sock **ret)
 {
-	struct dump_ctx *d = userdata;
+	enum sdiag_table t;
+	int r = sdiag_dump_next(d, ret);
 
-	(void)family;
-	if (err != -EAFNOSUPPORT && err != -EPROTONOSUPPORT)
-		return err;
-	if (!(d->sq->explicit_tables & SDIAG_TABLE_BIT(t)))
-		return 0;
-	d->sq->failed_table = (int)t + 1;
-	return err;
+	if (r < 0 && sdiag_dump_where(d, &t, NULL) == 0)
+		sdpy_table_err(sq, t, r);
+	return r;
 }
 
 int sdpy_dump(struct sdiag_handle *h, struct sdpy_query *sq, sdiag_sock_cb cb, void *userdata)
 {
-	struct dump_ctx d = { .sq = sq, .cb = cb, .userdata = userdata };
+	const struct sdiag_sock *s;
+	struct sdiag_dump *d;
+	int r = sdiag_dump_begin(h, &sq->q, &d);
 
-	return sdiag_dump(h, &sq->q, dump_cb, dump_err, &d);
+	if (r < 0)
+		return r;
+	while ((r = sdpy_dump_next(d, sq, &s)) > 0 && (r = cb(s, userdata)) >= 0)
+		;
+	sdiag_dump_end(d);
+	return r;
 }
 
 struct collect_ctx {

@@ -1,16 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * iter_connections(): constant memory. libsockdiag's dump is a callback that
- * runs to its end, so a thread of ours runs it (without the GIL), filling one
- * chunk of CHUNK records while the consumer turns the other into Sockets; the
- * producer waits for a free chunk, so at most two exist. The handle is used by
- * that thread only. Dropping the iterator cancels the dump and joins it.
+ * iter_connections(): constant memory, no thread. libsockdiag's dump is
+ * pull-mode (sdiag_dump_begin/next/end): each refill pulls up to CHUNK
+ * records into one chunk without the GIL, then the caller's thread turns
+ * them into Sockets one by one. Memory: one chunk and the library's one
+ * datagram, whatever the number of sockets. Dropping the iterator ends the
+ * dump (the library drains the kernel's rest).
  */
 #include "python/sockdiag/sdpy.h"
 
 #include <errno.h>
-#include <pthread.h>
-#include <signal.h>
 #include <string.h>
 
 #define CHUNK 1024
@@ -20,113 +19,98 @@ struct sdpy_iter {
 	struct sdpy_state *st;
 	PyObject *module;
 	struct sdpy_query sq;
-	struct sdpy_chunk chunks[2];
-	struct sdpy_chunk *fill;	/* the producer's */
-	struct sdpy_chunk *ready;	/* handed over, not yet taken */
-	struct sdpy_chunk *spare;	/* given back by the consumer */
-	struct sdpy_chunk *cur;		/* the consumer's */
+	struct sdpy_chunk chunk;
 	size_t pos;
 	struct sdpy_addr_cache *ac;
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	bool started, done, cancel;
+	struct sdiag_handle *h;
+	struct sdiag_dump *dump;
+	bool begun, done, running;
 	int err;
 };
 
-/* Producer: hand the full chunk over and take the spare one. With the lock. */
-static int hand_over(struct sdpy_iter *it)
+/* Open and begin on the first refill (errors surface while iterating, as
+ * the dump's own do). No GIL. */
+static int begin(struct sdpy_iter *it)
 {
-	while (it->ready && !it->cancel)
-		pthread_cond_wait(&it->cond, &it->lock);
-	while (!it->spare && !it->cancel)
-		pthread_cond_wait(&it->cond, &it->lock);
-	if (it->cancel)
-		return -ECANCELED;
-	it->ready = it->fill;
-	it->fill = it->spare;
-	it->spare = NULL;
-	sdpy_chunk_reset(it->fill);
-	pthread_cond_broadcast(&it->cond);
-	return 0;
-}
+	int r = sdpy_prepare(&it->sq, &it->h);
 
-static int produce_cb(const struct sdiag_sock *s, void *userdata)
-{
-	struct sdpy_iter *it = userdata;
-	int r = sdpy_chunk_add(it->fill, s, it->sq.details);
-
-	if (r == 0 && it->fill->n >= CHUNK) {
-		pthread_mutex_lock(&it->lock);
-		r = hand_over(it);
-		pthread_mutex_unlock(&it->lock);
-	}
+	if (r >= 0)
+		r = sdiag_dump_begin(it->h, &it->sq.q, &it->dump);
 	return r;
 }
 
-static void *producer(void *arg)
+/* Refill the chunk with up to CHUNK records. No GIL. */
+static void refill(struct sdpy_iter *it)
 {
-	struct sdpy_iter *it = arg;
-	struct sdiag_handle *h = NULL;
-	int r = sdpy_prepare(&it->sq, &h);
+	int r = 0;
 
-	if (r >= 0)
-		r = sdpy_dump(h, &it->sq, produce_cb, it);
-	sdiag_close(h);
-	pthread_mutex_lock(&it->lock);
-	if (r >= 0 && it->fill->n)
-		r = hand_over(it);
-	it->err = r < 0 ? r : 0;
-	it->done = true;
-	pthread_cond_broadcast(&it->cond);
-	pthread_mutex_unlock(&it->lock);
-	return NULL;
+	sdpy_chunk_reset(&it->chunk);
+	it->pos = 0;
+	if (!it->begun) {
+		it->begun = true;
+		r = begin(it);
+	}
+	while (r >= 0 && it->chunk.n < CHUNK) {
+		const struct sdiag_sock *s;
+
+		r = sdpy_dump_next(it->dump, &it->sq, &s);
+		if (r <= 0)
+			break;
+		r = sdpy_chunk_add(&it->chunk, s, it->sq.details);
+		if (r == 0)
+			r = 1;
+	}
+	if (r <= 0) {	/* the end, or the first failure ends it */
+		it->done = true;
+		it->err = r;
+		sdiag_dump_end(it->dump);
+		it->dump = NULL;
+		sdiag_close(it->h);
+		it->h = NULL;
+	}
 }
 
-/* Consumer: give cur back, wait for the next chunk. Without the GIL.
- * Returns false at the end. */
-static bool take(struct sdpy_iter *it)
+/* Make the chunk hold a record at pos, refilling it without the GIL.
+ * Returns 1, 0 at the end, -1 with an exception set. */
+static int take(struct sdpy_iter *it)
 {
-	bool more;
+	if (it->pos < it->chunk.n)
+		return 1;
+	if (it->done) {
+		it->chunk.n = 0;
+		return 0;
+	}
+	if (it->running) {
+		PyErr_SetString(PyExc_ValueError, "iterator already executing");
+		return -1;
+	}
+	it->running = true;
+	Py_BEGIN_ALLOW_THREADS
+	refill(it);
+	Py_END_ALLOW_THREADS
+	it->running = false;
+	return it->pos < it->chunk.n ? 1 : 0;
+}
 
-	pthread_mutex_lock(&it->lock);
-	if (it->cur) {
-		it->spare = it->cur;
-		it->cur = NULL;
-		pthread_cond_broadcast(&it->cond);
-	}
-	while (!it->ready && !it->done)
-		pthread_cond_wait(&it->cond, &it->lock);
-	more = it->ready != NULL;
-	if (more) {
-		it->cur = it->ready;
-		it->ready = NULL;
-		pthread_cond_broadcast(&it->cond);
-	}
-	pthread_mutex_unlock(&it->lock);
-	it->pos = 0;
-	return more;
+/* The end: the dump's error raised once, or StopIteration (NULL, no error). */
+static PyObject *stop(struct sdpy_iter *it)
+{
+	if (it->err < 0)
+		sdpy_raise_dump(&it->sq, it->err);
+	it->err = 0;
+	return NULL;
 }
 
 static PyObject *iter_next(PyObject *self)
 {
 	struct sdpy_iter *it = (struct sdpy_iter *)self;
-	bool more = true;
+	int r = take(it);
 
-	if (!it->started)
+	if (r < 0)
 		return NULL;
-	if (!it->cur || it->pos >= it->cur->n) {
-		Py_BEGIN_ALLOW_THREADS
-		more = take(it);
-		Py_END_ALLOW_THREADS
-	}
-	if (!more) {
-		if (it->err)
-			sdpy_raise_dump(&it->sq, it->err);
-		it->err = 0;
-		return NULL;	/* StopIteration */
-	}
-	return sdpy_sock_new(it->st, it->cur, &it->cur->recs[it->pos++], it->sq.netns, it->ac);
+	if (r == 0)
+		return stop(it);
+	return sdpy_sock_new(it->st, &it->chunk, &it->chunk.recs[it->pos++], it->sq.netns, it->ac);
 }
 
 static void iter_dealloc(PyObject *self)
@@ -134,19 +118,13 @@ static void iter_dealloc(PyObject *self)
 	struct sdpy_iter *it = (struct sdpy_iter *)self;
 	PyTypeObject *tp = Py_TYPE(self);
 
-	if (it->started) {
-		pthread_mutex_lock(&it->lock);
-		it->cancel = true;
-		pthread_cond_broadcast(&it->cond);
-		pthread_mutex_unlock(&it->lock);
+	if (it->dump || it->h) {
 		Py_BEGIN_ALLOW_THREADS
-		pthread_join(it->thread, NULL);
+		sdiag_dump_end(it->dump);	/* drains what the kernel still sends */
+		sdiag_close(it->h);
 		Py_END_ALLOW_THREADS
 	}
-	pthread_mutex_destroy(&it->lock);
-	pthread_cond_destroy(&it->cond);
-	sdpy_chunk_free(&it->chunks[0]);
-	sdpy_chunk_free(&it->chunks[1]);
+	sdpy_chunk_free(&it->chunk);
 	sdpy_query_free(&it->sq);
 	if (it->ac) {
 		sdpy_addr_cache_clear(it->ac);
@@ -186,9 +164,8 @@ static struct sdpy_iter *iter_new(PyObject *module, PyObject *args, PyObject *kw
 	static char *kw[] = { "kind", "filter", "netns", "processes", "details", NULL };
 	struct sdpy_state *st = sdpy_state_of(module);
 	PyObject *kind = NULL, *filter = NULL, *netns = NULL;
-	int processes = 0, details = 0, r;
+	int processes = 0, details = 0;
 	struct sdpy_iter *it;
-	sigset_t all, old;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kwds, fmt, kw, &kind, &filter, &netns,
 					 &processes, &details))
@@ -200,10 +177,6 @@ static struct sdpy_iter *iter_new(PyObject *module, PyObject *args, PyObject *kw
 	it->st = st;
 	it->module = Py_NewRef(module);
 	it->sq.nsfd = -1;
-	pthread_mutex_init(&it->lock, NULL);
-	pthread_cond_init(&it->cond, NULL);
-	it->fill = &it->chunks[0];
-	it->spare = &it->chunks[1];
 	it->ac = PyMem_Calloc(1, sizeof(*it->ac));
 	if (!it->ac) {
 		Py_DECREF(it);
@@ -214,17 +187,6 @@ static struct sdpy_iter *iter_new(PyObject *module, PyObject *args, PyObject *kw
 		Py_DECREF(it);
 		return NULL;
 	}
-	/* The thread takes no signal: Python handles them in the main thread. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	r = pthread_create(&it->thread, NULL, producer, it);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (r) {
-		Py_DECREF(it);
-		sdpy_raise_errno(r, NULL);
-		return NULL;
-	}
-	it->started = true;
 	return it;
 }
 
@@ -240,16 +202,19 @@ PyObject *sdpy_connections(PyObject *module, PyObject *args, PyObject *kwds)
 	/* Sockets, addrs and tcp_info dicts hold no cycles: collections the new objects
 	 * would trigger (each walking the whole heap) find nothing of ours. */
 	int gc_was = PyGC_Disable();
-	bool more;
 
 	while (list) {
-		Py_BEGIN_ALLOW_THREADS
-		more = take(it);
-		Py_END_ALLOW_THREADS
-		if (!more)
+		int r = take(it);
+
+		if (r <= 0) {
+			if (r == 0)
+				stop(it);	/* raises the dump's error, if any */
+			if (PyErr_Occurred())
+				Py_CLEAR(list);
 			break;
-		for (; list && it->pos < it->cur->n; it->pos++) {
-			PyObject *o = sdpy_sock_new(it->st, it->cur, &it->cur->recs[it->pos],
+		}
+		for (; list && it->pos < it->chunk.n; it->pos++) {
+			PyObject *o = sdpy_sock_new(it->st, &it->chunk, &it->chunk.recs[it->pos],
 						    it->sq.netns, it->ac);
 
 			if (!o || PyList_Append(list, o) < 0)
@@ -259,10 +224,6 @@ PyObject *sdpy_connections(PyObject *module, PyObject *args, PyObject *kwds)
 	}
 	if (gc_was)
 		PyGC_Enable();
-	if (list && it->err) {
-		sdpy_raise_dump(&it->sq, it->err);
-		Py_CLEAR(list);
-	}
 	Py_XDECREF(it);
 	return list;
 }

@@ -97,12 +97,7 @@ static int kill_err(enum sdiag_table t, int family, int err, void *userdata)
 	struct kill_ctx *k = userdata;
 
 	(void)family;
-	if (err != -EAFNOSUPPORT && err != -EPROTONOSUPPORT)
-		return err;
-	if (!(k->sq->explicit_tables & SDIAG_TABLE_BIT(t)))
-		return 0;
-	k->sq->failed_table = (int)t + 1;
-	return err;
+	return sdpy_table_err(k->sq, t, err);
 }
 
 /* Dump (dry run) or kill, without the GIL. */
@@ -143,7 +138,6 @@ static PyObject *kill_py(PyObject *module, PyObject *args, PyObject *kwds)
 	struct kill_ctx k = { 0 };
 	struct sdpy_query sq;
 	int dry_run = 0, r;
-	uint8_t afs = 0;
 
 	if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OOp:kill", kw, &filter, &kind, &netns,
 					 &dry_run))
@@ -160,18 +154,7 @@ static PyObject *kill_py(PyObject *module, PyObject *args, PyObject *kwds)
 	}
 	if (sdpy_query_init(st, &sq, kind, filter, netns, 0, 0) < 0)
 		goto out;
-	/* sdiag_kill acts on every family of its tables: they must all agree. */
-	for (unsigned t = 0; t < SDIAG_T_MAX; t++) {
-		if (!sq.afs[t])
-			continue;
-		if (afs && afs != sq.afs[t]) {
-			PyErr_SetString(PyExc_ValueError,
-					"kill: kinds with different address families");
-			goto out;
-		}
-		afs = sq.afs[t];
-	}
-	sq.q.afs = afs;
+	/* Each table's families: the query's table_afs (sdpy_prepare). */
 	/* sockdiag kill's selection (sockdiag(8), KILL): ss's default states, the connected
 	 * ones (no listener, no unconnected UDP or raw socket, no TIME-WAIT), unless the
 	 * filter has state clauses: those replace them. */
@@ -223,9 +206,9 @@ PyDoc_STRVAR(count_by_doc,
 PyDoc_STRVAR(iter_doc,
 "iter_connections(kind='inet', filter=None, netns=None, processes=False, details=False)\n"
 "--\n\n"
-"As connections(), one Socket at a time. A thread of the extension dumps\n"
-"(without the GIL) into one of two chunks of 1024 records while the other\n"
-"becomes Sockets: memory stays constant in the number of sockets (the process\n"
+"As connections(), one Socket at a time. The caller's thread pulls the dump\n"
+"1024 records at a time (without the GIL), then makes them Sockets: no thread,\n"
+"and memory stays constant in the number of sockets (the process\n"
 "map of processes=True is the exception: it holds every socket descriptor).\n"
 "Sockets come as the kernel dumps them: the netlink dump stays open while\n"
 "the generator is alive, and a socket may be reported that has closed since.");

@@ -5,7 +5,7 @@
  *   objects.c  compact records -> Python objects (Socket, addr, tcp_info)
  *   query.c    Python arguments -> a query (kind, filter, netns, processes)
  *   module.c   connections(), count_by(), kill(), errors, the module
- *   iter.c     iter_connections(): a producer thread and two chunks
+ *   iter.c     iter_connections() and connections(): pulled in chunks, no thread
  *   watch.c    watch(): destroy events
  *   count.c    count_by()'s groups, counted without the GIL
  */
@@ -70,13 +70,18 @@ void sdpy_chunk_reset(struct sdpy_chunk *c);
 void sdpy_chunk_free(struct sdpy_chunk *c);
 /* Append a record made from s. Returns 0 or -ENOMEM. */
 int sdpy_chunk_add(struct sdpy_chunk *c, const struct sdiag_sock *s, bool details);
-/* Whether the query wants s (its family, for its table). */
-bool sdpy_query_wants(const struct sdpy_query *sq, const struct sdiag_sock *s);
-/* The owners (when asked for) and a handle on the query's namespace. Call
- * without the GIL. Returns 0 or a negative errno. */
+/* The owners (when asked for), the query's policies (per-table families,
+ * unsupported tables an error only when named: the library applies both)
+ * and a handle on the query's namespace. Call without the GIL. Returns 0 or
+ * a negative errno. */
 int sdpy_prepare(struct sdpy_query *sq, struct sdiag_handle **ret);
-/* sdiag_dump() of the query, with its table and family checks and the error
- * policy (explicit tables fail, groups skip). No GIL. */
+/* A dump's failure on table t: remembered for the exception when it is the
+ * kernel's lack of support (only named tables come here). Returns err. */
+int sdpy_table_err(struct sdpy_query *sq, enum sdiag_table t, int err);
+/* sdiag_dump_next, remembering the table of a failure. No GIL. */
+int sdpy_dump_next(struct sdiag_dump *d, struct sdpy_query *sq, const struct sdiag_sock **ret);
+/* The whole dump of the query, each record to cb; the first failure stops
+ * it. No GIL. Returns 0 or a negative errno. */
 int sdpy_dump(struct sdiag_handle *h, struct sdpy_query *sq, sdiag_sock_cb cb, void *userdata);
 /* The whole dump into c. No GIL. Returns 0 or a negative errno. */
 int sdpy_collect(struct sdpy_query *sq, struct sdpy_chunk *c);

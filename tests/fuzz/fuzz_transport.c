@@ -15,7 +15,9 @@
  *   bit 2     stamp each message with a sequence number of ours (1 + its own
  *             modulo the number of requests) and port 0
  *   bit 3     the callback aborts at the second message
- *   bits 4-7  batch: requests - 1
+ *   bits 4-7  batch: requests - 1; a dump: bit 4 pulls it one message at a
+ *             time (sd_nl_dump_msg, the look-ahead on), the callback run on
+ *             each message handed over
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -65,6 +67,19 @@ static void stamp(uint8_t *buf, size_t len, uint32_t n)
 		w->nlmsg_seq = 1 + w->nlmsg_seq % n;
 		w->nlmsg_pid = 0;
 	}
+}
+
+/* The dump pulled message by message; cb's error ends it with a drain. */
+static int pull(struct sd_nl *nl, struct run *run)
+{
+	const struct nlmsghdr *nlh;
+	struct run ahead = { 0 };
+	int r = sd_nl_dump_begin(nl);
+
+	while (r >= 0 && (r = sd_nl_dump_msg(nl, msg_cb, &ahead, &nlh)) > 0)
+		if ((r = msg_cb(nlh, run)) < 0)
+			sd_nl_dump_end(nl);
+	return r;
 }
 
 static bool plausible(int r)
@@ -129,7 +144,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct nlmsghdr *q = mnl_nlmsg_put_header(sd_nl_reqbuf(nl, NULL));
 
 		q->nlmsg_type = 100;
-		if (mode == 0)
+		if (mode == 0 && (data[0] & 0x10))
+			r = pull(nl, &run);
+		else if (mode == 0)
 			r = sd_nl_dump(nl, NULL, msg_cb, &run);
 		else if (mode == 1)
 			r = sd_nl_dump_retry(nl, msg_cb, restart_cb, &run);

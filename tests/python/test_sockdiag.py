@@ -265,6 +265,37 @@ def make_pairs(port, n):
     return lst, out
 
 
+def fd_cookie(s):
+    return struct.unpack("=Q", s.getsockopt(socket.SOL_SOCKET, 57, 8))[0]  # SO_COOKIE
+
+
+def test_kill_kinds_of_different_families():
+    # Each kind keeps its families (the query's table_afs): tcp4 and udp6 select
+    # IPv4 TCP and IPv6 UDP, not IPv6 TCP nor IPv4 UDP. The oracle: the
+    # sockets made here, by cookie.
+    keep = []
+    made = {}
+    for fam, addr, kind in ((socket.AF_INET, "127.0.0.1", "tcp4"), (socket.AF_INET6, "::1", "tcp6")):
+        lst = socket.create_server((addr, 7611), family=fam)
+        c = socket.create_connection((addr, 7611))
+        a, _ = lst.accept()
+        keep += [lst, c, a]
+        made[kind] = {fd_cookie(c), fd_cookie(a)}
+    for fam, addr, kind in ((socket.AF_INET, "127.0.0.1", "udp4"), (socket.AF_INET6, "::1", "udp6")):
+        u = socket.socket(fam, socket.SOCK_DGRAM)
+        u.bind((addr, 7611))
+        u.connect((addr, 7612))
+        keep.append(u)
+        made[kind] = {fd_cookie(u)}
+    try:
+        dry = sockdiag.kill("sport = :7611 or dport = :7611", kind=["tcp4", "udp6"], dry_run=True)
+        assert {s.cookie for s, r in dry} == made["tcp4"] | made["udp6"]
+        assert {r for s, r in dry} == {"would-destroy"}
+    finally:
+        for s in keep:
+            s.close()
+
+
 def test_kill_exact():
     l1, p1 = make_pairs(7601, 4)
     l2, p2 = make_pairs(7602, 4)
@@ -368,6 +399,39 @@ def test_other_netns():
             os.close(fd)
     finally:
         h.close()
+
+
+def os_threads():
+    with open("/proc/self/status") as f:
+        return next(int(l.split()[1]) for l in f if l.startswith("Threads:"))
+
+
+def test_iteration_pulls_without_a_thread():
+    # The iterator pulls from the library's pull-mode dump in the caller's
+    # thread: no producer thread exists while it runs, and two iterators can
+    # be interleaved, each with its own dump (one handle each).
+    lst, pairs = make_pairs(7903, 1100)  # 2201 sockets: three chunks
+    flt = "sport = :7903 or dport = :7903"
+    try:
+        want = {c.cookie for c in sockdiag.connections("tcp", filter=flt)}
+        assert len(want) == 2201
+        base = os_threads()
+        a = sockdiag.iter_connections("tcp", filter=flt)
+        b = sockdiag.iter_connections("tcp", filter=flt)
+        got_a, got_b = [next(a).cookie], [next(b).cookie]
+        assert os_threads() == base
+        for x, y in zip(a, b):
+            got_a.append(x.cookie)
+            got_b.append(y.cookie)
+            assert os_threads() == base
+        got_a += [c.cookie for c in a]
+        got_b += [c.cookie for c in b]
+        assert sorted(got_a) == sorted(want) and sorted(got_b) == sorted(want)
+        with pytest.raises(StopIteration):
+            next(a)
+    finally:
+        for s in [lst] + pairs:
+            s.close()
 
 
 def test_iteration_while_sockets_churn():

@@ -14,6 +14,10 @@
  *    own records;
  *  - stale sequence numbers are dropped; a message whose length runs past
  *    its datagram ends that datagram's walk (a 2^31 length included);
+ *  - sd_nl_dump_msg hands over one data message at a time across datagrams
+ *    (NOOPs and stale ones skipped, the look-ahead once per datagram), ends
+ *    with 0, the kernel's errno or -EINTR, and a dump ended early with
+ *    sd_nl_dump_end is drained;
  *  - the kernel's extended-ACK message is kept for the caller, with and
  *    without NLM_F_CAPPED;
  *  - a batch: sequence numbers stamped, failures matched to requests;
@@ -264,6 +268,75 @@ static void test_abort_drained(void **state)
 	assert_int_equal(s.v[1], 31);
 }
 
+/* One message at a time, across datagrams: stale and NOOP skipped, the
+ * look-ahead called once per datagram for its data messages. */
+static int ahead_count(const struct nlmsghdr *nlh, void *arg)
+{
+	(void)nlh;
+	(*(unsigned *)arg)++;
+	return 0;
+}
+
+static uint32_t msg_value(const struct nlmsghdr *nlh)
+{
+	uint32_t v;
+
+	memcpy(&v, NLMSG_DATA(nlh), sizeof(v));
+	return v;
+}
+
+static void test_msg_pull(void **state)
+{
+	struct fixture *f = *state;
+	const struct nlmsghdr *nlh;
+	struct dgram d = { 0 };
+	unsigned ahead = 0;
+	int err = -ENOENT;
+
+	data(&d, 7, 70, 0); /* stale */
+	data(&d, 1, 1, 0);
+	put(&d, NLMSG_NOOP, 0, 1, NULL, 0);
+	data(&d, 1, 2, 0);
+	queue(f, &d);
+	data(&d, 1, 3, 0);
+	done(&d, 1, 0);
+	queue(f, &d);
+	put_request(f->nl);
+	assert_int_equal(sd_nl_dump_begin(f->nl), 0);
+	for (uint32_t want = 1; want <= 3; want++) {
+		assert_int_equal(sd_nl_dump_msg(f->nl, ahead_count, &ahead, &nlh), 1);
+		assert_int_equal(msg_value(nlh), want);
+	}
+	assert_int_equal(ahead, 4); /* 3 data messages of datagram 1 (stale one too), 1 of 2 */
+	assert_int_equal(sd_nl_dump_msg(f->nl, NULL, NULL, &nlh), 0);
+	assert_int_equal(sd_nl_dump_msg(f->nl, NULL, NULL, &nlh), -EINVAL); /* no dump */
+
+	/* Ended after the first message: the rest is drained for the next dump. */
+	data(&d, 2, 20, 0);
+	queue(f, &d);
+	data(&d, 2, 21, 0);
+	done(&d, 2, 0);
+	queue(f, &d);
+	data(&d, 3, 30, NLM_F_DUMP_INTR);
+	done(&d, 3, 0);
+	queue(f, &d);
+	put(&d, NLMSG_DONE, NLM_F_MULTI, 4, &err, sizeof(err));
+	queue(f, &d);
+	put_request(f->nl);
+	assert_int_equal(sd_nl_dump_begin(f->nl), 0);
+	assert_int_equal(sd_nl_dump_msg(f->nl, NULL, NULL, &nlh), 1);
+	assert_int_equal(msg_value(nlh), 20);
+	sd_nl_dump_end(f->nl);
+	put_request(f->nl);
+	assert_int_equal(sd_nl_dump_begin(f->nl), 0);
+	assert_int_equal(sd_nl_dump_msg(f->nl, NULL, NULL, &nlh), 1);
+	assert_int_equal(msg_value(nlh), 30);
+	assert_int_equal(sd_nl_dump_msg(f->nl, NULL, NULL, &nlh), -EINTR);
+	put_request(f->nl);
+	assert_int_equal(sd_nl_dump_begin(f->nl), 0);
+	assert_int_equal(sd_nl_dump_msg(f->nl, NULL, NULL, &nlh), -ENOENT);
+}
+
 /* An NLMSG_ERROR with the kernel's message: capped (only the request's
  * header echoed) or not (the whole request echoed before the TLVs). */
 static void error_with_ext_ack(struct fixture *f, uint32_t seq, bool capped, const char *msg)
@@ -365,6 +438,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_intr_then_clean, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_intr_on_done_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_abort_drained, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_msg_pull, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ext_ack, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_batch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_sender, setup, teardown),

@@ -233,8 +233,6 @@ enum guard_verdict guard_exempt(const struct guard_config *c, const struct sdiag
 /* Append a deep copy of s to the growing array *v (n used, cap allocated): 0 or -ENOMEM. */
 int guard_victims_add(struct sdiag_sock ***v, size_t *n, size_t *cap,
 		      const struct sdiag_sock *s);
-/* A dump's error callback: a protocol the kernel lacks (UDP-Lite) strands nothing. */
-int guard_quiet_err_cb(enum sdiag_table t, int family, int err, void *data);
 
 /* ---- grace period (grace.c, pure) ----------------------------------------------- */
 

@@ -344,12 +344,3 @@ int guard_victims_add(struct sdiag_sock ***v, size_t *n, size_t *cap,
 	(*n)++;
 	return 0;
 }
-
-int guard_quiet_err_cb(enum sdiag_table t, int family, int err, void *data)
-{
-	(void)t;
-	(void)family;
-	(void)data;
-	/* UDP-Lite may be missing from a kernel: nothing to strand there. */
-	return err == -EPROTONOSUPPORT || err == -EAFNOSUPPORT ? 0 : err;
-}
