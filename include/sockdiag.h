@@ -105,8 +105,9 @@ enum sdiag_state {
 const char *sdiag_state_name(enum sdiag_state s);
 
 /* ------------------------------------------------------------------------ */
-/* Copies of kernel structs, laid out as in Linux 6.18. Older kernels send     */
-/* shorter payloads (the tail is zero), newer ones longer (the excess is cut). */
+/* Kernel structs, laid out as in Linux 6.18: what sdiag_sock_blob_copy()     */
+/* fills. Older kernels send shorter ones (the tail reads zero), newer ones    */
+/* longer (a caller with a longer definition gets the rest).                   */
 
 struct sdiag_tcp_info {
 	uint8_t tcpi_state;
@@ -268,6 +269,9 @@ struct sdiag_packet_ring {
 /* ------------------------------------------------------------------------ */
 /* The socket record.                                                         */
 
+/* Slots for the views of enum sdiag_blob (below); room for kinds to come. */
+#define SDIAG_BLOB_SLOTS 8
+
 /* "has" bits: set when the kernel sent the field (absent is not zero). */
 enum sdiag_has {
 	SDIAG_HAS_UID = 1ULL << 0,
@@ -334,12 +338,8 @@ struct sdiag_inet {
 	uint8_t raw_protocol;	/* real protocol of a raw socket */
 	char cong[16];
 	char ulp[16];
-	struct sdiag_meminfo meminfo;
-	struct sdiag_vegas_info vegas;
-	struct sdiag_dctcp_info dctcp;
-	struct sdiag_bbr_info bbr;
-	struct sdiag_tcp_info tcp_info;
-	struct sdiag_mptcp_info mptcp_info;
+	/* tcp_info, mptcp_info, meminfo and the congestion-control structs are
+	 * views: sdiag_sock_blob(), sdiag_sock_blob_copy(). */
 	/* MPTCP subflow ULP info, raw attribute payload (borrowed), or NULL. */
 	const void *ulp_mptcp;
 	size_t ulp_mptcp_len;
@@ -425,7 +425,6 @@ struct sdiag_sock {
 	uint32_t uid;
 	uint32_t rqueue;
 	uint32_t wqueue;
-	uint32_t skmem[SDIAG_SKMEM_VARS];
 	union {
 		struct sdiag_inet inet;
 		struct sdiag_unix un;
@@ -440,6 +439,11 @@ struct sdiag_sock {
 	 * the map: valid until sdiag_procmap_free, also in sdiag_sock_dup copies). */
 	const struct sdiag_proc *procs;
 	size_t n_procs;
+	/* The kernel structs the kernel sent (enum sdiag_blob): borrowed views
+	 * into the received datagram, as long as the kernel made them. Private:
+	 * read them through sdiag_sock_blob() and sdiag_sock_blob_copy(). */
+	const void *blob[SDIAG_BLOB_SLOTS];
+	uint16_t blob_len[SDIAG_BLOB_SLOTS];
 };
 
 /* Name of a netlink protocol ("route", "sock_diag", "generic", ...), or NULL if unknown. */
@@ -465,6 +469,33 @@ enum sdiag_sctp_list {
  * the end are not addresses). 0 for a record without that list. Pure. */
 size_t sdiag_sctp_addrs(const struct sdiag_sock *s, enum sdiag_sctp_list which,
 			struct sdiag_sctp_addr *out, size_t max);
+
+/* A kernel struct a record carries as the kernel sent it. The library does
+ * not cut or pad it: a newer kernel's longer struct reaches a caller built
+ * with a longer definition, an older kernel's shorter one reads as zero past
+ * its end. */
+enum sdiag_blob {
+	SDIAG_BLOB_TCP_INFO,	/* struct tcp_info (SDIAG_HAS_TCP_INFO) */
+	SDIAG_BLOB_MPTCP_INFO,	/* struct mptcp_info (SDIAG_HAS_MPTCP_INFO) */
+	SDIAG_BLOB_MEMINFO,	/* struct inet_diag_meminfo (SDIAG_HAS_MEMINFO) */
+	SDIAG_BLOB_SKMEMINFO,	/* u32 SK_MEMINFO_*[] (SDIAG_HAS_SKMEMINFO), any family */
+	SDIAG_BLOB_VEGAS,	/* struct tcpvegas_info (SDIAG_HAS_VEGAS) */
+	SDIAG_BLOB_DCTCP,	/* struct tcp_dctcp_info (SDIAG_HAS_DCTCP) */
+	SDIAG_BLOB_BBR,		/* struct tcp_bbr_info (SDIAG_HAS_BBR) */
+	SDIAG_BLOB_MAX
+};
+
+/* The bytes the kernel sent for blob k: borrowed, valid as long as the record
+ * (during the callback; a sdiag_sock_dup copy carries its own), and only
+ * 4-byte aligned, so read it with memcpy or sdiag_sock_blob_copy(). NULL when
+ * the record has none (not asked for, not sent, k out of range); *ret_len
+ * (may be NULL) gets its length, 0 then. Pure. */
+const void *sdiag_sock_blob(const struct sdiag_sock *s, enum sdiag_blob k, size_t *ret_len);
+/* Copy blob k into out, the caller's struct of size bytes: min(its length,
+ * size) bytes, the rest of out zero-filled (the whole of it when the record
+ * has none). Returns the length the kernel sent (0: none); larger than size
+ * when the kernel knows fields the caller does not. Pure. */
+size_t sdiag_sock_blob_copy(const struct sdiag_sock *s, enum sdiag_blob k, void *out, size_t size);
 
 /* Deep copy of a record: borrowed arrays are copied into the same allocation.
  * Returns NULL on allocation failure. Free with free(). */

@@ -79,8 +79,10 @@ static struct exp_entry *set_get(struct exp_set *s, const struct exp_key *k)
 
 static void fold_tcp(struct exp_tcp *t, const struct sdiag_sock *s)
 {
-	const struct sdiag_tcp_info *ti = &s->inet.tcp_info;
+	struct sdiag_tcp_info tcpi;
+	const struct sdiag_tcp_info *ti = &tcpi;
 
+	sdiag_sock_blob_copy(s, SDIAG_BLOB_TCP_INFO, &tcpi, sizeof(tcpi));
 	t->with_info++;
 	t->retrans_segs += ti->tcpi_total_retrans;
 	t->lost_segs += ti->tcpi_lost;

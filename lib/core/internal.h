@@ -4,7 +4,8 @@
  *
  *   transport.c   every netlink socket of the tree: dumps, requests, batches,
  *                 events (sd_nl_*, declared in nl.h, which daemon/ includes too);
- *                 the helpers every decoder uses (sd_diag_header, sd_copy_struct)
+ *                 the helpers every decoder uses (sd_diag_header, sd_copy_struct,
+ *                 sd_blob_set)
  *   record.c      names, deep copy, lists
  *
  * Only transport.c and the family decoders (lib/family/) touch struct nlmsghdr.
@@ -34,5 +35,13 @@ int sd_diag_header(const struct nlmsghdr *nlh, size_t size, uint8_t af, const vo
 /* Copy min(len, size) bytes of an attribute payload into a local struct,
  * zero-filling the rest (uapi structs grow between kernels). */
 void sd_copy_struct(void *dst, size_t size, const void *src, size_t len);
+
+/* Keep an attribute payload as view k of s (borrowed from the datagram, as
+ * the kernel sent it) and set bit in s->has. */
+void sd_blob_set(struct sdiag_sock *s, enum sdiag_blob k, const void *p, size_t len,
+		 uint64_t bit);
+/* SK_MEMINFO_* (the skmem view) of a family without queue counters: the view,
+ * and rmem_alloc / wmem_alloc as the queues, as ss shows them. */
+void sd_skmem_queues(struct sdiag_sock *s, const void *p, size_t len);
 
 #endif

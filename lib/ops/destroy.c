@@ -505,9 +505,11 @@ static int kill_sock_cb(const struct sdiag_sock *s, void *userdata)
 	 * layer's to drop.) */
 	if ((s->has & SDIAG_HAS_COOKIE) && set_has(&k->seen, s->cookie))
 		return 0;
-	if (s->table == SDIAG_T_MPTCP && k->tokens.keys && (s->has & SDIAG_HAS_MPTCP_INFO) &&
-	    s->inet.mptcp_info.mptcpi_token) {
-		r = set_insert(&k->tokens, s->inet.mptcp_info.mptcpi_token);
+	if (s->table == SDIAG_T_MPTCP && k->tokens.keys && (s->has & SDIAG_HAS_MPTCP_INFO)) {
+		struct sdiag_mptcp_info mi;
+
+		sdiag_sock_blob_copy(s, SDIAG_BLOB_MPTCP_INFO, &mi, sizeof(mi));
+		r = mi.mptcpi_token ? set_insert(&k->tokens, mi.mptcpi_token) : 0;
 		if (r < 0)
 			return r;
 	}
