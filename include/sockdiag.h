@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>	/* memset, for SDIAG_OPTS */
 
 #ifdef __cplusplus
 extern "C" {
@@ -583,7 +584,26 @@ enum sdiag_af {
 	SDIAG_AF_ALL = SDIAG_AF_INET | SDIAG_AF_INET6,
 };
 
+/*
+ * Options structs (struct sdiag_query, struct sdiag_kill_opts) grow at their
+ * end and start with their size, as libbpf's: declare one with SDIAG_OPTS(),
+ * which zeroes it and sets sz to the size the caller was built with. A
+ * library older than the caller accepts it when every byte it does not know
+ * is zero (else -E2BIG: the caller asked for an option it lacks); a newer
+ * library reads the fields it knows beyond sz as zero. sz smaller than the
+ * size_t itself: -EINVAL.
+ *
+ *	SDIAG_OPTS(sdiag_query, q, .tables = SDIAG_TABLES_INET, .show = SDIAG_SHOW_INFO);
+ *	r = sdiag_dump(h, &q, cb, NULL, NULL);
+ */
+#define SDIAG_OPTS(TYPE, NAME, ...)                                                                \
+	struct TYPE NAME = ({                                                                      \
+		memset(&NAME, 0, sizeof(struct TYPE));                                             \
+		(struct TYPE){ .sz = sizeof(struct TYPE), __VA_ARGS__ };                           \
+	})
+
 struct sdiag_query {
+	size_t sz;		/* sizeof(struct sdiag_query); SDIAG_OPTS() sets it */
 	uint32_t tables;	/* SDIAG_TABLE_BIT() mask; 0 = none */
 	uint32_t states;	/* SDIAG_STATE_BIT() mask; 0 = all */
 	uint32_t afs;		/* enum sdiag_af mask for inet tables; 0 = both */
@@ -612,8 +632,11 @@ typedef int (*sdiag_error_cb)(enum sdiag_table t, int family, int err, void *use
  * Dump the sockets q selects, decoding each and calling cb. Duplicates that
  * dumps produce (socket churn between chunks, netlink_diag's double report)
  * are removed by cookie. When a table cannot be dumped, err_cb decides; with
- * err_cb NULL the dump stops and returns that error.
- * Returns 0, or a negative errno (including one returned by a callback).
+ * err_cb NULL the dump stops and returns that error. q is read during the
+ * call only; the records are the callback's (borrowed).
+ * Returns 0, or a negative errno (including one returned by a callback):
+ * -EINVAL for a NULL h, q or cb or q->sz below sizeof(size_t), -E2BIG for a
+ * query with a non-zero option this library does not know (SDIAG_OPTS).
  */
 int sdiag_dump(struct sdiag_handle *h, const struct sdiag_query *q, sdiag_sock_cb cb,
 	       sdiag_error_cb err_cb, void *userdata);
@@ -624,8 +647,10 @@ struct sdiag_sock_list {
 	size_t n;
 };
 
-/* Collect every socket sdiag_dump would report. Tables the kernel cannot
- * dump are skipped as with err_cb returning 0. */
+/* Collect every socket sdiag_dump would report into *ret, the caller's to
+ * free with sdiag_sock_list_free (untouched on error). Tables the kernel
+ * cannot dump are skipped as with err_cb returning 0. Returns 0 or the
+ * errors of sdiag_dump, -ENOMEM. */
 int sdiag_collect(struct sdiag_handle *h, const struct sdiag_query *q,
 		  struct sdiag_sock_list *ret);
 /* Accepts NULL and an empty list. */
@@ -820,6 +845,7 @@ int sdiag_destroy(struct sdiag_handle *h, const struct sdiag_sock *const *socks,
 		  enum sdiag_destroy_result *ret_results, int *ret_errs);
 
 struct sdiag_kill_opts {
+	size_t sz;		/* sizeof(struct sdiag_kill_opts); SDIAG_OPTS() sets it */
 	unsigned batch;		/* records per batch; 0 = default */
 	unsigned max_passes;	/* passes at most; 0 = default (4) */
 	/* MPTCP sockets cannot be destroyed; also destroy the TCP subflows
@@ -834,7 +860,9 @@ struct sdiag_kill_opts {
  * family is dumped on its own, and those in which a pass destroyed anything
  * are dumped again, acting on the destroyable sockets not yet reported (by
  * cookie); sockets created meanwhile that match are destroyed too. err_cb is
- * as for sdiag_dump. Returns 0 or a negative errno as sdiag_destroyer_new.
+ * as for sdiag_dump. o may be NULL (the defaults); q and o are read during
+ * the call only. Returns 0 or a negative errno as sdiag_destroyer_new, or
+ * the option errors of sdiag_dump (-EINVAL, -E2BIG) for q or o.
  */
 int sdiag_kill(struct sdiag_handle *h, const struct sdiag_query *q,
 	       const struct sdiag_kill_opts *o, sdiag_destroy_cb cb, sdiag_error_cb err_cb,

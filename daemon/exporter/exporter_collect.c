@@ -334,8 +334,9 @@ static double now_s(clockid_t clk)
 
 int exp_collect(const struct exp_config *c, const struct exp_target *t, struct exp_agg **ret)
 {
-	struct sdiag_query q = { .tables = c->tables, .states = 0, .afs = SDIAG_AF_ALL,
-				 .show = c->tcp_info ? SDIAG_SHOW_INFO : 0 };
+	SDIAG_OPTS(sdiag_query, q,
+			.tables = c->tables, .states = 0, .afs = SDIAG_AF_ALL,
+			.show = c->tcp_info ? SDIAG_SHOW_INFO : 0);
 	struct sdiag_procmap *pm = NULL;
 	double t0 = now_s(CLOCK_MONOTONIC);
 	struct pass *p = calloc(1, sizeof(*p));

@@ -25,6 +25,22 @@
 struct nlmsghdr;
 struct nlattr;
 
+/* ---- options structs (opts.c) --------------------------------------------------- */
+
+#define SD_OFFSETOFEND(type, member) (offsetof(type, member) + sizeof(((type *)0)->member))
+/* What this library knows of each options struct: up to the end of its last
+ * member. A member appended at the end moves these (the assertions in opts.c
+ * fail to build until they do). */
+#define SD_QUERY_KNOWN SD_OFFSETOFEND(struct sdiag_query, procmap)
+#define SD_KILL_OPTS_KNOWN SD_OFFSETOFEND(struct sdiag_kill_opts, mptcp_subflows)
+
+/* A caller's options struct (its leading size_t sz) into ours (size bytes, of
+ * which the library knows the first known): min(sz, size) bytes, the rest
+ * zero, and dst's sz set to size. The kernel's copy_struct_from_user() rule:
+ * -EINVAL when src's sz cannot even hold itself, -E2BIG when src is longer
+ * than known and a byte past known is not zero. */
+int sd_opts_load(void *dst, size_t size, size_t known, const void *src);
+
 /* ---- decoders' helpers (transport.c; the transport itself: nl.h) ---------------- */
 
 /* The fixed header (size bytes) of a SOCK_DIAG_BY_FAMILY reply of family af,

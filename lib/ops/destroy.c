@@ -556,12 +556,11 @@ static int subflow_cb(const struct sdiag_sock *s, void *userdata)
 /* The TCP subflows of the MPTCP connections the first pass matched. */
 static int kill_subflows(struct sdiag_handle *h, const struct sdiag_query *q, struct kill_run *k)
 {
-	struct sdiag_query sq = {
-		.tables = SDIAG_TABLE_BIT(SDIAG_T_TCP),
-		.states = SDIAG_STATES_ALL & ~SDIAG_STATE_BIT(SDIAG_SS_LISTEN),
-		.afs = q->afs,
-		.show = SDIAG_SHOW_INFO, /* carries the ULP info */
-	};
+	SDIAG_OPTS(sdiag_query, sq,
+			.tables = SDIAG_TABLE_BIT(SDIAG_T_TCP),
+			.states = SDIAG_STATES_ALL & ~SDIAG_STATE_BIT(SDIAG_SS_LISTEN),
+			.afs = q->afs,
+			.show = SDIAG_SHOW_INFO); /* carries the ULP info */
 	int r;
 
 	if (!k->tokens.used)
@@ -646,23 +645,32 @@ SD_EXPORT int sdiag_kill(struct sdiag_handle *h, const struct sdiag_query *q,
 			 sdiag_error_cb err_cb, void *userdata)
 {
 	struct kill_run k = { .cb = cb, .err_cb = err_cb, .userdata = userdata };
-	unsigned passes = o && o->max_passes ? o->max_passes : DEFAULT_PASSES;
+	struct sdiag_kill_opts oo = { .sz = sizeof(oo) };
+	struct sdiag_query qq, pq;
 	uint32_t afs, todo[2], again[2];
-	struct sdiag_query pq;
+	unsigned passes;
 	int r;
 
 	if (!h || !q || !cb)
 		return -EINVAL;
+	r = sd_opts_load(&qq, sizeof(qq), SD_QUERY_KNOWN, q);
+	if (r == 0 && o)
+		r = sd_opts_load(&oo, sizeof(oo), SD_KILL_OPTS_KNOWN, o);
+	if (r < 0)
+		return r;
+	q = &qq;
+	o = &oo;
+	passes = o->max_passes ? o->max_passes : DEFAULT_PASSES;
 	r = sdiag_destroyer_new(&k.d, h, kill_result_cb, &k);
 	if (r < 0)
 		return r;
-	if (o && o->batch) {
+	if (o->batch) {
 		r = sdiag_destroyer_set_batch(k.d, o->batch);
 		if (r < 0)
 			goto out;
 	}
 	pq = *q;
-	if (o && o->mptcp_subflows && (q->tables & SDIAG_TABLE_BIT(SDIAG_T_MPTCP))) {
+	if (o->mptcp_subflows && (q->tables & SDIAG_TABLE_BIT(SDIAG_T_MPTCP))) {
 		r = set_grow(&k.tokens); /* non-NULL keys: collect tokens */
 		if (r < 0)
 			goto out;

@@ -560,7 +560,9 @@ static int peer_cb(const struct sdiag_sock *s, void *data)
 int sd_dump_resolve(struct sdiag_handle *h, const struct sdiag_filter *f,
 		    struct sd_fvals **ret)
 {
-	struct sdiag_query q = { .tables = SDIAG_TABLES_UNIX, .states = SDIAG_STATES_ALL };
+	SDIAG_OPTS(sdiag_query, q,
+			.tables = SDIAG_TABLES_UNIX,
+			.states = SDIAG_STATES_ALL);
 	struct sd_fresolve *rs;
 	int r;
 
@@ -579,12 +581,18 @@ int sd_dump_resolve(struct sdiag_handle *h, const struct sdiag_filter *f,
 SD_EXPORT int sdiag_dump(struct sdiag_handle *h, const struct sdiag_query *q, sdiag_sock_cb cb,
 			 sdiag_error_cb err_cb, void *userdata)
 {
+	struct sdiag_query qq;
 	struct run *run;
-	uint32_t afs = q->afs ? q->afs : SDIAG_AF_ALL;
+	uint32_t afs;
 	int r = 0;
 
 	if (!h || !q || !cb)
 		return -EINVAL;
+	r = sd_opts_load(&qq, sizeof(qq), SD_QUERY_KNOWN, q);
+	if (r < 0)
+		return r;
+	q = &qq;
+	afs = q->afs ? q->afs : SDIAG_AF_ALL;
 	run = calloc(1, sizeof(*run));
 	if (!run)
 		return -ENOMEM;

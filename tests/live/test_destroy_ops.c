@@ -132,7 +132,7 @@ static int denied_child(void)
 	struct sdiag_handle *h = NULL;
 	struct sdiag_destroyer *d = NULL;
 	struct sdiag_sock_list l = { 0 };
-	struct sdiag_query q = { .tables = T_TCP };
+	SDIAG_OPTS(sdiag_query, q, .tables = T_TCP);
 	int counts[SDIAG_ERROR + 1] = { 0 };
 	int lfd = stream_listen(AF_INET, 0, "127.0.0.1", 0, 4);
 
@@ -267,7 +267,9 @@ static void test_kill_concurrent_close(void **state)
 {
 	enum { N = 1500 };
 	static int lfd, cfd[N], afd[N];
-	struct sdiag_query q = { .tables = T_TCP, .states = SDIAG_STATE_BIT(SDIAG_SS_ESTABLISHED) };
+	SDIAG_OPTS(sdiag_query, q,
+			.tables = T_TCP,
+			.states = SDIAG_STATE_BIT(SDIAG_SS_ESTABLISHED));
 	struct kill_count k = { 0 };
 	struct sdiag_handle *h = NULL;
 	struct sdiag_sock_list l = { 0 };

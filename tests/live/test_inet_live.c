@@ -117,8 +117,9 @@ static void tcp_pair_family(int family, const char *addr)
 	sdiag_sock_list_free(&l);
 
 	/* The other address family's dump must not see these sockets. */
-	struct sdiag_query q = { .tables = T_TCP,
-				 .afs = family == AF_INET ? SDIAG_AF_INET6 : SDIAG_AF_INET };
+	SDIAG_OPTS(sdiag_query, q,
+			.tables = T_TCP,
+			.afs = family == AF_INET ? SDIAG_AF_INET6 : SDIAG_AF_INET);
 	struct sdiag_handle *h;
 
 	assert_int_equal(sdiag_open(&h), 0);
@@ -451,7 +452,7 @@ static void test_tcp_time_wait(void **state)
 	assert_int_equal(s->inet.timer, 3); /* the TIME-WAIT timer */
 	sdiag_sock_list_free(&l);
 
-	struct sdiag_query q = { .tables = T_TCP, .states = SDIAG_STATES_CONNECTED };
+	SDIAG_OPTS(sdiag_query, q, .tables = T_TCP, .states = SDIAG_STATES_CONNECTED);
 	struct sdiag_handle *h;
 
 	assert_int_equal(sdiag_open(&h), 0);
