@@ -1,34 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Tests' access to a record's kernel structs (views, enum sdiag_blob): copies
- * through the public accessor, and storage for records a test makes by hand. */
+ * through the public accessor, and views of a record a test makes by hand. */
 #ifndef SOCKDIAG_TESTS_BLOB_UTIL_H
 #define SOCKDIAG_TESTS_BLOB_UTIL_H
 
 #include "sockdiag.h"
 
-/* One of every kernel struct, for a hand-made record (t_blobs_attach). */
-struct t_blobs {
-	struct sdiag_tcp_info tcp_info;
-	struct sdiag_mptcp_info mptcp_info;
-	struct sdiag_meminfo meminfo;
-	uint32_t skmem[SDIAG_SKMEM_VARS];
-	struct sdiag_vegas_info vegas;
-	struct sdiag_dctcp_info dctcp;
-	struct sdiag_bbr_info bbr;
-};
-
-/* Point every view of s at b's structs, whole (b must outlive s). */
-static inline void t_blobs_attach(struct sdiag_sock *s, struct t_blobs *b)
+/* Make view k of a hand-made record the size bytes at p (p must outlive s);
+ * the record's has bits stay the test's to set. */
+static inline void t_blob_attach(struct sdiag_sock *s, enum sdiag_blob k, void *p, size_t size)
 {
-#define T_AT(k, m) (s->blob[k] = &b->m, s->blob_len[k] = (uint16_t)sizeof(b->m))
-	T_AT(SDIAG_BLOB_TCP_INFO, tcp_info);
-	T_AT(SDIAG_BLOB_MPTCP_INFO, mptcp_info);
-	T_AT(SDIAG_BLOB_MEMINFO, meminfo);
-	T_AT(SDIAG_BLOB_SKMEMINFO, skmem);
-	T_AT(SDIAG_BLOB_VEGAS, vegas);
-	T_AT(SDIAG_BLOB_DCTCP, dctcp);
-	T_AT(SDIAG_BLOB_BBR, bbr);
-#undef T_AT
+	s->blob[k] = p;
+	s->blob_len[k] = (uint16_t)size;
 }
 
 static inline struct sdiag_tcp_info t_tcp_info(const struct sdiag_sock *s)

@@ -71,23 +71,27 @@ static bool in_opt(uint16_t want, uint16_t opt)
 
 /* ---- values -------------------------------------------------------------------- */
 
-const void *fld_blob(const struct fctx *c, unsigned k)
+#define W(k, m) [k] = offsetof(struct fblobs, m)
+const uint16_t fld_blob_off[SDIAG_BLOB_MAX] = {
+	W(SDIAG_BLOB_TCP_INFO, tcp_info), W(SDIAG_BLOB_MPTCP_INFO, mptcp_info),
+	W(SDIAG_BLOB_MEMINFO, meminfo), W(SDIAG_BLOB_SKMEMINFO, skmem),
+	W(SDIAG_BLOB_VEGAS, vegas), W(SDIAG_BLOB_DCTCP, dctcp), W(SDIAG_BLOB_BBR, bbr),
+};
+#undef W
+
+const void *fld_blob_fill(const struct fctx *c, unsigned k)
 {
-	static const struct {
-		uint16_t off, size;
-	} at[SDIAG_BLOB_MAX] = {
-#define W(k, m) [k] = { offsetof(struct fblobs, m), sizeof(((struct fblobs *)0)->m) }
+#define W(k, m) [k] = sizeof(((struct fblobs *)0)->m)
+	static const uint16_t size[SDIAG_BLOB_MAX] = {
 		W(SDIAG_BLOB_TCP_INFO, tcp_info), W(SDIAG_BLOB_MPTCP_INFO, mptcp_info),
 		W(SDIAG_BLOB_MEMINFO, meminfo), W(SDIAG_BLOB_SKMEMINFO, skmem),
 		W(SDIAG_BLOB_VEGAS, vegas), W(SDIAG_BLOB_DCTCP, dctcp), W(SDIAG_BLOB_BBR, bbr),
-#undef W
 	};
-	uint8_t *p = (uint8_t *)c->w + at[k].off;
+#undef W
+	uint8_t *p = (uint8_t *)c->w + fld_blob_off[k];
 
-	if (!(c->w->filled & 1u << k)) {
-		sdiag_sock_blob_copy(c->s, k, p, at[k].size);
-		c->w->filled |= 1u << k;
-	}
+	sdiag_sock_blob_copy(c->s, k, p, size[k]);
+	c->w->filled |= 1u << k;
 	return p;
 }
 
@@ -412,6 +416,9 @@ void fplan_text(const struct fplan *p, struct names *names, struct obuf *b,
 		.fam = (uint16_t)(1u << k), .opt = p->opt,
 	};
 	size_t sep_at = 0, sep_end = SIZE_MAX;
+	/* Where a text row's offset counts from: the record, or one of its kernel
+	 * structs (1 + enum sdiag_blob), looked up once per socket. */
+	const uint8_t *base[1 + SDIAG_BLOB_MAX] = { (const uint8_t *)s };
 
 	w.filled = 0;
 	for (size_t i = 0; i < cl->ntext; i++) {
@@ -432,8 +439,9 @@ void fplan_text(const struct fplan *p, struct names *names, struct obuf *b,
 				sep_end = SIZE_MAX;
 			continue;
 		}
-		c.base = (e->blob ? (const uint8_t *)fld_blob(&c, e->blob - 1u) :
-				    (const uint8_t *)s) + e->base;
+		if (!base[e->blob])
+			base[e->blob] = fld_blob(&c, e->blob - 1u);
+		c.base = base[e->blob] + e->base;
 		text_one(&c, e->f);
 	}
 	/* Nothing after the last separator: no empty line either. */

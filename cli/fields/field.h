@@ -233,9 +233,18 @@ void fld_json_bits(struct fctx *c, const struct field *f, uint64_t v,
 void fld_sep(struct fctx *c);
 /* A .text that writes nothing (the label says it all). */
 void fld_none(struct fctx *c, const struct field *f, uint64_t v);
+/* Where each kernel struct is in struct fblobs, by enum sdiag_blob. */
+extern const uint16_t fld_blob_off[SDIAG_BLOB_MAX];
+/* Copy kernel struct k of the current socket into c->w (fld_blob's slow path). */
+const void *fld_blob_fill(const struct fctx *c, unsigned k);
 /* Kernel struct k (enum sdiag_blob) of the current socket, zero past what
- * the kernel sent, all zero when it sent none. */
-const void *fld_blob(const struct fctx *c, unsigned k);
+ * the kernel sent, all zero when it sent none. Inline: -i's rows ask often. */
+static inline const void *fld_blob(const struct fctx *c, unsigned k)
+{
+	if (c->w->filled & 1u << k)
+		return (const uint8_t *)c->w + fld_blob_off[k];
+	return fld_blob_fill(c, k);
+}
 /* The value of a row for the current socket. */
 uint64_t fld_value(const struct fctx *c, const struct field *f);
 

@@ -20,13 +20,14 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 
+#include "cli/fields/field.h"
 #include "cli/render/output.h"
 #include "tests/blob_util.h"
 
 #define NREC 18
 
 static struct sdiag_sock recs[NREC];
-static struct t_blobs blobs[NREC];	/* the records' kernel structs (views) */
+static struct fblobs blobs[NREC];	/* the records' kernel structs (views) */
 static size_t nrec;
 #define TB(s) (&blobs[(s) - recs])
 
@@ -71,7 +72,13 @@ static struct sdiag_sock *add(enum sdiag_table table, int family, uint8_t state)
 	s->has = SDIAG_HAS_INODE | SDIAG_HAS_COOKIE | SDIAG_HAS_QUEUES | SDIAG_HAS_UID;
 	s->rqueue = (uint32_t)nrec;
 	s->wqueue = 100 * (uint32_t)nrec;
-	t_blobs_attach(s, TB(s));
+	t_blob_attach(s, SDIAG_BLOB_TCP_INFO, &TB(s)->tcp_info, sizeof(TB(s)->tcp_info));
+	t_blob_attach(s, SDIAG_BLOB_MPTCP_INFO, &TB(s)->mptcp_info, sizeof(TB(s)->mptcp_info));
+	t_blob_attach(s, SDIAG_BLOB_MEMINFO, &TB(s)->meminfo, sizeof(TB(s)->meminfo));
+	t_blob_attach(s, SDIAG_BLOB_SKMEMINFO, TB(s)->skmem, sizeof(TB(s)->skmem));
+	t_blob_attach(s, SDIAG_BLOB_VEGAS, &TB(s)->vegas, sizeof(TB(s)->vegas));
+	t_blob_attach(s, SDIAG_BLOB_DCTCP, &TB(s)->dctcp, sizeof(TB(s)->dctcp));
+	t_blob_attach(s, SDIAG_BLOB_BBR, &TB(s)->bbr, sizeof(TB(s)->bbr));
 	for (int i = 0; i < SDIAG_SKMEM_VARS; i++)
 		TB(s)->skmem[i] = (uint32_t)(i * 1000 + nrec);
 	return s;

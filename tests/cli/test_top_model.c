@@ -25,9 +25,9 @@
 static struct sdiag_sock mk(uint64_t cookie, uint16_t dport, uint64_t rx, uint64_t tx)
 {
 	/* Each record's tcp_info view: a ring longer than any test holds at once. */
-	static struct t_blobs tb[64];
+	static struct sdiag_tcp_info tb[64];
 	static unsigned next;
-	struct t_blobs *b = &tb[next++ % 64];
+	struct sdiag_tcp_info *ti = &tb[next++ % 64];
 	struct sdiag_sock s = { .table = SDIAG_T_TCP, .family = AF_INET, .state = 1,
 				.cookie = cookie, .inode = 1000 + cookie };
 
@@ -38,11 +38,11 @@ static struct sdiag_sock mk(uint64_t cookie, uint16_t dport, uint64_t rx, uint64
 	s.inet.dst[3] = 1;
 	s.inet.sport = (uint16_t)(40000 + cookie);
 	s.inet.dport = dport;
-	memset(b, 0, sizeof(*b));
-	t_blobs_attach(&s, b);
-	b->tcp_info.tcpi_bytes_received = rx;
-	b->tcp_info.tcpi_bytes_acked = tx;
-	b->tcp_info.tcpi_rtt = 100;
+	memset(ti, 0, sizeof(*ti));
+	t_blob_attach(&s, SDIAG_BLOB_TCP_INFO, ti, sizeof(*ti));
+	ti->tcpi_bytes_received = rx;
+	ti->tcpi_bytes_acked = tx;
+	ti->tcpi_rtt = 100;
 	return s;
 }
 

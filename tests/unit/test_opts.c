@@ -37,6 +37,17 @@ struct new_kill_opts {
 	uint64_t future;
 };
 
+/* An old caller's query, followed by 0xff bytes. */
+static void old_query(union padded_query *u, uint32_t tables)
+{
+	memset(u, 0xff, sizeof(*u));
+	u->q.sz = OLD_QUERY_SZ;
+	u->q.tables = tables;
+	u->q.states = 0;
+	u->q.afs = 0;
+	u->q.show = 0;
+}
+
 static int count_cb(const struct sdiag_sock *s, void *userdata)
 {
 	(void)s;
@@ -62,9 +73,7 @@ static void test_load_bytes(void **state)
 
 	(void)state;
 	/* Old: fields past its sz read as zero, whatever follows it. */
-	memset(&u, 0xff, sizeof(u));
-	u.q.sz = OLD_QUERY_SZ;
-	u.q.tables = 7;
+	old_query(&u, 7);
 	u.q.states = 8;
 	u.q.afs = 1;
 	u.q.show = 2;
@@ -126,12 +135,7 @@ static void test_dump_and_kill(void **state)
 	(void)state;
 	assert_int_equal(sdiag_open(&h), 0);
 	/* An old caller: no table; the 0xff bytes past its sz are no filter. */
-	memset(&u, 0xff, sizeof(u));
-	u.q.sz = OLD_QUERY_SZ;
-	u.q.tables = 0;
-	u.q.states = 0;
-	u.q.afs = 0;
-	u.q.show = 0;
+	old_query(&u, 0);
 	assert_int_equal(sdiag_dump(h, &u.q, count_cb, NULL, &calls), 0);
 	assert_int_equal(calls, 0);
 
