@@ -10,6 +10,10 @@
 #                 machine's userspace and run the live, netns and families suites there
 #                 (KERNELS="6.1 6.12", KERNEL_IMAGE=vmlinuz KERNEL_MODULES=DIR for any other
 #                 kernel, KERNEL_SUITES, KERNEL_TESTS; see tests/kernels/run.sh)
+#   make abi-check     the built library's ABI against the baseline abi/libsockdiag.abi
+#                 (abidiff; also part of make test, as meson test `abi`)
+#   make abi-baseline  rewrite abi/libsockdiag.abi from the built library, after an intended
+#                 ABI change (review the diff, commit it with the change)
 #   make clean    remove the build directories
 #
 # Dependencies are Debian 12 packages (BUILD_DEPS, TEST_DEPS, FUZZ_DEPS below); a missing one is
@@ -46,10 +50,10 @@ BUILD_DEPS := build-essential pkg-config meson ninja-build libmnl-dev libcap-ng-
 # nftables, conntrack: dead backends and conntrack deletes (a rule makes conntrack track in
 # the test's namespace; conntrack -L is the oracle); tmux: top's full-screen view driven by
 # keys and read back (tests/cli/top_ui.sh); python3-pytest, python3-psutil, python3-pyroute2:
-# the Python module's tests and oracles.
+# the Python module's tests and oracles; abigail-tools (abidw, abidiff): the ABI check.
 TEST_DEPS := libcmocka-dev iproute2 procps python3 jq groff-base bash-completion zsh fish \
 	prometheus python3-yaml netbase strace python3-prometheus-client nftables conntrack \
-	tmux python3-pytest python3-psutil python3-pyroute2
+	tmux python3-pytest python3-psutil python3-pyroute2 abigail-tools
 
 # What make test-kernels adds: QEMU (TCG: no /dev/kvm needed), busybox-static and cpio for
 # the guest's initramfs, kmod (depmod/modprobe on the kernel package's modules), xz-utils
@@ -70,9 +74,14 @@ SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 MESON_SETUP := meson setup --prefix=$(PREFIX)
 
 .PHONY: all deps deps-test deps-fuzz deps-kernels setup build run test test-kernels install \
-	uninstall asan fuzz clean
+	uninstall asan fuzz clean abi-check abi-baseline
 
 all: build
+
+# Another apt-get may hold the locks (right after boot: unattended-upgrades): apt waits up
+# to 10 minutes for the dpkg lock itself; `apt-get update`, which does not wait for the
+# package lists' lock, is tried again every 5 s for as long (tests/install/make_deps.sh).
+APT_WAIT := -o DPkg::Lock::Timeout=600
 
 # install-missing PACKAGES...: apt-get install those of PACKAGES dpkg does not know as installed.
 define install-missing
@@ -87,8 +96,16 @@ define install-missing
 	done; \
 	if [ -n "$$missing" ]; then \
 		echo "make: installing missing packages:$$missing"; \
-		$(SUDO) apt-get update && \
-		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y \
+		n=0; \
+		until out=$$($(SUDO) apt-get $(APT_WAIT) update 2>&1); do \
+			if ! printf '%s\n' "$$out" | grep -q 'Could not get lock' || [ $$n -ge 120 ]; then \
+				printf '%s\n' "$$out" >&2; exit 1; \
+			fi; \
+			[ $$n -gt 0 ] || echo "make: another apt-get holds the package lists' lock: waiting (at most 10 minutes)"; \
+			n=$$((n + 1)); sleep 5; \
+		done; \
+		printf '%s\n' "$$out"; \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get $(APT_WAIT) install -y \
 			--no-install-recommends $$missing; \
 	fi
 endef
@@ -139,6 +156,17 @@ test-kernels: deps-kernels setup
 	KERNELS="$(KERNELS)" KERNEL_IMAGE="$(KERNEL_IMAGE)" KERNEL_MODULES="$(KERNEL_MODULES)" \
 	KERNEL_SUITES="$(KERNEL_SUITES)" KERNEL_TESTS="$(KERNEL_TESTS)" \
 		tests/kernels/run.sh $(BUILDDIR)
+
+# The ABI (tests/abi/abi.sh): abidw reads the library's DWARF, so debug info is switched on.
+abi-check: deps-test setup
+	meson configure $(BUILDDIR) -Dtests=enabled -Ddebug=true
+	ninja -C $(BUILDDIR)
+	meson test -C $(BUILDDIR) --print-errorlogs abi
+
+abi-baseline: deps-test setup
+	meson configure $(BUILDDIR) -Ddebug=true
+	ninja -C $(BUILDDIR)
+	tests/abi/abi.sh baseline $(BUILDDIR)/lib/libsockdiag.so .
 
 install: setup
 	meson configure $(BUILDDIR) -Dprefix=$(PREFIX)

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include "cli/count.h"
@@ -272,15 +273,22 @@ static void put_user(struct ckeys *c, struct obuf *b, const struct sdiag_sock *s
 	obuf_puts(b, c->last_user);
 }
 
+/* An address as a key: a v4-mapped IPv6 one (a dual-stack socket's IPv4 peer) as
+ * the IPv4 address it is, so that one peer is one group, whichever socket saw it. */
 static void put_addr(struct obuf *b, const struct sdiag_sock *s, const uint8_t *a)
 {
+	struct in6_addr in6;
 	char buf[64];
 
 	if (!is_inet(s)) {
 		obuf_putc(b, '-');
 		return;
 	}
-	obuf_put(b, buf, fmt_addr(buf, s->family, a));
+	memcpy(&in6, a, sizeof(in6));
+	if (s->family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(&in6))
+		obuf_put(b, buf, fmt_addr(buf, AF_INET, a + 12));
+	else
+		obuf_put(b, buf, fmt_addr(buf, s->family, a));
 }
 
 /* The cgroup path and unit of an id, through a small direct-mapped cache:

@@ -537,6 +537,12 @@ int cmd_kill(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto out;
 	}
+	if (k.backends_path && o.explicit_tables) {
+		fprintf(stderr, "sockdiag kill: --dead-backends acts on TCP and connected UDP "
+				"sockets: no table options (-t, -u, -x, -A ...)\n");
+		status = EXIT_USAGE;
+		goto out;
+	}
 	if (k.backends_path) {
 		/* Read whole before anything is destroyed: a malformed file, nothing. */
 		if (backends_load(&k.backends, k.backends_path, BACKENDS_MAX_DEFAULT, err,

@@ -7,6 +7,8 @@
  *   sockdiag -K ... / -E ...             ss's kill and events options: kill, watch
  *   sockdiag help [COMMAND] | --help | --version
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
@@ -137,10 +139,45 @@ static int drop_empty(int argc, char **argv)
 	return n;
 }
 
+/*
+ * Descriptors 0, 1 and 2 that are closed get /dev/null, so that nothing opened later
+ * lands there (watch's netlink socket became its standard output and got the table).
+ * Returns 0, or the exit status after saying why not: a closed standard output or
+ * error is refused (output written nowhere is no way to run; stderr's own message
+ * goes to /dev/null, the status says it).
+ */
+static int std_fds(void)
+{
+	static const char *const names[] = { "input", "output", "error" };
+	int closed = -1;
+
+	for (int fd = 0; fd < 3; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		/* The lower ones are open: the lowest free descriptor is fd. */
+		if (open("/dev/null", fd ? O_WRONLY : O_RDONLY) != fd) {
+			fprintf(stderr, "sockdiag: descriptor %d is closed and /dev/null cannot be "
+					"opened: %s\n", fd, strerror(errno));
+			return EXIT_RUNTIME;
+		}
+		if (fd && closed < 0)
+			closed = fd;
+	}
+	if (closed < 0)
+		return 0;
+	fprintf(stderr, "sockdiag: standard %s (descriptor %d) is closed: refusing to run "
+			"(redirect it to /dev/null to discard the output)\n", names[closed], closed);
+	return EXIT_RUNTIME;
+}
+
 int main(int argc, char **argv)
 {
 	char list_name[] = "list", kill_name[] = "kill", watch_name[] = "watch";
 	char q[TEXT_QUOTE_LEN];
+	int r = std_fds();
+
+	if (r)
+		return r;
 
 	/* A reader that goes away (`sockdiag watch | head`) is a write error
 	 * (EPIPE) each command handles: it ends the output, not the process. */

@@ -553,6 +553,112 @@ bool sdiag_filter_names_states(const struct sdiag_filter *f);
 /* Accepts NULL. */
 void sdiag_filter_free(struct sdiag_filter *f);
 
+/*
+ * Building a filter without text. The builder makes the same tree the parser
+ * makes, so matching, sdiag_filter_states() and the kernel bytecode are the
+ * parser's: `dst 10.0.0.1:53 or dst [fd00::1]:53` built with
+ *
+ *	struct sdiag_filter *f = NULL;
+ *	uint8_t a4[4] = { 10, 0, 0, 1 }, a6[16] = { 0xfd, [15] = 1 };
+ *
+ *	sdiag_filter_new(&f);
+ *	sdiag_filter_begin(f, SDIAG_FILTER_OR);
+ *	sdiag_filter_add_host(f, SDIAG_FILTER_DST, AF_INET, a4, -1, 53);
+ *	sdiag_filter_add_host(f, SDIAG_FILTER_DST, AF_INET6, a6, -1, 53);
+ *	sdiag_filter_end(f);
+ *	r = sdiag_filter_finish(f, &err);	// 0, or the first error
+ *
+ * is the filter sdiag_filter_parse() makes of that text, down to the byte.
+ *
+ * Errors latch (as in sd-bus and libbpf): the first failing call records its
+ * error in f and returns it; every later call on f does nothing and returns
+ * that same error, and so does sdiag_filter_finish(), with a message in its
+ * err (offset: the index of the failing call, counting from 0 after
+ * sdiag_filter_new; len 0). Calls can therefore be chained unchecked and the
+ * result of sdiag_filter_finish() checked once. Errors: -EINVAL (an argument
+ * out of range, an unbalanced begin/end, NULL f), -EPERM (fwmark without
+ * CAP_NET_ADMIN, as for the parser), -ENOENT (finish: a cgroup or unit that
+ * does not exist), -ENOMEM. The builder never prints.
+ *
+ * Terms at one level are joined by the level's operator: the top level and
+ * SDIAG_FILTER_AND groups by `and`, SDIAG_FILTER_OR groups by `or`, and an
+ * SDIAG_FILTER_NOT group is `not (t1 and t2 ...)`. Joins associate to the
+ * left, as in the parser: a, b, c in an OR group is `(a or b) or c`. A group
+ * with no term is an error; a filter with no term matches every socket.
+ * f is usable (sdiag_filter_match, struct sdiag_query.filter) only after
+ * sdiag_filter_finish() returned 0: until then it matches no socket. Adding
+ * to a finished filter is -EINVAL.
+ * Predicates without a builder call yet (unix, netlink, packet and vsock
+ * hosts, pid/comm/user, TCP info, autobound) are written as text.
+ */
+enum sdiag_filter_group {
+	SDIAG_FILTER_AND,
+	SDIAG_FILTER_OR,
+	SDIAG_FILTER_NOT,
+};
+
+/* Which end of the socket a host or port term looks at: src is the local
+ * end, dst the peer (src/sport and dst/dport in the grammar). */
+enum sdiag_filter_dir {
+	SDIAG_FILTER_SRC,
+	SDIAG_FILTER_DST,
+};
+
+/* Comparisons: = != < <= > >=. Like the grammar's `!=`, NE is false for a
+ * socket without the field, unlike a NOT group. */
+enum sdiag_filter_cmp {
+	SDIAG_FILTER_EQ,
+	SDIAG_FILTER_NE,
+	SDIAG_FILTER_LT,
+	SDIAG_FILTER_LE,
+	SDIAG_FILTER_GT,
+	SDIAG_FILTER_GE,
+};
+
+/* A new, empty filter for the builder: *ret is caller-owned (sdiag_filter_free).
+ * Returns 0 or -ENOMEM (*ret untouched), -EINVAL for NULL ret. */
+int sdiag_filter_new(struct sdiag_filter **ret);
+/* Open a group (and, or, not) at the current level; sdiag_filter_end closes
+ * the innermost one. At most 200 levels deep. Returns 0 or the latched error. */
+int sdiag_filter_begin(struct sdiag_filter *f, enum sdiag_filter_group g);
+int sdiag_filter_end(struct sdiag_filter *f);
+/* `src HOST` / `dst HOST` for inet sockets. family AF_INET or AF_INET6 with
+ * addr (network order, 4 or 16 bytes; borrowed for the call) and a prefix
+ * length plen (-1: the whole address, 32 or 128); addr NULL (plen -1 or 0):
+ * any address of that family; family AF_UNSPEC (addr NULL): any address (`*`).
+ * port 0..65535, or -1 for any port. An IPv4 term also matches v4-mapped
+ * IPv6 sockets, as in the grammar. */
+int sdiag_filter_add_host(struct sdiag_filter *f, enum sdiag_filter_dir dir, int family,
+			  const void *addr, int plen, int port);
+/* `sport OP PORT` / `dport OP PORT`: port 0..65535, or -1 (any) with EQ only. */
+int sdiag_filter_add_port(struct sdiag_filter *f, enum sdiag_filter_dir dir,
+			  enum sdiag_filter_cmp cmp, int port);
+/* `state ...` / `exclude ...`: the socket's state is in mask (SDIAG_STATE_BIT
+ * of enum sdiag_state values; bits outside SDIAG_STATES_ALL are -EINVAL). */
+int sdiag_filter_add_states(struct sdiag_filter *f, uint32_t mask);
+/* `proto ...`: the socket is in one of the tables of mask (SDIAG_TABLE_BIT;
+ * 0 or bits outside SDIAG_TABLES_ALL are -EINVAL). */
+int sdiag_filter_add_tables(struct sdiag_filter *f, uint32_t mask);
+/* `dev OP IFINDEX`, cmp EQ or NE. */
+int sdiag_filter_add_dev(struct sdiag_filter *f, enum sdiag_filter_cmp cmp, unsigned ifindex);
+/* `fwmark OP MARK/MASK`, cmp EQ or NE; -EPERM without CAP_NET_ADMIN (the
+ * kernel shows marks only to it). */
+int sdiag_filter_add_fwmark(struct sdiag_filter *f, enum sdiag_filter_cmp cmp, uint32_t mark,
+			    uint32_t mask);
+/* `uid OP UID`: the socket's owner uid. */
+int sdiag_filter_add_uid(struct sdiag_filter *f, enum sdiag_filter_cmp cmp, uint32_t uid);
+/* `cgroup OP PATH` (a cgroup2 path from the mount's root: "/a/b" that cgroup;
+ * followed by a slash and two stars, it and every cgroup below) or, unit true, `unit OP NAME` (every
+ * cgroup named NAME, a systemd service, scope or slice, and those below). cmp EQ or NE; the
+ * text is copied. Looked up by sdiag_filter_finish() (a missing one:
+ * -ENOENT) and again by sdiag_filter_resolve(). */
+int sdiag_filter_add_cgroup(struct sdiag_filter *f, enum sdiag_filter_cmp cmp, bool unit,
+			    const char *path);
+/* Close the filter: checks every group is closed, looks up cgroups and
+ * units, and returns 0 or the first error of any builder call on f, with
+ * its message in err (may be NULL). f stays caller-owned either way. */
+int sdiag_filter_finish(struct sdiag_filter *f, struct sdiag_filter_error *err);
+
 /* ------------------------------------------------------------------------ */
 /* Handles and dumps.                                                        */
 

@@ -35,39 +35,65 @@ bool top_keys_need_owner(const struct top_keys *k)
 	return false;
 }
 
-int top_keys_parse(struct top_keys *ret, const char *arg, const char **ret_bad, size_t *ret_len)
+static bool keys_has(const struct top_keys *k, unsigned key)
+{
+	for (size_t i = 0; i < k->n; i++)
+		if (k->k[i] == key)
+			return true;
+	return false;
+}
+
+int top_keys_parse(struct top_keys *ret, const char *arg, struct top_keys_error *err)
 {
 	static const unsigned conn[] = { CK_PROTO, CK_LADDR, CK_LPORT, CK_RADDR, CK_RPORT,
 					 TK_COOKIE };
 	struct top_keys k = { .n = 0 };
 	const char *p = arg;
 
-	while (*p) {
+	*err = (struct top_keys_error){ .kind = TKE_NONE, .at = arg };
+	if (!*arg)
+		return -EINVAL;
+	for (;;) {
 		size_t len = strcspn(p, ",");
 		int i = count_key_lookup(p, len);
 		bool is_conn = len == 4 && !strncmp(p, "conn", 4);
-		size_t add = is_conn ? sizeof(conn) / sizeof(conn[0]) : 1;
+		const unsigned *add = is_conn ? conn : (const unsigned[]){ (unsigned)i };
+		size_t nadd = is_conn ? sizeof(conn) / sizeof(conn[0]) : 1;
 
-		if ((!is_conn && i < 0) || k.n + add > COUNT_MAX_KEYS || (is_conn && k.conn)) {
-			*ret_bad = p;
-			*ret_len = len;
+		*err = (struct top_keys_error){ .at = p, .len = len };
+		if (!len) {
+			err->kind = TKE_EMPTY;
+			err->at = arg;
+			err->len = strlen(arg);
 			return -EINVAL;
 		}
-		if (is_conn) {
-			memcpy(k.k + k.n, conn, sizeof(conn));
-			k.conn = true;
-		} else {
-			k.k[k.n] = (unsigned)i;
+		if (!is_conn && i < 0) {
+			err->kind = TKE_UNKNOWN;
+			return -EINVAL;
 		}
-		k.n += add;
+		if (is_conn && k.conn) {
+			err->kind = TKE_TWICE;
+			err->key = TK_COOKIE;
+			err->in_conn = true;
+			return -EINVAL;
+		}
+		for (size_t j = 0; j < nadd; j++)
+			if (keys_has(&k, add[j])) {
+				err->kind = TKE_TWICE;
+				err->key = add[j];
+				err->in_conn = is_conn || k.conn;
+				return -EINVAL;
+			}
+		if (k.n + nadd > COUNT_MAX_KEYS) {
+			err->kind = TKE_MANY;
+			return -EINVAL;
+		}
+		memcpy(k.k + k.n, add, nadd * sizeof(*add));
+		k.conn = k.conn || is_conn;
+		k.n += nadd;
 		p += len;
-		if (*p == ',' && *++p == '\0')
+		if (!*p++)
 			break;
-	}
-	if (!k.n) {
-		*ret_bad = arg;
-		*ret_len = 0;
-		return -EINVAL;
 	}
 	*ret = k;
 	return 0;

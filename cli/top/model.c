@@ -21,6 +21,7 @@
 #define NONE UINT32_MAX
 #define SEP '\x1f'
 #define GONE_REFRESHES 2	/* how long a socket missing from the dumps waits for its event */
+#define OWNER_TRIES 3		/* owner lookups of a socket (accept() shows the inode first) */
 
 enum {
 	TS_INFO = 1 << 0,	/* counters from tcp_info */
@@ -45,6 +46,7 @@ struct tsock {
 	uint16_t sport, dport;
 	uint16_t ns;
 	uint8_t family, table, state, flags, gone;
+	uint8_t tries;		/* owner lookups that found none */
 	uint8_t src[16], dst[16];
 	char comm[16];
 };
@@ -403,6 +405,7 @@ int tm_sock(struct top_model *m, const struct sdiag_sock *s, unsigned ns)
 		}
 		if (!t->inode && s->inode) {	/* accepted since */
 			t->inode = s->inode;
+			t->tries = 0;
 			if (!(t->flags & TS_PENDING)) {
 				t->flags |= TS_PENDING;
 				m->pending++;
@@ -519,12 +522,18 @@ void tm_owners(struct top_model *m, tm_lookup_fn lookup, void *ud)
 
 	for (size_t i = 0; i < m->n && m->pending; i++) {
 		struct tsock *t = &m->socks[i];
+		bool found;
 
 		if (!(t->flags & TS_PENDING))
 			continue;
+		found = lookup(ud, t->inode, &t->pid, t->comm);
+		/* accept() shows the inode before it installs the descriptor: a
+		 * scan in between finds no owner. Asked again next time. */
+		if (!found && ++t->tries < OWNER_TRIES)
+			continue;
 		t->flags &= (uint8_t)~TS_PENDING;
 		m->pending--;
-		if (!lookup(ud, t->inode, &t->pid, t->comm))
+		if (!found)
 			continue;
 		t->flags |= TS_OWNER;
 		if (regroup)

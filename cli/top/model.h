@@ -41,10 +41,26 @@ struct top_keys {
 	bool conn;			/* given as `conn`: one row per socket */
 };
 
-/* "pid,unit", "conn": 0, or -EINVAL with *ret_bad the offending name (a
- * pointer into arg) and *ret_len its length. */
-int top_keys_parse(struct top_keys *ret, const char *arg, const char **ret_bad,
-		   size_t *ret_len);
+/* Why top_keys_parse() refused a list; list --count-by's rule: KEY[,KEY...],
+ * none empty, none twice (conn's keys count: conn,rport has rport twice). */
+enum top_keys_err {
+	TKE_NONE = 1,	/* "": no key given */
+	TKE_EMPTY,	/* "pid,", ",pid", "pid,,comm" */
+	TKE_UNKNOWN,	/* at: the name */
+	TKE_TWICE,	/* at: the second one */
+	TKE_MANY,	/* more than COUNT_MAX_KEYS keys; at: the first too many */
+};
+
+struct top_keys_error {
+	enum top_keys_err kind;
+	const char *at;		/* a pointer into arg */
+	size_t len;
+	unsigned key;		/* TKE_TWICE: the key given twice */
+	bool in_conn;		/* TKE_TWICE: one of them came with conn */
+};
+
+/* "pid,unit", "conn": 0, or -EINVAL with *err saying why. */
+int top_keys_parse(struct top_keys *ret, const char *arg, struct top_keys_error *err);
 /* Names of the keys for messages: "conn, pid, comm, ..." */
 extern const char top_keys_help[];
 const char *top_key_name(unsigned k);
@@ -116,7 +132,8 @@ int tm_event(struct top_model *m, const struct sdiag_sock *s, unsigned ns,
 	     const struct sdiag_filter *f);
 /* How many sockets wait for their owners. */
 size_t tm_owners_pending(const struct top_model *m);
-/* Give each a pid and comm: lookup returns false when the inode has no owner. */
+/* Give each a pid and comm: lookup returns false when the inode has no owner (yet:
+ * such a socket stays pending for the next two calls, then is given up). */
 typedef bool (*tm_lookup_fn)(void *ud, uint64_t inode, int32_t *ret_pid, char ret_comm[16]);
 void tm_owners(struct top_model *m, tm_lookup_fn lookup, void *ud);
 /* Close the interval of `seconds`: groups, rates, rows. Returns 0 or -ENOMEM. */

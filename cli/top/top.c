@@ -7,8 +7,9 @@
  * A full-screen view (ui.c), or with -b, or when stdout is not a terminal,
  * one snapshot per interval as a table, JSON or NDJSON (batch.c).
  *
- * Exit status: 0 stopped by q, a signal or --count; 1 a dump, namespace,
- * terminal or write failure; 2 usage or filter error.
+ * Exit status: 0 stopped by q, a signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT)
+ * or --count; 1 a dump, namespace, terminal or write failure; 2 usage or
+ * filter error.
  */
 #include <errno.h>
 #include <signal.h>
@@ -25,12 +26,39 @@
 
 enum { OPT_INTERVAL = 0x100, OPT_COUNT, OPT_BY, OPT_SORT, OPT_BATCH = 'b' };
 
+/* One line for a --by list top_keys_parse() refused, in list --count-by's words. */
+static void by_error(const char *arg, const struct top_keys_error *e)
+{
+	char q[TEXT_QUOTE_LEN];
+
+	fputs("sockdiag top: --by: ", stderr);
+	switch (e->kind) {
+	case TKE_EMPTY:
+		fprintf(stderr, "an empty key in '%s' (keys are separated by single commas)\n",
+			text_excerpt(q, sizeof(q), arg, strlen(arg), 32));
+		break;
+	case TKE_TWICE:
+		fprintf(stderr, "key '%s' given twice%s\n",
+			e->key == TK_COOKIE ? "conn" : top_key_name(e->key),
+			e->in_conn && e->key != TK_COOKIE ? " (conn has it)" : "");
+		break;
+	case TKE_UNKNOWN:
+	case TKE_MANY:
+		fprintf(stderr, "%s '%s' (keys: %s)\n",
+			e->kind == TKE_UNKNOWN ? "unknown key" : "too many keys at",
+			text_excerpt(q, sizeof(q), e->at, e->len, 32), top_keys_help);
+		break;
+	default:
+		fprintf(stderr, "no key given (keys: %s)\n", top_keys_help);
+		break;
+	}
+}
+
 static int top_opt(void *ctx, int val, const char *arg)
 {
 	struct top_opts *t = ctx;
+	struct top_keys_error kerr;
 	char q[TEXT_QUOTE_LEN], *end;
-	const char *bad;
-	size_t len;
 	int c;
 
 	switch (val) {
@@ -54,11 +82,8 @@ static int top_opt(void *ctx, int val, const char *arg)
 		}
 		return 0;
 	case OPT_BY:
-		if (top_keys_parse(&t->keys, arg, &bad, &len) < 0) {
-			fprintf(stderr, "sockdiag top: --by: %s '%s' (keys: %s)\n",
-				len ? "unknown key or too many keys at" : "no key in",
-				text_excerpt(q, sizeof(q), len ? bad : arg, len ? len : strlen(arg), 32),
-				top_keys_help);
+		if (top_keys_parse(&t->keys, arg, &kerr) < 0) {
+			by_error(arg, &kerr);
 			return -EINVAL;
 		}
 		return 0;
@@ -130,7 +155,10 @@ int top_refresh(struct top_run *r)
 
 static int open_signals(void)
 {
-	return sigfd_open((const int[]){ SIGINT, SIGTERM, SIGHUP, SIGWINCH, 0 }, SFD_NONBLOCK);
+	/* SIGQUIT (Ctrl-\) stops it too: its default, a core dump, left the
+	 * terminal on the alternate screen with the cursor hidden. */
+	return sigfd_open((const int[]){ SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH, 0 },
+			  SFD_NONBLOCK);
 }
 
 /* Wait until `due` (CLOCK_MONOTONIC), reading destroy events as they come.
@@ -241,7 +269,7 @@ int cmd_top(int argc, char **argv)
 			 "          when stdout is not a terminal, and with --json/--ndjson)\n"
 			 "          --interval DURATION (refresh every DURATION, default 1s: 500ms,\n"
 			 "          2, 5m)\n"
-			 "          --count N (N snapshots, then exit)\n"
+			 "          --count N (N refreshes, then exit)\n"
 			 "          --by KEY[,KEY...] (one row per group of: conn (each socket),\n"
 			 "          pid, comm, cgroup, unit, user, raddr, rport, laddr, lport, netns,\n"
 			 "          state, proto, family; default pid)\n"
@@ -254,7 +282,7 @@ int cmd_top(int argc, char **argv)
 	struct cli_opts o;
 	int r, sigfd = -1, status = EXIT_RUNTIME;
 
-	top_keys_parse(&t.keys, "pid", &(const char *){ NULL }, &(size_t){ 0 });
+	top_keys_parse(&t.keys, "pid", &(struct top_keys_error){ 0 });
 	r = opts_parse(&o, argc, argv, &extra);
 	if (r == OPTS_EXIT)
 		return EXIT_OK;
@@ -275,11 +303,6 @@ int cmd_top(int argc, char **argv)
 	if (!t.batch && !ui_available()) {
 		fprintf(stderr, "sockdiag top: built without ncurses: no full-screen view; "
 				"use -b (batch mode)\n");
-		goto out;
-	}
-	if (t.count && !t.batch) {
-		fprintf(stderr, "sockdiag top: --count is for batch mode (-b)\n");
-		status = EXIT_USAGE;
 		goto out;
 	}
 	t.owners = true;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * sockdiag top's full-screen view (ncurses). One poll loop: the keyboard,
- * the signalfd (SIGINT, SIGTERM, SIGHUP stop; SIGWINCH resizes) and the
- * destroy-event subscriptions; a refresh when the interval is up.
+ * the signalfd (SIGINT, SIGTERM, SIGHUP, SIGQUIT stop; SIGWINCH resizes) and
+ * the destroy-event subscriptions; a refresh when the interval is up (after
+ * --count refreshes, one interval more and the end).
  * Each frame is erase() + draw + refresh(): ncurses sends only what changed,
  * so nothing flickers. Text from the system (cgroup paths, comm) is shown
  * as printable characters of the locale's charset, '?' for anything else,
@@ -61,6 +62,7 @@ struct ui {
 	size_t preset;		/* NPRESETS: the command line's keys */
 	struct top_keys cmdline;
 	size_t scroll;
+	uint64_t refreshes;	/* since the baseline (--count) */
 	char status[256];
 };
 
@@ -296,11 +298,10 @@ static void draw(struct ui *u)
 static void set_keys(struct ui *u)
 {
 	struct top_keys k = u->cmdline;
-	const char *bad;
-	size_t len;
+	struct top_keys_error e;
 
 	if (u->preset < NPRESETS)
-		top_keys_parse(&k, presets[u->preset], &bad, &len);
+		top_keys_parse(&k, presets[u->preset], &e);
 	u->r->t->keys = k;
 	if (tm_set_keys(u->r->m, &k) < 0)
 		snprintf(u->status, sizeof(u->status), "out of memory");
@@ -314,12 +315,11 @@ static void next_keys(struct ui *u)
 
 	for (size_t tries = 0; tries <= NPRESETS; tries++) {
 		struct top_keys k = u->cmdline;
-		const char *bad;
-		size_t len;
+		struct top_keys_error e;
 
 		u->preset = u->preset >= NPRESETS ? 0 : u->preset + 1;
 		if (u->preset < NPRESETS)
-			top_keys_parse(&k, presets[u->preset], &bad, &len);
+			top_keys_parse(&k, presets[u->preset], &e);
 		if (k.n != now->n || memcmp(k.k, now->k, k.n * sizeof(k.k[0])))
 			break;
 	}
@@ -425,6 +425,10 @@ static int loop(struct ui *u, int sigfd)
 		int e, ch;
 
 		if (!u->paused && now >= next) {
+			/* --count N: the Nth refresh was shown for an interval. */
+			if (u->r->t->count && u->refreshes == u->r->t->count)
+				return 0;
+			u->refreshes++;
 			e = top_refresh(u->r);
 			if (e < 0)
 				return e;

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The dead-backends file (backends.h): parsed whole before anything uses it,
- * so a half-written or malformed file changes nothing. Its size is bounded by
- * the cap on backends (a line is at most BACKEND_LINE_MAX bytes).
+ * so a malformed file changes nothing. It is read in chunks and parsed line by
+ * line: memory is bounded by the cap on backends and BACKEND_LINE_MAX, not by
+ * the comments and blank lines around them. Error messages name the place
+ * and what was expected, never the file's bytes (the file may be written by
+ * someone who cannot read what the guard can).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -14,13 +17,25 @@
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 
 #include "daemon/common/backends.h"
 #include "util/textfile.h"
 
-/* A line longer than this is refused (an address, a port, a protocol and a
- * comment fit easily). */
-#define BACKEND_LINE_MAX 1024
+/* A line longer than this is refused (sockdiag-guard.conf(5)); the read
+ * buffer holds several. */
+#define BACKEND_LINE_MAX 4096
+#define READ_CHUNK 65536
+
+/* openat2(2) (Linux 5.6), our copy of its uapi argument. */
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
+struct sd_open_how {
+	uint64_t flags, mode, resolve;
+};
+#define SD_RESOLVE_NO_MAGICLINKS 0x02
+#define SD_RESOLVE_BENEATH 0x08
 
 static const uint8_t v4mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
 
@@ -136,7 +151,7 @@ static int parse_backend(const struct lp *p, const char *tok, size_t len, struct
 	const char *a = tok, *a_end, *port;
 	bool bracket = tok[0] == '[';
 	unsigned long n = 0;
-	char addr[64], q[TEXT_QUOTE_LEN];
+	char addr[64];
 	uint8_t buf[16];
 
 	*ret = (struct backend){ .protos = BACKEND_TCP | BACKEND_UDP };
@@ -177,8 +192,8 @@ static int parse_backend(const struct lp *p, const char *tok, size_t len, struct
 			memcpy(ret->addr, buf + 12, 4);
 		}
 	} else {
-		return fail(p, a, "'%s' is not an %s address", TQ(q, addr),
-			    bracket ? "IPv6" : "IPv4");
+		return fail(p, a, bracket ? "expected an IPv6 address"
+					  : "expected an IPv4 address (IPv6 in brackets)");
 	}
 	if (port == hp_end)
 		return fail(p, port, "expected a port number (1-65535)");
@@ -230,7 +245,7 @@ static int parse_line(struct lp *p, const char *s, size_t len, struct backend_se
 		s++;
 	for (const char *c = tok; c < s; c++)
 		if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
-			return fail(p, c, "unexpected byte 0x%02x", (unsigned char)*c);
+			return fail(p, c, "expected printable ASCII");
 	r = parse_backend(p, tok, (size_t)(s - tok), &b);
 	if (r < 0)
 		return r;
@@ -246,97 +261,200 @@ static int parse_line(struct lp *p, const char *s, size_t len, struct backend_se
 	return add(set, cap, &b);
 }
 
-int backends_parse(struct backend_set *ret, const char *text, size_t len, size_t max, char *err,
-		   size_t errlen)
+struct parser {
+	struct lp p;
+	struct backend_set set;
+	size_t cap, count, max;
+};
+
+/* The lines of text[0..len): every one when final, else those up to the last
+ * newline. Returns the bytes consumed, or a negative errno (err written). */
+static ssize_t parse_lines(struct parser *ps, const char *text, size_t len, bool final)
 {
-	struct backend_set set = { 0 };
-	struct lp p = { .err = err, .errlen = errlen };
-	size_t cap = 0, count = 0;
+	const char *s = text, *end = text + len;
 	int r = 0;
 
-	for (const char *s = text, *end = text + len; s < end && r == 0;) {
+	while (s < end && r == 0) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 		size_t l = nl ? (size_t)(nl - s) : (size_t)(end - s);
 
-		p.line = s;
-		p.no++;
+		if (!nl && !final && l <= BACKEND_LINE_MAX)
+			break; /* the rest of the line is still to be read */
+		ps->p.line = s;
+		ps->p.no++;
 		if (memchr(s, '\0', l))
-			r = fail(&p, memchr(s, '\0', l), "a NUL byte");
+			r = fail(&ps->p, memchr(s, '\0', l), "a NUL byte");
 		else
-			r = parse_line(&p, s, l, &set, &cap, &count, max);
-		s += l + 1;
+			r = parse_line(&ps->p, s, l, &ps->set, &ps->cap, &ps->count, ps->max);
+		s += nl ? l + 1 : l;
 	}
+	if (r == -ENOMEM)
+		snprintf(ps->p.err, ps->p.errlen, "%s", strerror(ENOMEM));
+	return r < 0 ? r : s - text;
+}
+
+int backends_parse(struct backend_set *ret, const char *text, size_t len, size_t max, char *err,
+		   size_t errlen)
+{
+	struct parser ps = { .p = { .err = err, .errlen = errlen }, .max = max };
+	ssize_t r = parse_lines(&ps, text, len, true);
+
 	if (r < 0) {
-		if (r == -ENOMEM)
-			snprintf(err, errlen, "%s", strerror(ENOMEM));
-		backends_free(&set);
-		return r;
+		backends_free(&ps.set);
+		return (int)r;
 	}
-	*ret = set;
+	*ret = ps.set;
 	return 0;
+}
+
+/* Parse what fd reads, chunk by chunk (a message in ps->p.err). */
+static int parse_fd(struct parser *ps, int fd)
+{
+	char *buf = malloc(READ_CHUNK);
+	size_t have = 0;
+	ssize_t n, used;
+	int r = 0;
+
+	if (!buf) {
+		snprintf(ps->p.err, ps->p.errlen, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	for (;;) {
+		n = read(fd, buf + have, READ_CHUNK - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			snprintf(ps->p.err, ps->p.errlen, "cannot read: %s", strerror(-r));
+			break;
+		}
+		have += (size_t)n;
+		used = parse_lines(ps, buf, have, n == 0);
+		if (used < 0) {
+			r = (int)used;
+			break;
+		}
+		have -= (size_t)used;
+		memmove(buf, buf + used, have);
+		if (n == 0)
+			break;
+	}
+	free(buf);
+	return r;
+}
+
+/* path's directory and its last component; "" when path ends in '/'. */
+static int open_dir(const char *path, const char **ret_base)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096];
+	int fd;
+
+	if (!slash) {
+		*ret_base = path;
+		return open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	}
+	if ((size_t)(slash - path) >= sizeof(dir))
+		return -ENAMETOOLONG;
+	snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	*ret_base = slash + 1;
+	fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/* Without openat2 (before Linux 5.6): open following symbolic links, then
+ * check where the descriptor ended up. */
+static int open_beneath_compat(int dfd, const char *base, int flags)
+{
+	char d[4096], f[4096], proc[64];
+	ssize_t dl, fl;
+	int pfd, fd = -EXDEV;
+
+	pfd = openat(dfd, base, O_PATH | O_CLOEXEC);
+	if (pfd < 0)
+		return -errno;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", dfd);
+	dl = readlink(proc, d, sizeof(d) - 1);
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
+	fl = readlink(proc, f, sizeof(f));
+	if (dl > 0 && fl > dl && (d[dl - 1] == '/' || f[dl] == '/') && !memcmp(d, f, (size_t)dl))
+		fd = open(proc, flags);
+	if (fd == -1)
+		fd = -errno;
+	close(pfd);
+	return fd;
+}
+
+/* base, resolved beneath dfd: no symbolic link out of it, none absolute. */
+static int open_beneath(int dfd, const char *base, int flags)
+{
+	struct sd_open_how how = {
+		.flags = (uint64_t)flags,
+		.resolve = SD_RESOLVE_BENEATH | SD_RESOLVE_NO_MAGICLINKS,
+	};
+	long fd = syscall(SYS_openat2, dfd, base, &how, sizeof(how));
+
+	if (fd < 0 && (errno == ENOSYS || errno == EPERM)) /* EPERM: a seccomp filter */
+		return open_beneath_compat(dfd, base, flags);
+	return fd < 0 ? -errno : (int)fd;
+}
+
+static int load(struct backend_set *ret, const char *path, size_t max, bool beneath, char *err,
+		size_t errlen)
+{
+	const int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
+	struct parser ps = { .max = max };
+	char msg[256], q[256];
+	const char *base;
+	struct stat st;
+	int dfd = -1, fd, r;
+
+	text_excerpt(q, sizeof(q), path, strlen(path), 64);
+	ps.p.err = msg;
+	ps.p.errlen = sizeof(msg);
+	if (beneath) {
+		dfd = open_dir(path, &base);
+		fd = dfd < 0 ? dfd : open_beneath(dfd, base, flags);
+	} else {
+		fd = open(path, flags);
+		fd = fd < 0 ? -errno : fd;
+	}
+	if (fd < 0) {
+		r = fd;
+		snprintf(err, errlen, "%s: cannot open: %s", q,
+			 r == -EXDEV ? "a symbolic link out of its directory" : strerror(-r));
+		goto out;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		r = -EINVAL;
+		snprintf(err, errlen, "%s: not a regular file", q);
+		goto out;
+	}
+	r = parse_fd(&ps, fd);
+	if (r < 0)
+		snprintf(err, errlen, "%s: %s", q, msg);
+out:
+	if (fd >= 0)
+		close(fd);
+	if (dfd >= 0)
+		close(dfd);
+	if (r < 0)
+		backends_free(&ps.set);
+	else
+		*ret = ps.set;
+	return r;
 }
 
 int backends_load(struct backend_set *ret, const char *path, size_t max, char *err,
 		  size_t errlen)
 {
-	size_t limit = (max + 1) * 64 + 65536, len = 0, cap = 0;
-	char *text = NULL, msg[256], q[256];
-	struct stat st;
-	int fd, r;
+	return load(ret, path, max, false, err, errlen);
+}
 
-	text_excerpt(q, sizeof(q), path, strlen(path), 64);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0) {
-		r = -errno;
-		snprintf(err, errlen, "%s: cannot open: %s", q, strerror(-r));
-		return r;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "%s: not a regular file", q);
-		close(fd);
-		return -EINVAL;
-	}
-	for (;;) {
-		ssize_t n;
-
-		if (len + 4096 > cap) {
-			char *t;
-
-			cap = cap ? cap * 2 : 65536;
-			t = realloc(text, cap);
-			if (!t) {
-				r = -ENOMEM;
-				snprintf(err, errlen, "%s: %s", q, strerror(ENOMEM));
-				goto out;
-			}
-			text = t;
-		}
-		n = read(fd, text + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			r = -errno;
-			snprintf(err, errlen, "%s: cannot read: %s", q, strerror(-r));
-			goto out;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len > limit) {
-			r = -E2BIG;
-			snprintf(err, errlen,
-				 "%s: larger than %zu bytes (dead-backends-max = %zu); refused", q,
-				 limit, max);
-			goto out;
-		}
-	}
-	r = backends_parse(ret, text ? text : "", len, max, msg, sizeof(msg));
-	if (r < 0)
-		snprintf(err, errlen, "%s: %s", q, msg);
-out:
-	free(text);
-	close(fd);
-	return r;
+int backends_load_beneath(struct backend_set *ret, const char *path, size_t max, char *err,
+			  size_t errlen)
+{
+	return load(ret, path, max, true, err, errlen);
 }
 
 void backends_free(struct backend_set *s)

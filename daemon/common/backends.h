@@ -52,10 +52,16 @@ struct backend_set {
  */
 int backends_parse(struct backend_set *ret, const char *text, size_t len, size_t max, char *err,
 		   size_t errlen);
-/* Read and parse a file: err is "PATH: line L, column C: message" or
- * "PATH: cannot open: ...". */
+/* Read and parse a file, in chunks (no cap on its size; a line is at most
+ * 4096 bytes): err is "PATH: line L, column C: what was expected" (never the
+ * file's bytes) or "PATH: cannot open: ..." (-ENOENT: it does not exist). */
 int backends_load(struct backend_set *ret, const char *path, size_t max, char *err,
 		  size_t errlen);
+/* The same, the last component of path resolved beneath its directory: a
+ * symbolic link that leads out of it, or an absolute one, is refused (-EXDEV);
+ * relative links inside it (a ConfigMap's NAME -> ..data/NAME) are followed. */
+int backends_load_beneath(struct backend_set *ret, const char *path, size_t max, char *err,
+			  size_t errlen);
 /* Accepts a zeroed set. */
 void backends_free(struct backend_set *s);
 /* Same backends and protocols. */

@@ -5,8 +5,9 @@
  * One query covers every backend: TCP and UDP of both families, in every
  * state but LISTEN and the unconnected/bound ones, so the kernel never walks
  * its listening or bind hashes and never sends an unconnected UDP socket.
- * Up to bytecode_max backends, the filter `dst A:P or dst [B]:Q ...` goes
- * to the kernel as INET_DIAG bytecode (the library's compiler; an IPv4 term
+ * Up to bytecode_max backends, the filter `dst A:P or dst [B]:Q ...` (made
+ * with the library's filter builder, no text) goes to the kernel as
+ * INET_DIAG bytecode (the library's compiler; an IPv4 term
  * also matches v4-mapped peers there) and only sockets to a backend cross to
  * user space. Above it the bytecode would outgrow what the kernel takes and
  * the matcher would walk a long OR per socket: the dump is then unfiltered
@@ -17,7 +18,6 @@
  * could make the kernel's resumed walk skip live sockets).
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <netinet/in.h>
@@ -100,26 +100,29 @@ static int quiet_err_cb(enum sdiag_table t, int family, int err, void *data)
 	return err == -EAFNOSUPPORT || err == -EPROTONOSUPPORT ? 0 : err;
 }
 
-/* "dst 10.0.0.1:53 or dst [fd00::1]:53 ...": parsed by the library, which
- * compiles it to bytecode per family. */
+/* `dst 10.0.0.1:53 or dst [fd00::1]:53 ...` made with the library's builder
+ * (the parser's tree: the library compiles it to bytecode per family). Its
+ * errors latch: only finish's result counts. */
 static int build_filter(const struct backend_set *b, struct sdiag_filter **ret)
 {
-	struct sdiag_filter_error ferr = { 0 };
-	size_t len = b->n * (BACKEND_STRLEN + 8) + 1, off = 0;
-	char *expr = malloc(len);
+	struct sdiag_filter *f = NULL;
 	int r;
 
-	if (!expr)
-		return -ENOMEM;
-	for (size_t i = 0; i < b->n; i++) {
-		char one[BACKEND_STRLEN];
-
-		backend_format(&b->v[i], one, sizeof(one));
-		off += (size_t)snprintf(expr + off, len - off, "%sdst %s", i ? " or " : "", one);
+	r = sdiag_filter_new(&f);
+	if (r < 0)
+		return r;
+	sdiag_filter_begin(f, SDIAG_FILTER_OR);
+	for (size_t i = 0; i < b->n; i++)
+		sdiag_filter_add_host(f, SDIAG_FILTER_DST, b->v[i].family, b->v[i].addr, -1,
+				      b->v[i].port);
+	sdiag_filter_end(f);
+	r = sdiag_filter_finish(f, NULL);
+	if (r < 0) {
+		sdiag_filter_free(f);
+		return r;
 	}
-	r = sdiag_filter_parse(ret, expr, &ferr);
-	free(expr);
-	return r;
+	*ret = f;
+	return 0;
 }
 
 /* The UDP conntrack entries of a UDP backend: to it (original destination:

@@ -625,7 +625,9 @@ int sd_inet_decode(const struct nlmsghdr *nlh, struct sdiag_sock *s)
 	s->family = m.family;
 	sd_inet_sockid_decode(&m.id, s);
 	s->rqueue = m.rqueue;
-	s->wqueue = m.wqueue;
+	/* UDP and raw report sk_wmem_alloc - 1: in the destroy event of a freed
+	 * socket (sk_wmem_alloc already 0) that is 0 - 1. Nothing is queued. */
+	s->wqueue = m.wqueue == UINT32_MAX ? 0 : m.wqueue;
 	s->has |= SDIAG_HAS_QUEUES;
 	s->inet.timer = m.timer;
 	s->inet.retrans = m.retrans;

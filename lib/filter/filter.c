@@ -776,5 +776,6 @@ SD_EXPORT void sdiag_filter_free(struct sdiag_filter *f)
 	if (!f)
 		return;
 	sd_fnode_free(f->root);
+	sd_fbuild_free(f->build);
 	free(f);
 }

@@ -130,7 +130,12 @@ struct sdiag_filter {
 	struct sd_fnode *root; /* NULL: the empty filter, matches everything */
 	bool net_admin;	       /* CAP_NET_ADMIN at parse time: MARK_COND may be sent */
 	uint32_t n_peers;      /* SD_F_UNIX_PEER nodes (slots 0..n_peers-1) */
+	struct sd_fbuild *build; /* a builder's state until sdiag_filter_finish, else NULL */
 };
+
+/* filter_build.c: a builder's state (open groups, the latched error). Accepts NULL. */
+struct sd_fbuild;
+void sd_fbuild_free(struct sd_fbuild *b);
 
 /* Values resolved by a dump for one filter: per unix `dst` slot, the sorted
  * inodes of the sockets whose name matches the glob. */

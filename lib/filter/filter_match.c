@@ -291,6 +291,10 @@ bool sd_fnode_match(const struct sd_fnode *n, const struct sd_fvals *v,
 bool sd_filter_match_vals(const struct sdiag_filter *f, const struct sd_fvals *v,
 			  const struct sdiag_sock *s)
 {
+	/* A builder's filter before a successful sdiag_filter_finish matches
+	 * nothing: a forgotten finish must not select every socket (for a kill). */
+	if (f && f->build)
+		return false;
 	return !f || !f->root || sd_fnode_match(f->root, v, s);
 }
 

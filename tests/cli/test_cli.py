@@ -4,10 +4,12 @@
 table, --json and --ndjson, against a socket population this process
 creates. Run by test_cli.sh inside a private network namespace (never the
 host's). Prints one line per check; exits 1 if any check failed."""
+import atexit
 import json
 import os
 import re
 import resource
+import shutil
 import socket
 import subprocess
 import sys
@@ -89,6 +91,7 @@ def populate():
     p.ua.bind(p.abstract)
     p.ua.listen(1)
     p.tmp = tempfile.mkdtemp(prefix="sdcli")
+    atexit.register(shutil.rmtree, p.tmp, True)  # also when a check raises
     p.path = os.fsencode(p.tmp) + b"/s\xc3(\tx"
     p.up = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     p.up.bind(p.path)

@@ -4,13 +4,16 @@
 something that is no network namespace, -F and guard -c on FIFOs, devices,
 huge files and files with a NUL byte, watch --count -1, COLUMNS, control
 characters and whole files echoed in messages, the longest filter message;
-a reader going away (EPIPE) from list, watch and kill; kill --json that
+a reader going away (EPIPE) from list, watch and kill; descriptors 0-2
+closed; kill --dead-backends with a table option; kill --json that
 exits 3. Run by test_inputs.sh inside a private network namespace."""
+import atexit
 import fcntl
 import os
 import pty
 import re
 import select
+import shutil
 import socket
 import subprocess
 import sys
@@ -53,6 +56,7 @@ def expect(name, args, rc, err_has, lines=1, **kw):
 
 
 tmp = tempfile.mkdtemp(prefix="sdin")
+atexit.register(shutil.rmtree, tmp, True)  # also when a check raises
 fifo = os.path.join(tmp, "fifo")
 os.mkfifo(fifo)
 plain = os.path.join(tmp, "plain")
@@ -104,15 +108,21 @@ srv.listen(8)
 cli = socket.create_connection(("127.0.0.1", 7001))
 acc, _ = srv.accept()
 expect("kill -F with a NUL", ["kill", "-F", nul], 2, "a NUL byte at line 2, column 3")
-cli.setblocking(False)
-try:
-    cli.recv(1)
-    alive = False
-except BlockingIOError:
-    alive = True
-except OSError:
-    alive = False
-check("kill -F with a NUL: the connection was not destroyed", alive)
+
+
+def alive(sock):
+    """Whether a connection is still open: recv would block (not EOF, not an error)."""
+    sock.setblocking(False)
+    try:
+        sock.recv(1)
+        return False
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+
+
+check("kill -F with a NUL: the connection was not destroyed", alive(cli))
 
 # ---- numbers and sizes ------------------------------------------------------------------
 for v in ("-1", "0", "+3", " 3", "18446744073709551616"):
@@ -196,14 +206,22 @@ for cmd in ("list", "kill", "watch", "top", "guard", "exporter"):
 
 # ---- the reader goes away (EPIPE) --------------------------------------------------------
 def small_pipe_run(args, lines=1, before=None):
-    """Run args with a 4 KiB stdout pipe, read a few lines, close it."""
-    p = subprocess.Popen([SD] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    fcntl.fcntl(p.stdout.fileno(), F_SETPIPE_SZ, 4096)
+    """Run args with a 4 KiB stdout pipe, read a few lines, close it. The pipe
+    is shrunk before the command starts: once it holds more than 4 KiB,
+    F_SETPIPE_SZ fails with EBUSY (about one run in four, when it was shrunk
+    after the start)."""
+    rd, wr = os.pipe()
+    fcntl.fcntl(wr, F_SETPIPE_SZ, 4096)
+    try:
+        p = subprocess.Popen([SD] + args, stdout=wr, stderr=subprocess.PIPE)
+    finally:
+        os.close(wr)
+    out = os.fdopen(rd, "rb")
     if before:
         before()
     for _ in range(lines):
-        p.stdout.readline()
-    p.stdout.close()
+        out.readline()
+    out.close()
     try:
         _, err = p.communicate(timeout=20)
     except subprocess.TimeoutExpired:
@@ -257,6 +275,51 @@ r = subprocess.run(nocap + ["kill", "--json", "-t", "sport = 7001"], stdout=subp
 check("kill --json without CAP_NET_ADMIN: exit 3", r.returncode == 3,
       "rc %d %r" % (r.returncode, r.stderr))
 check("kill --json without CAP_NET_ADMIN: []", r.stdout.strip() == b"[]", repr(r.stdout))
+
+# ---- descriptors 0-2 closed ----------------------------------------------------------------
+# A closed stdout was the first free descriptor: watch's netlink socket became its
+# stdout (the table written into it, exit 0), top -b said "Invalid argument". Now a
+# closed stdout or stderr is refused, naming it, before anything is opened or
+# destroyed; a closed stdin is /dev/null.
+def closed_run(args, fds, timeout=10):
+    def close():
+        for fd in fds:
+            os.close(fd)
+    try:
+        r = subprocess.run([SD] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           stdin=subprocess.DEVNULL, timeout=timeout, preexec_fn=close)
+    except subprocess.TimeoutExpired:
+        return None, b"", b"(timed out)"
+    return r.returncode, r.stdout, r.stderr
+
+
+for cmd in (["list"], ["watch", "--count", "1"], ["top", "-b", "--count", "1"],
+            ["kill", "--all", "-t"], ["guard", "--dry-run"], ["exporter", "--once"]):
+    rc, out, err = closed_run(cmd, [1])
+    check("%s with stdout closed: exit 1, one line naming it" % cmd[0],
+          rc == 1 and err == b"sockdiag: standard output (descriptor 1) is closed: refusing to "
+          b"run (redirect it to /dev/null to discard the output)\n",
+          "rc %r, stderr %r" % (rc, err[:300]))
+    rc, out, err = closed_run(cmd, [2])
+    check("%s with stderr closed: exit 1, nothing written" % cmd[0], rc == 1 and out == b"",
+          "rc %r, stdout %r" % (rc, out[:300]))
+# The connection of the -F check above is alive: kill with stdout closed destroyed nothing.
+check("kill --all with stdout closed: nothing destroyed", alive(cli))
+rc, out, err = closed_run(["list", "-tan"], [0])
+check("list with stdin closed: runs (stdin is /dev/null)",
+      rc == 0 and b"127.0.0.1:7001" in out and err == b"", "rc %r, %r %r" % (rc, out[:200], err))
+rc, out, err = closed_run(["list", "-F", "-"], [0])
+check("list -F - with stdin closed: an empty filter, the sockets listed",
+      rc == 0 and b"127.0.0.1:7001" in out, "rc %r, %r %r" % (rc, out[:200], err))
+
+# ---- kill --dead-backends picks its own tables ---------------------------------------------
+backends = os.path.join(tmp, "backends")
+with open(backends, "w") as f:
+    f.write("127.0.0.9:80\n")
+for opt in ("-x", "-t", "-u", "-w", "-A unix", "--vsock"):
+    expect("kill --dead-backends FILE %s" % opt, ["kill", "--dead-backends", backends] +
+           opt.split(), 2, "--dead-backends acts on TCP and connected UDP sockets: no table "
+           "options")
 
 # ---- one rule for --count-by's list; --openmetrics needs --once ---------------------------
 for keys, msg in (("state,state", "key 'state' given twice"),

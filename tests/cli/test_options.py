@@ -397,6 +397,28 @@ def test_guard_check_config():
               "line 3: unknown key 'bogus'" in r.stderr, repr((r.returncode, r.stderr)))
 
 
+def test_count_by_v4_mapped():
+    """A dual-stack listener's IPv4 clients, seen from an IPv4 socket (127.0.0.1) and
+    from IPv6 ones (::ffff:127.0.0.1), are one peer: --count-by raddr/laddr fold the
+    v4-mapped form (they were two groups)."""
+    l = socket.socket(socket.AF_INET6)
+    l.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+    l.bind(("::", 7290))
+    l.listen(8)
+    c4 = socket.create_connection(("127.0.0.1", 7290))
+    c6 = socket.socket(socket.AF_INET6)
+    c6.connect(("::ffff:127.0.0.1", 7290))
+    acc = [l.accept()[0] for _ in range(2)]
+    try:
+        rows = jrun("-t", "--count-by", "raddr,laddr", "sport = :7290 or dport = :7290")
+        got = sorted((r["raddr"], r["laddr"], r["count"]) for r in rows)
+        check("--count-by raddr,laddr: v4-mapped addresses are their IPv4 address",
+              got == [("127.0.0.1", "127.0.0.1", 4)], repr(got))
+    finally:
+        for x in [l, c4, c6] + acc:
+            x.close()
+
+
 def main():
     p = populate()
     test_sctp()
@@ -411,6 +433,7 @@ def main():
     test_long_spellings()
     test_kill_passes()
     test_guard_check_config()
+    test_count_by_v4_mapped()
     print("# checks: %d passed, %d failed, %d skipped" % (len(T.PASSED), len(T.FAILED),
                                                           len(T.SKIPPED)))
     if T.FAILED:

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """sockdiag top -b end to end, inside the private network namespace test_cli.sh
 made, against what the test's own processes sent and read:
-  - a flow paced at 2 MB/s shows that rate within 5% (sender and receiver side);
+  - a flow paced at 2 MB/s shows that rate within 5% (sender and receiver side),
+    and each snapshot's tx_bps and rx_bps are its own bytes over the time since
+    the previous snapshot, the sender's rate then within 10%;
   - a connection that opens, carries N bytes and closes between two refreshes
     is in the next snapshot with N bytes (within 1%) and closed = 1;
   - groups by pid, unit, cgroup and conn,pid over one workload (long
@@ -194,6 +196,25 @@ def test_rate(tmp):
           "the receiving end's RX: the sender's TX, within 10%% (%d, %d)" % (total_rx, total))
     check(all(r["conns"] == 1 and r["closed"] == 0 for r in got),
           "one live connection per row, none closed", got[:2])
+    # Each snapshot on its own, from the second on: its interval is the time since
+    # the previous one (their stamps: a rate over the time since the start gave a
+    # steady flow 1.0M, 494k, 336k, 250k), and each end's rate is its own bytes
+    # over that interval (tx_bps from the receive rate passed), what the sender's
+    # log says it sent then (within 10%).
+    for rs, field, bps in ((snd, "tx_bytes", "tx_bps"), (rcv, "rx_bytes", "rx_bps")):
+        bad = []
+        for prev, r in zip(rs, rs[1:]):
+            dt = stamp(r) - stamp(prev)
+            sec = r["interval_us"] / 1e6
+            want_bps = sent_between(log, stamp(prev), stamp(r)) / max(dt, 1e-9)
+            if abs(sec - dt) > 0.01 or \
+               abs(r[bps] - r[field] / max(sec, 1e-9)) > 2 + 1e-5 * r[bps] or \
+               abs(r[bps] - want_bps) > 0.1 * want_bps:
+                bad.append((round(dt, 4), sec, r[field], r[bps], int(want_bps)))
+        check(len(rs) == 6 and not bad,
+              "%s, snapshot by snapshot: the interval since the previous one, %s = %s / "
+              "interval = the sender's rate then, within 10%%" % (bps, bps, field),
+              bad or rs)
     srv.kill()
     srv.wait()
 
@@ -346,7 +367,16 @@ def test_usage():
     for args, what in ((["--by", "nosuch"], "unknown key"), (["--sort", "x"], "unknown column"),
                        (["--count", "0"], "not a positive number"),
                        (["--interval", "0"], "not a duration"),
-                       (["--bpf"], "not accepted"), (["-x"], "not accepted")):
+                       (["--bpf"], "not accepted"), (["-x"], "not accepted"),
+                       # the rule of list --count-by's keys: none empty, none twice
+                       (["--by", "pid,pid"], "key 'pid' given twice"),
+                       (["--by", "conn,rport"], "key 'rport' given twice (conn has it)"),
+                       (["--by", "conn,conn"], "key 'conn' given twice"),
+                       (["--by", "pid,"], "an empty key in 'pid,'"),
+                       (["--by", ",pid"], "an empty key in ',pid'"),
+                       (["--by", "pid,,comm"], "an empty key in 'pid,,comm'"),
+                       (["--by", ""], "no key given"),
+                       (["--by", "pid,nosuch"], "unknown key 'nosuch'")):
         p = subprocess.run([SD, "top", "-b"] + args, capture_output=True, text=True)
         check(p.returncode == 2 and p.stderr.count("\n") == 1 and what in p.stderr
               and not p.stdout, "top %s: exit 2, one line" % " ".join(args),

@@ -55,11 +55,10 @@ static struct top_model *model(void **state, const char *keys)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 	struct top_keys k;
-	const char *bad;
-	size_t len;
+	struct top_keys_error e;
 
 	assert_non_null(f);
-	assert_int_equal(top_keys_parse(&k, keys, &bad, &len), 0);
+	assert_int_equal(top_keys_parse(&k, keys, &e), 0);
 	f->ck = ckeys_new(true);
 	assert_non_null(f->ck);
 	assert_int_equal(tm_new(&f->m, &k, f->ck, NULL), 0);
@@ -228,8 +227,7 @@ static void test_groups_and_owners(void **state)
 	struct top_keys conn;
 	uint64_t sum_rx = 0, sum_tx = 0, conn_rx = 0, conn_tx = 0;
 	unsigned calls = 0;
-	const char *bad;
-	size_t len;
+	struct top_keys_error e;
 
 	for (unsigned i = 0; i < 6; i++)
 		s[i] = mk(i + 1, (uint16_t)(80 + i % 3), i * 10, i);
@@ -252,7 +250,7 @@ static void test_groups_and_owners(void **state)
 		sum_rx += tm_row(m, i)->rx;
 		sum_tx += tm_row(m, i)->tx;
 	}
-	assert_int_equal(top_keys_parse(&conn, "conn", &bad, &len), 0);
+	assert_int_equal(top_keys_parse(&conn, "conn", &e), 0);
 	assert_int_equal(tm_set_keys(m, &conn), 0);
 	assert_int_equal(tm_nrows(m), 6);
 	for (size_t i = 0; i < tm_nrows(m); i++) {
@@ -266,6 +264,109 @@ static void test_groups_and_owners(void **state)
 	assert_true(tm_row(m, 0)->rx >= tm_row(m, 1)->rx);
 	tm_sort(m, TC_RX, true);
 	assert_true(tm_row(m, 0)->rx <= tm_row(m, 1)->rx);
+}
+
+/* Sockets grouped while their owner is unknown ("-") move to their owner's group
+ * once it is found, for every key that needs it: pid, and comm. */
+static void test_owner_found_later(void **state)
+{
+	static const char *const keys[] = { "pid", "comm", "comm,rport" };
+	static const char *const want[] = { "11", "odd", "odd\x1f" "80" };
+
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		struct top_model *m = model(state, keys[k]);
+		struct sdiag_sock a = mk(1, 80, 10, 10);
+		unsigned calls = 0;
+
+		refresh(m, &a, 1, 0);	/* grouped before any owner lookup */
+		assert_non_null(row(m, k == 2 ? "-\x1f" "80" : "-"));
+		tm_begin(m);
+		assert_int_equal(tm_sock(m, &a, 0), 0);
+		tm_owners(m, lookup, &calls);
+		assert_int_equal(tm_end(m, 1.0), 0);
+		assert_int_equal(calls, 1);
+		assert_int_equal(tm_nrows(m), 1);
+		assert_non_null(row(m, want[k]));
+		assert_int_equal(row(m, want[k])->conns, 1);
+		teardown(state);
+		*state = NULL;
+	}
+}
+
+/* Fails for the first `fail` lookups, then finds pid 11. */
+static bool lookup_late(void *ud, uint64_t inode, int32_t *pid, char comm[16])
+{
+	unsigned *fail = ud;
+
+	(void)inode;
+	if (*fail) {
+		(*fail)--;
+		return false;
+	}
+	*pid = 11;
+	strcpy(comm, "odd");
+	return true;
+}
+
+/* accept() shows the socket's inode before it installs the descriptor: a scan in
+ * between finds no owner. The lookup is tried again at the next refreshes (three
+ * in all), then given up. */
+static void test_owner_retried(void **state)
+{
+	struct top_model *m = model(state, "pid");
+	struct sdiag_sock a = mk(1, 80, 10, 10), b = mk(2, 80, 10, 10);
+	unsigned fail = 1;
+
+	tm_begin(m);
+	assert_int_equal(tm_sock(m, &a, 0), 0);
+	tm_owners(m, lookup_late, &fail);
+	assert_int_equal(tm_end(m, 0), 0);
+	assert_non_null(row(m, "-"));
+	assert_int_equal(tm_owners_pending(m), 1);
+	tm_begin(m);
+	assert_int_equal(tm_sock(m, &a, 0), 0);
+	tm_owners(m, lookup_late, &fail);
+	assert_int_equal(tm_end(m, 1.0), 0);
+	assert_int_equal(tm_nrows(m), 1);
+	assert_non_null(row(m, "11"));
+	/* One that never has an owner: three lookups, then no more scans for it. */
+	fail = 100;
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(tm_owners_pending(m), i == 0 ? 0 : 1);
+		tm_begin(m);
+		assert_int_equal(tm_sock(m, &a, 0), 0);
+		assert_int_equal(tm_sock(m, &b, 0), 0);
+		tm_owners(m, lookup_late, &fail);
+		assert_int_equal(tm_end(m, 1.0), 0);
+	}
+	assert_int_equal(fail, 100 - 3);
+	assert_int_equal(tm_owners_pending(m), 0);
+	assert_non_null(row(m, "-"));
+}
+
+/* A v4-mapped peer is its IPv4 address: one group (list --count-by's helper). */
+static void test_v4_mapped(void **state)
+{
+	struct top_model *m = model(state, "raddr,laddr");
+	struct sdiag_sock s[2] = { mk(1, 80, 0, 0), mk(2, 80, 0, 0) };
+	static const uint8_t mapped[16] = { [10] = 0xff, [11] = 0xff, [12] = 127, [15] = 1 };
+
+	s[1].family = AF_INET6;
+	memcpy(s[1].inet.dst, mapped, 16);
+	memcpy(s[1].inet.src, mapped, 16);
+	refresh(m, s, 2, 0);
+	assert_int_equal(tm_nrows(m), 1);
+	assert_non_null(row(m, "127.0.0.1\x1f" "127.0.0.1"));
+	assert_int_equal(row(m, "127.0.0.1\x1f" "127.0.0.1")->conns, 2);
+	/* ::1 stays itself (another socket: a socket's addresses are its own) */
+	s[1] = mk(3, 80, 0, 0);
+	s[1].family = AF_INET6;
+	memset(s[1].inet.dst, 0, 16);
+	s[1].inet.dst[15] = 1;
+	memcpy(s[1].inet.src, mapped, 16);
+	refresh(m, s, 2, 1.0);
+	assert_int_equal(tm_nrows(m), 2);
+	assert_non_null(row(m, "::1\x1f" "127.0.0.1"));
 }
 
 /* The order tm_sort promises, written out: by RX (then TX), largest first, then the key. */
@@ -320,18 +421,41 @@ static void test_sort(void **state)
 static void test_keys_parse(void **state)
 {
 	struct top_keys k;
-	const char *bad;
-	size_t len;
+	struct top_keys_error e;
 
 	(void)state;
-	assert_int_equal(top_keys_parse(&k, "pid,comm,unit", &bad, &len), 0);
+	assert_int_equal(top_keys_parse(&k, "pid,comm,unit", &e), 0);
 	assert_int_equal(k.n, 3);
 	assert_int_equal(k.k[1], CK_PROCESS);
-	assert_int_equal(top_keys_parse(&k, "pid,nosuch", &bad, &len), -EINVAL);
-	assert_int_equal(len, 6);
-	assert_memory_equal(bad, "nosuch", 6);
-	assert_int_equal(top_keys_parse(&k, "conn,conn", &bad, &len), -EINVAL);
-	assert_int_equal(top_keys_parse(&k, "", &bad, &len), -EINVAL);
+	assert_int_equal(top_keys_parse(&k, "conn,pid", &e), 0);
+	assert_int_equal(k.n, 7);
+	assert_true(k.conn);
+	assert_int_equal(top_keys_parse(&k, "pid,nosuch", &e), -EINVAL);
+	assert_int_equal(e.kind, TKE_UNKNOWN);
+	assert_int_equal(e.len, 6);
+	assert_memory_equal(e.at, "nosuch", 6);
+	/* list --count-by's rule: none empty, none twice (conn's keys count). */
+	assert_int_equal(top_keys_parse(&k, "conn,conn", &e), -EINVAL);
+	assert_int_equal(e.kind, TKE_TWICE);
+	assert_int_equal(top_keys_parse(&k, "pid,comm,pid", &e), -EINVAL);
+	assert_int_equal(e.kind, TKE_TWICE);
+	assert_int_equal(e.key, CK_PID);
+	assert_false(e.in_conn);
+	assert_int_equal(top_keys_parse(&k, "rport,conn", &e), -EINVAL);
+	assert_int_equal(e.kind, TKE_TWICE);
+	assert_int_equal(e.key, CK_RPORT);
+	assert_true(e.in_conn);
+	for (const char *const *a = (const char *const[]){ "pid,", ",pid", "pid,,comm", ",",
+							     NULL }; *a; a++) {
+		assert_int_equal(top_keys_parse(&k, *a, &e), -EINVAL);
+		assert_int_equal(e.kind, TKE_EMPTY);
+	}
+	assert_int_equal(top_keys_parse(&k, "", &e), -EINVAL);
+	assert_int_equal(e.kind, TKE_NONE);
+	assert_int_equal(top_keys_parse(&k, "conn,pid,comm,unit,user,state,family,netns", &e),
+			 -EINVAL);
+	assert_int_equal(e.kind, TKE_MANY);
+	assert_memory_equal(e.at, "netns", 5);
 	assert_int_equal(top_col_lookup("retrans"), TC_RETRANS);
 	assert_int_equal(top_col_lookup("x"), -1);
 }
@@ -345,6 +469,9 @@ int main(void)
 		cmocka_unit_test_teardown(test_late_event, teardown),
 		cmocka_unit_test_teardown(test_groups_and_owners, teardown),
 		cmocka_unit_test_teardown(test_sort, teardown),
+		cmocka_unit_test_teardown(test_owner_found_later, teardown),
+		cmocka_unit_test_teardown(test_owner_retried, teardown),
+		cmocka_unit_test_teardown(test_v4_mapped, teardown),
 		cmocka_unit_test(test_keys_parse),
 	};
 

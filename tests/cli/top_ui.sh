@@ -8,8 +8,10 @@
 #  - g groups by the next keys (pid -> comm -> conn: the header changes);
 #  - a narrower window drops columns (OWNER) and no line is wider than it;
 #  - a comm with bytes that are not ASCII, under LC_ALL=C, shows as '?';
-#  - q, and SIGTERM, end it with status 0 and the terminal restored (the
-#    shell after it finds echo and icanon on).
+#  - q, SIGTERM and SIGQUIT end it with status 0 and the terminal restored
+#    (the shell after it finds echo and icanon on; tmux: the main screen, the
+#    cursor shown);
+#  - --count 3: three refreshes, then the same.
 #   usage: top_ui.sh SOCKDIAG
 set -euo pipefail
 
@@ -152,4 +154,34 @@ kill -TERM "$pid"
 wait_for "any('TOP-EXIT=0' in l for l in lines) and any(l.split() == ['icanon', 'echo'] for l in lines)" \
 	"SIGTERM: exit 0, terminal restored"
 pass "SIGTERM: exit 0, the terminal restored"
+
+# ---- SIGQUIT (Ctrl-\) too: was the default action, a core dump with the alternate
+# screen left on and the cursor hidden ---------------------------------------------------------
+# tmux's own view of the pane: alternate screen off, cursor shown.
+modes() { tmux -L "$SOCK" display -p -t top '#{alternate_on} #{cursor_flag}'; }
+start C.UTF-8 "--by pid"
+wait_for "any('CONNS' in l for l in lines)" "the view before SIGQUIT"
+[ "$(modes)" = "1 0" ] || fail "the view is not on the alternate screen with the cursor hidden: $(modes)"
+pid=$(pgrep -P "$(tmux -L "$SOCK" list-panes -t top -F '#{pane_pid}')" -x sockdiag || true)
+[ -n "$pid" ] || fail "no top process under the pane"
+kill -QUIT "$pid"
+wait_for "any('TOP-EXIT=' in l for l in lines)" "SIGQUIT: top ended"
+wait_for "any('TOP-EXIT=0' in l for l in lines) and any(l.split() == ['icanon', 'echo'] for l in lines)" \
+	"SIGQUIT: exit 0, terminal modes restored"
+[ "$(modes)" = "0 1" ] || fail "SIGQUIT: alternate screen / cursor flags $(modes), want 0 1"
+pass "SIGQUIT: exit 0, the main screen back, the cursor shown"
+
+# ---- --count N: N refreshes, then exit (was refused: "--count is for batch mode") ------------
+start C.UTF-8 "--by pid --count 3"
+t0=$(date +%s.%N)
+wait_for "any('CONNS' in l for l in lines) and len($ROWS) == 2" "--count 3: the view"
+wait_for "any('TOP-EXIT=' in l for l in lines)" "--count 3: top ended"
+t1=$(date +%s.%N)
+wait_for "any('TOP-EXIT=0' in l for l in lines) and any(l.split() == ['icanon', 'echo'] for l in lines)" \
+	"--count 3: exit 0, terminal restored"
+[ "$(modes)" = "0 1" ] || fail "--count: alternate screen / cursor flags $(modes), want 0 1"
+# Three refreshes of 0.5 s, the last one shown for an interval: 2 s.
+python3 -c "import sys; d = $t1 - $t0; sys.exit(0 if 1.9 <= d <= 6 * $SLOW else 1)" ||
+	fail "--count 3 --interval 0.5s: ended after $(python3 -c "print($t1 - $t0)") s, want about 2"
+pass "--count 3: three refreshes, then exit 0 and the terminal restored"
 echo "# checks: $NPASS passed, 0 failed, 0 skipped"

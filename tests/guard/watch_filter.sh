@@ -12,7 +12,8 @@
 #  - the summary "N events, 0 lost" is on stderr; a bad filter exits 2;
 #  - -N given twice (as list takes it): the events of both namespaces, each
 #    labelled with its own ("netns"), none of ours; -N unit:NAME of no unit is
-#    "no such cgroup", not a refusal of the form.
+#    "no such cgroup", not a refusal of the form;
+#  - freed UDP sockets' Send-Q is 0 (not 0 - 1 as 4294967295).
 #   usage: watch_filter.sh SOCKDIAG
 set -euo pipefail
 
@@ -113,6 +114,34 @@ done <"$T/out_json"
 grep -qx 'sockdiag watch: 2 events, 0 lost' "$T/err_json" ||
 	fail "json: summary: $(cat "$T/err_json")"
 pass "ndjson: --count 2 stopped after the 2 events of sport 7001, each with a UTC time"
+
+# ---- UDP: a freed socket's Send-Q is 0 ----------------------------------------------------------
+# The kernel reports sk_wmem_alloc - 1 as a UDP socket's Send-Q; in the destroy event of a
+# freed socket that is 0 - 1: 4294967295 was printed.
+"$SD" watch -un --count 3 'sport = :7003 or sport = :7004' >"$T/out_udp" 2>"$T/err_udp" &
+W=$!
+sleep 0.3
+python3 - <<'PY'
+import socket
+a = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+a.bind(("127.0.0.1", 7003))
+b = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+b.bind(("::1", 7003))
+d = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+d.bind(("127.0.0.1", 7003 + 1))
+d.connect(("127.0.0.1", 7003))
+d.send(b"x" * 100)  # sent (queued at a): nothing left in d's send queue
+for s in (a, b, d):
+    s.close()
+PY
+for ((i = 0; i < 50; i++)); do kill -0 "$W" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$W" 2>/dev/null && fail "udp: --count 3 did not stop watch"
+wait "$W" || fail "udp: watch exited $?"
+# Time Recv-Q Send-Q Local Peer
+rows=$(tail -n +2 "$T/out_udp")
+[ "$(wc -l <<<"$rows")" = 3 ] || fail "udp: expected the 3 events of sport 7003 and 7004"
+awk '$3 != 0 { exit 1 }' <<<"$rows" || fail "udp: a freed socket's Send-Q is not 0"
+pass "udp: freed sockets' Send-Q 0 (was 4294967295)"
 
 # ---- -N twice: two namespaces of their own (processes in them), ours not watched -------------
 for v in A B; do

@@ -169,9 +169,85 @@ ns=(unshare -n)
 out=$(LD_LIBRARY_PATH=$lib "${ns[@]}" "$tmp/user") || fail "user program failed (exit $?)"
 ok "user program built with pkg-config runs: $out"
 
+# The installed header alone: self-contained, ISO C11 and C++ (its extern "C"), and the
+# one the compiler takes is the installed copy (not the source tree's, not another install's).
+# (Not -pedantic yet: enum sdiag_has has values past INT_MAX, a GNU extension before C23.)
+cflags=$(pkg-config --cflags libsockdiag)
+echo '#include <sockdiag.h>' >"$tmp/hdr.c"
+# shellcheck disable=SC2086
+"$cc" -std=c11 -Wall -Wextra -Werror -fsyntax-only $cflags "$tmp/hdr.c" ||
+	fail "sockdiag.h alone does not compile as C11"
+# shellcheck disable=SC2086
+"$cc" -M $cflags "$tmp/hdr.c" | grep -q "$root/include/sockdiag.h" ||
+	fail "the compiler does not take the installed sockdiag.h"
+if command -v c++ >/dev/null; then
+	# shellcheck disable=SC2086
+	c++ -std=c++11 -Wall -Wextra -Werror -fsyntax-only $cflags -x c++ "$tmp/hdr.c" ||
+		fail "sockdiag.h does not compile as C++"
+fi
+ok "the installed sockdiag.h compiles alone as C11$(command -v c++ >/dev/null && echo ' and C++11')"
+
+# The filter builder from the installed header and library only: the parser's filter of the
+# same text (the same verdicts on hand-made records), errors latched. No socket is made.
+cat >"$tmp/build.c" <<'C'
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sockdiag.h>
+
+int main(void)
+{
+	static const unsigned char lo4[4] = { 127, 0, 0, 1 }, lo6[16] = { [15] = 1 };
+	struct sdiag_filter *b = NULL, *p = NULL, *e = NULL;
+	struct sdiag_filter_error err;
+	struct sdiag_sock s;
+	int agree = 0;
+
+	if (sdiag_filter_new(&b) < 0)
+		return 10;
+	sdiag_filter_begin(b, SDIAG_FILTER_OR);
+	sdiag_filter_add_host(b, SDIAG_FILTER_DST, AF_INET, lo4, -1, 5000);
+	sdiag_filter_add_host(b, SDIAG_FILTER_DST, AF_INET6, lo6, -1, 5002);
+	sdiag_filter_end(b);
+	if (sdiag_filter_finish(b, &err) < 0)
+		return 11;
+	if (sdiag_filter_parse(&p, "dst 127.0.0.1:5000 or dst [::1]:5002", &err) < 0)
+		return 12;
+	for (int i = 0; i < 4; i++) {
+		memset(&s, 0, sizeof(s));
+		s.table = SDIAG_T_TCP;
+		s.state = SDIAG_SS_ESTABLISHED;
+		s.family = i < 2 ? AF_INET : AF_INET6;
+		memcpy(s.inet.dst, i < 2 ? lo4 : lo6, i < 2 ? 4 : 16);
+		s.inet.dport = (i % 2) ? 5001 : (i < 2 ? 5000 : 5002);
+		if (sdiag_filter_match(b, &s) != sdiag_filter_match(p, &s) ||
+		    sdiag_filter_match(b, &s) != !(i % 2))
+			return 13;
+		agree++;
+	}
+	/* The first error latches: the port, at call 0. */
+	sdiag_filter_new(&e);
+	sdiag_filter_add_port(e, SDIAG_FILTER_SRC, SDIAG_FILTER_EQ, 65536);
+	sdiag_filter_add_states(e, SDIAG_STATES_ALL);
+	if (sdiag_filter_finish(e, &err) != -EINVAL || err.offset != 0)
+		return 14;
+	printf("built == parsed on %d records; latched: %s\n", agree, err.msg);
+	sdiag_filter_free(b);
+	sdiag_filter_free(p);
+	sdiag_filter_free(e);
+	return 0;
+}
+C
+# shellcheck disable=SC2086
+"$cc" -std=gnu11 -Wall -Wextra -Werror "${sanflags[@]}" "$tmp/build.c" -o "$tmp/build" $flags ||
+	fail "the filter builder program does not compile against the installed header"
+out=$(LD_LIBRARY_PATH=$lib "$tmp/build") || fail "the filter builder program failed (exit $?)"
+ok "filter builder program (installed header + pkg-config only) runs: $out"
+
 # The documentation's examples, extracted as a reader would copy them.
 awk '/^```c$/ {g = 1; next} g && /^```/ {exit} g' "$src/README.md" >"$tmp/readme.c"
-# libsockdiag(3): the first EXAMPLES block is a program; the third a fragment.
+# libsockdiag(3): the first EXAMPLES block is a program; the third and fourth fragments.
 man_block() {
 	awk -v want="$1" '/^\.SH EXAMPLES/ {f = 1} f && /^\.EX/ {n++; if (n == want) {g = 1; next}}
 		g && /^\.EE/ {exit} g' "$src/man/libsockdiag.3" | sed 's/\\-/-/g; s/\\e/\\/g'
@@ -183,7 +259,14 @@ man_block 1 >"$tmp/man.c"
 	man_block 3
 	printf '\tsdiag_close(h);\n\treturn 0;\n}\n'
 } >"$tmp/man_frag.c"
-for ex in readme man man_frag; do
+# The fourth: the filter builder (no socket needed).
+{
+	printf '#include <stdint.h>\n#include <stdio.h>\n#include <sys/socket.h>\n#include <sockdiag.h>\n'
+	printf 'int main(void)\n{\n'
+	man_block 4
+	printf '\treturn 0;\n}\n'
+} >"$tmp/man_build.c"
+for ex in readme man man_frag man_build; do
 	[ -s "$tmp/$ex.c" ] || fail "no C example found for $ex"
 	# shellcheck disable=SC2086
 	"$cc" -std=gnu11 -Wall -Wextra -Werror "${sanflags[@]}" "$tmp/$ex.c" -o "$tmp/$ex" $flags ||

@@ -26,7 +26,7 @@ from backends_lib import (BACKENDS, Population, conntrack, cookie, expected_ct_r
 SD = sys.argv[1]
 failures = []
 passed = [0]
-TMP = tempfile.mkdtemp(prefix="sockdiag-backends-")
+TMP = None  # made after setup_namespace(), which execs
 
 
 def check(cond, what):
@@ -153,17 +153,21 @@ def t_kill_conntrack():
 
 
 def main():
+    global TMP
     setup_namespace()
-    path = write("backends", BACKENDS)
-    t_pass("kernel filter", path, False)
-    t_pass("kernel filter, conntrack", path, True)
-    # More backends than the bytecode takes: the hash lookup decides alone.
-    filler = "".join("10.1.%d.%d:%d\n" % (i // 250, i % 250, 1000 + i) for i in range(400))
-    t_pass("hash lookup, conntrack", write("many", BACKENDS + filler), True)
-    t_dry_run(path)
-    t_bad_files()
-    t_kill_conntrack()
-    shutil.rmtree(TMP, ignore_errors=True)
+    TMP = tempfile.mkdtemp(prefix="sockdiag-backends-")
+    try:
+        path = write("backends", BACKENDS)
+        t_pass("kernel filter", path, False)
+        t_pass("kernel filter, conntrack", path, True)
+        # More backends than the bytecode takes: the hash lookup decides alone.
+        filler = "".join("10.1.%d.%d:%d\n" % (i // 250, i % 250, 1000 + i) for i in range(400))
+        t_pass("hash lookup, conntrack", write("many", BACKENDS + filler), True)
+        t_dry_run(path)
+        t_bad_files()
+        t_kill_conntrack()
+    finally:
+        shutil.rmtree(TMP, ignore_errors=True)
     print("# checks: %d passed, %d failed, 0 skipped" % (passed[0], len(failures)))
     sys.exit(1 if failures else 0)
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The dead-backends file (daemon/common/backends.c): what it accepts, where
- * each malformed line is reported (line and column), the cap, the hash set.
+ * each malformed line is reported (line and column), the cap, the hash set,
+ * large files, resolving beneath the directory.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -14,7 +15,12 @@
 #include <string.h>
 #include <unistd.h>
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <cmocka.h>
 
 #include "daemon/common/backends.h"
@@ -117,16 +123,17 @@ static void test_malformed(void **state)
 		{ "[fd00::1]53", "line 1, column 10", "expected ':PORT' after ']'" },
 		{ "[fd00::1:53", "line 1, column 1", "without ']'" },
 		{ "[fd00::1]:", "line 1, column 11", "expected a port" },
-		{ "[10.0.0.1]:53", "line 1, column 2", "not an IPv6 address" },
-		{ "999.0.0.1:53", "line 1, column 1", "not an IPv4 address" },
-		{ "example.com:53", "line 1, column 1", "not an IPv4 address" },
+		{ "[10.0.0.1]:53", "line 1, column 2", "expected an IPv6 address" },
+		{ "999.0.0.1:53", "line 1, column 1", "expected an IPv4 address" },
+		{ "example.com:53", "line 1, column 1", "expected an IPv4 address" },
 		{ ":53", "line 1, column 1", "expected an IPv4 or IPv6 address" },
 		{ "10.0.0.1:53/sctp", "line 1, column 13", "expected tcp or udp" },
 		{ "10.0.0.1:53/", "line 1, column 13", "expected tcp or udp" },
 		{ "10.0.0.1:53/TCP", "line 1, column 13", "expected tcp or udp" },
 		{ "10.0.0.1:53 10.0.0.2:53", "line 1, column 13", "one backend per line" },
 		{ "10.0.0.1:53\n\n10.0.0.2:53 udp", "line 3, column 13", "one backend per line" },
-		{ "10.0.0.1:5\x01" "3", "line 1, column 11", "unexpected byte 0x01" },
+		{ "10.0.0.1:5\x01" "3", "line 1, column 11", "expected printable ASCII" },
+		{ "secret\xff:1", "line 1, column 7", "expected printable ASCII" },
 	};
 	char err[256];
 
@@ -140,6 +147,11 @@ static void test_malformed(void **state)
 			fail_msg("'%s': got '%s', want '%s' and '%s'", cases[i].text, err,
 				 cases[i].where, cases[i].what);
 		assert_int_equal(s.n, 12345); /* untouched */
+		/* The file's bytes are never quoted (its writer may not read what
+		 * the guard's log reaches): no token of the line in the message. */
+		if (strstr(err, "example") || strstr(err, "secret") || strstr(err, "999") ||
+		    strstr(err, "x01") || strstr(err, "0x"))
+			fail_msg("'%s': the message quotes the file: '%s'", cases[i].text, err);
 	}
 }
 
@@ -241,6 +253,147 @@ static void test_load(void **state)
 	assert_non_null(strstr(err, "not a regular file"));
 }
 
+/* A file of dead-backends-max entries with comments: no byte cap refuses it
+ * (read in chunks); a line above 4096 bytes is refused, naming its line. */
+static void test_large(void **state)
+{
+	char path[] = "/tmp/sockdiag-backends-XXXXXX", err[512], pad[5000];
+	struct backend_set a;
+	size_t n = 60001;
+	FILE *f;
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	fprintf(f, "# dead backends of the cluster, written by the sidecar\n\n");
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "10.%zu.%zu.%zu:%zu/tcp   # endpoint slice web-%zu, not ready since "
+			   "2026-12-04T06:37:19Z\n", i >> 16, (i >> 8) & 0xff, i & 0xff, 1000 + i % 7,
+			i);
+	fprintf(f, "[fd00::1]:1 # the last line, without a newline");
+	assert_int_equal(fclose(f), 0);
+	if (backends_load(&a, path, 65536, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(a.n, n + 1);
+	assert_non_null(find6(&a, "fd00::1", 1));
+	assert_non_null(find4(&a, "10.0.234.96", 1000 + 60000 % 7));
+	backends_free(&a);
+	memset(pad, 'x', sizeof(pad) - 1);
+	pad[sizeof(pad) - 1] = '\0';
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "10.0.0.1:53 # %.4080s\n10.0.0.2:53 # %s\n10.0.0.3:53\n", pad, pad);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(backends_load(&a, path, 10, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, ": line 2, column 4097: line longer than 4096 bytes"));
+	unlink(path);
+}
+
+static void put(const char *dir, const char *name, const char *text)
+{
+	char p[256];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static int load_at(const char *dir, const char *name, bool beneath, char *err)
+{
+	struct backend_set a;
+	char p[256];
+	int r;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	r = beneath ? backends_load_beneath(&a, p, 10, err, 512) : backends_load(&a, p, 10, err, 512);
+	if (r == 0) {
+		r = (int)a.n;
+		backends_free(&a);
+	}
+	return r;
+}
+
+/*
+ * backends_load_beneath in TOP/d: links inside d (the ConfigMap layout:
+ * dead -> ..data/dead, ..data -> ..2026_12_04) are followed; a link to
+ * TOP/outside, relative or absolute, is refused (backends_load follows it).
+ * Without openat2, links out of d are refused all the same; an absolute one
+ * into d, which openat2 refuses, is then followed (checked: more).
+ */
+static void beneath_checks(bool more)
+{
+	char top[] = "/tmp/sockdiag-beneath-XXXXXX", d[128], p[256], err[512];
+
+	assert_non_null(mkdtemp(top));
+	snprintf(d, sizeof(d), "%s/d", top);
+	assert_int_equal(mkdir(d, 0755), 0);
+	put(top, "outside", "10.0.0.9:53\n10.0.0.8:53\n");
+	snprintf(p, sizeof(p), "%s/..2026_12_04", d);
+	assert_int_equal(mkdir(p, 0755), 0);
+	put(d, "..2026_12_04/dead", "10.0.0.1:53\n");
+	snprintf(p, sizeof(p), "%s/..data", d);
+	assert_int_equal(symlink("..2026_12_04", p), 0);
+	snprintf(p, sizeof(p), "%s/dead", d);
+	assert_int_equal(symlink("..data/dead", p), 0);
+	if (load_at(d, "dead", true, err) != 1)
+		fail_msg("the ConfigMap layout: %s", err);
+	snprintf(p, sizeof(p), "%s/out", d);
+	assert_int_equal(symlink("../outside", p), 0);
+	assert_int_equal(load_at(d, "out", false, err), 2);
+	assert_int_equal(load_at(d, "out", true, err), -EXDEV);
+	assert_non_null(strstr(err, "cannot open: a symbolic link out of its directory"));
+	assert_null(strstr(err, "10.0.0")); /* nothing of the file */
+	snprintf(p, sizeof(p), "%s/abs", d);
+	snprintf(err, sizeof(err), "%s/outside", top);
+	assert_int_equal(symlink(err, p), 0);
+	assert_int_equal(load_at(d, "abs", true, err), -EXDEV);
+	unlink(p);
+	if (more) {
+		snprintf(err, sizeof(err), "%s/..2026_12_04/dead", d);
+		assert_int_equal(symlink(err, p), 0);
+		assert_int_equal(load_at(d, "abs", false, err), 1);
+		assert_int_equal(load_at(d, "abs", true, err), -EXDEV);
+		unlink(p);
+	}
+	assert_int_equal(load_at(d, "missing", true, err), -ENOENT);
+	assert_int_equal(load_at(top, "gone/dead", true, err), -ENOENT);
+	snprintf(p, sizeof(p), "rm -r -- '%s'", top);
+	assert_int_equal(system(p), 0);
+}
+
+static void test_beneath(void **state)
+{
+	(void)state;
+	beneath_checks(true);
+}
+
+/* The same without openat2 (before Linux 5.6): a seccomp filter makes it
+ * ENOSYS for this process (the last test). */
+static void test_beneath_compat(void **state)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat2, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+	(void)state;
+	assert_int_equal(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
+		skip();
+	assert_int_equal(syscall(SYS_openat2, AT_FDCWD, "/", NULL, 0), -1);
+	assert_int_equal(errno, ENOSYS);
+	beneath_checks(false);
+}
+
 static void test_format(void **state)
 {
 	struct backend_set s;
@@ -261,7 +414,9 @@ int main(void)
 		cmocka_unit_test(test_valid),	cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_malformed), cmocka_unit_test(test_nul),
 		cmocka_unit_test(test_cap),	cmocka_unit_test(test_many),
-		cmocka_unit_test(test_load),	cmocka_unit_test(test_format),
+		cmocka_unit_test(test_load),	cmocka_unit_test(test_large),
+		cmocka_unit_test(test_beneath), cmocka_unit_test(test_format),
+		cmocka_unit_test(test_beneath_compat), /* last: it filters openat2 */
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

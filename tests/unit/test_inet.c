@@ -566,6 +566,32 @@ static struct nlmsghdr *build_msg(void *buf, uint8_t family, uint8_t st)
 	return nlh;
 }
 
+/* The destroy event of a freed UDP socket: idiag_wqueue is sk_wmem_alloc - 1 with
+ * sk_wmem_alloc already 0, that is 0xffffffff. Its Send-Q is 0 (watch printed
+ * 4294967295); any other value is the kernel's. */
+static void test_freed_wqueue(void **state)
+{
+	uint8_t buf[1024] __attribute__((aligned(8)));
+	struct inet_msg_bytes *m;
+	struct nlmsghdr *nlh;
+	struct sdiag_sock s;
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		nlh = build_msg(buf, AF_INET, 7 /* CLOSE */);
+		mnl_attr_put_u8(nlh, INET_DIAG_PROTOCOL, IPPROTO_UDP);
+		m = mnl_nlmsg_get_payload(nlh);
+		m->rqueue = 5;
+		m->wqueue = i ? 0xfffffffeu : 0xffffffffu;
+		memset(&s, 0, sizeof(s));
+		s.protocol = IPPROTO_UDP;
+		assert_int_equal(sd_inet_decode(nlh, &s), 1);
+		assert_true(s.has & SDIAG_HAS_QUEUES);
+		assert_int_equal(s.rqueue, 5);
+		assert_int_equal(s.wqueue, i ? 0xfffffffeu : 0);
+	}
+}
+
 static void test_malformed(void **state)
 {
 	uint8_t buf[1024] __attribute__((aligned(8)));
@@ -847,6 +873,7 @@ int main(void)
 		cmocka_unit_test(test_mptcp),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_freed_wqueue),
 		cmocka_unit_test(test_tcp_info_sizes),
 		cmocka_unit_test(test_attrs_built),
 		cmocka_unit_test(test_request),
