@@ -14,7 +14,7 @@ struct tent {
 	const struct field *f;
 	uint64_t has;		/* with the enclosing groups' */
 	uint16_t base;		/* offset of the enclosing groups' struct */
-	uint8_t blob;		/* the enclosing groups' struct is 1 + this view; 0: the record */
+	bool wide;		/* base counts from struct fblobs (a kernel struct), not the record */
 };
 
 struct fclass {
@@ -23,6 +23,8 @@ struct fclass {
 	struct tent *text;
 	size_t ntext;
 	const struct field *cell[C_MAX];	/* FL_CELL rows by column */
+	uint32_t tblobs;	/* 1 << enum sdiag_blob: kernel structs the text rows read */
+	uint64_t tneed[SDIAG_BLOB_MAX];	/* has bits every such row needs */
 };
 
 struct fplan {
@@ -416,11 +418,17 @@ void fplan_text(const struct fplan *p, struct names *names, struct obuf *b,
 		.fam = (uint16_t)(1u << k), .opt = p->opt,
 	};
 	size_t sep_at = 0, sep_end = SIZE_MAX;
-	/* Where a text row's offset counts from: the record, or one of its kernel
-	 * structs (1 + enum sdiag_blob), looked up once per socket. */
-	const uint8_t *base[1 + SDIAG_BLOB_MAX] = { (const uint8_t *)s };
+	/* Where a text row's offset counts from: the record, or the copies of its
+	 * kernel structs (made first: a row of one needs its has bit). */
+	const uint8_t *base[2] = { (const uint8_t *)s, (const uint8_t *)&w };
 
 	w.filled = 0;
+	for (uint32_t m = cl->tblobs; m; m &= m - 1) {
+		unsigned bk = (unsigned)__builtin_ctz(m);
+
+		if ((s->has & cl->tneed[bk]) == cl->tneed[bk])
+			fld_blob(&c, bk);
+	}
 	for (size_t i = 0; i < cl->ntext; i++) {
 		const struct tent *e = &cl->text[i];
 
@@ -439,9 +447,7 @@ void fplan_text(const struct fplan *p, struct names *names, struct obuf *b,
 				sep_end = SIZE_MAX;
 			continue;
 		}
-		if (!base[e->blob])
-			base[e->blob] = fld_blob(&c, e->blob - 1u);
-		c.base = base[e->blob] + e->base;
+		c.base = base[e->wide] + e->base;
 		text_one(&c, e->f);
 	}
 	/* Nothing after the last separator: no empty line either. */
@@ -483,7 +489,15 @@ static int add_text(struct fclass *cl, size_t *cap, const struct field *f, uint6
 		cl->text = n;
 		*cap = ncap;
 	}
-	cl->text[cl->ntext++] = (struct tent){ f, has | f->has, base, blob };
+	cl->text[cl->ntext++] = (struct tent){ f, has | f->has,
+					       (uint16_t)(blob ? fld_blob_off[blob - 1] + base : base),
+					       blob != 0 };
+	if (blob) {
+		unsigned k = blob - 1u;
+
+		cl->tneed[k] = cl->tblobs & 1u << k ? cl->tneed[k] & (has | f->has) : has | f->has;
+		cl->tblobs |= 1u << k;
+	}
 	return 0;
 }
 

@@ -218,14 +218,17 @@ static bool send_on(const struct fctx *c)
 
 static void send_text(struct fctx *c, const struct field *f, uint64_t v)
 {
-	const struct sdiag_vegas_info *vegas = fld_blob(c, SDIAG_BLOB_VEGAS);
+	const struct sdiag_vegas_info *vegas;
 	uint64_t rtt = ti(c)->tcpi_rtt;
 	struct xd bits;
 
 	(void)f;
 	(void)v;
-	if (vegas->enabled && vegas->rtt && vegas->rtt != 0x7fffffff)
-		rtt = vegas->rtt;
+	if (c->s->has & SDIAG_HAS_VEGAS) {
+		vegas = fld_blob(c, SDIAG_BLOB_VEGAS);
+		if (vegas->enabled && vegas->rtt && vegas->rtt != 0x7fffffff)
+			rtt = vegas->rtt;
+	}
 	/* ss: (double)cwnd * mss * 8000000.0 / rtt, rounded as the FPU does */
 	bits = xd_mul(xd_u64(ti(c)->tcpi_snd_cwnd), xd_u64(ti(c)->tcpi_snd_mss));
 	bits = xd_div(xd_mul(bits, xd_u64(8000000)), xd_u64(rtt));

@@ -211,8 +211,8 @@ SD_EXPORT struct sdiag_sock *sdiag_sock_dup(const struct sdiag_sock *s)
 	return copy;
 }
 
-SD_EXPORT const void *sdiag_sock_blob(const struct sdiag_sock *s, enum sdiag_blob k,
-				      size_t *ret_len)
+/* sdiag_sock_blob() without its call: the copy below runs for every socket of -i. */
+static inline const void *blob_of(const struct sdiag_sock *s, enum sdiag_blob k, size_t *ret_len)
 {
 	/* The has bit, not the pointer, says: a decoder sets both, and sets
 	 * nothing of a view the kernel did not send. */
@@ -227,20 +227,31 @@ SD_EXPORT const void *sdiag_sock_blob(const struct sdiag_sock *s, enum sdiag_blo
 	};
 	bool have = (unsigned)k < SDIAG_BLOB_MAX && (s->has & bit[k]) && s->blob[k];
 
-	if (ret_len)
-		*ret_len = have ? s->blob_len[k] : 0;
+	*ret_len = have ? s->blob_len[k] : 0;
 	return have ? s->blob[k] : NULL;
+}
+
+SD_EXPORT const void *sdiag_sock_blob(const struct sdiag_sock *s, enum sdiag_blob k,
+				      size_t *ret_len)
+{
+	size_t len;
+	const void *p = blob_of(s, k, &len);
+
+	if (ret_len)
+		*ret_len = len;
+	return p;
 }
 
 SD_EXPORT size_t sdiag_sock_blob_copy(const struct sdiag_sock *s, enum sdiag_blob k, void *out,
 				      size_t size)
 {
 	size_t len;
-	const void *p = sdiag_sock_blob(s, k, &len);
+	const void *p = blob_of(s, k, &len);
+	size_t n = len < size ? len : size;
 
-	if (p)
-		sd_copy_struct(out, size, p, len);
-	else
-		memset(out, 0, size);
+	if (n)
+		memcpy(out, p, n);
+	if (n < size)
+		memset((uint8_t *)out + n, 0, size - n);
 	return len;
 }
