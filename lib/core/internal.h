@@ -41,6 +41,12 @@ struct nlattr;
  * than known and a byte past known is not zero. */
 int sd_opts_load(void *dst, size_t size, size_t known, const void *src);
 
+/* ---- records (record.c) ---------------------------------------------------------- */
+
+/* Whether s points into a datagram (names, arrays, kernel structs' views):
+ * then keeping it past the callback takes sdiag_sock_dup(), not a copy. */
+bool sd_sock_borrows(const struct sdiag_sock *s);
+
 /* ---- decoders' helpers (transport.c; the transport itself: nl.h) ---------------- */
 
 /* The fixed header (size bytes) of a SOCK_DIAG_BY_FAMILY reply of family af,

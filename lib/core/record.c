@@ -187,6 +187,14 @@ static size_t list_borrowed(struct sdiag_sock *s, struct borrowed out[MAX_BORROW
 	return n;
 }
 
+bool sd_sock_borrows(const struct sdiag_sock *s)
+{
+	struct borrowed b[MAX_BORROWED];
+
+	/* list_borrowed() only takes the members' addresses. */
+	return list_borrowed((struct sdiag_sock *)s, b) > 0;
+}
+
 SD_EXPORT struct sdiag_sock *sdiag_sock_dup(const struct sdiag_sock *s)
 {
 	struct sdiag_sock tmp = *s, *copy;

@@ -228,10 +228,9 @@ SD_EXPORT int sdiag_destroyer_add(struct sdiag_destroyer *d, const struct sdiag_
 	p->done = false;
 	p->err = 0;
 	p->res = SDIAG_DESTROYED;
-	/* Most records (inet, no MPTCP subflow info, no SCTP address lists)
-	 * borrow nothing: a copy in place spares a malloc and a free per socket. */
-	if ((s->family == AF_INET || s->family == AF_INET6) && !s->inet.ulp_mptcp &&
-	    !s->inet.sctp_locals && !s->inet.sctp_peers) {
+	/* Most records (inet, no details asked for) borrow nothing: a copy in
+	 * place spares a malloc and a free per socket. */
+	if (!sd_sock_borrows(s)) {
 		p->rec = *s;
 		p->s = &p->rec;
 	} else {
