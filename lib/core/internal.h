@@ -38,7 +38,7 @@ struct nlattr;
  * which the library knows the first known): min(sz, size) bytes, the rest
  * zero, and dst's sz set to size. The kernel's copy_struct_from_user() rule:
  * -EINVAL when src's sz cannot even hold itself, -E2BIG when src is longer
- * than known and a byte past known is not zero. */
+ * than known and a byte past known is not zero, or longer than a page. */
 int sd_opts_load(void *dst, size_t size, size_t known, const void *src);
 
 /* ---- records (record.c) ---------------------------------------------------------- */

@@ -21,6 +21,10 @@ int sd_opts_load(void *dst, size_t size, size_t known, const void *src)
 	memcpy(&sz, src, sizeof(sz));
 	if (sz < sizeof(size_t))
 		return -EINVAL;
+	/* No options struct is a page: a size that large is not one (the bpf
+	 * syscall's limit), and its tail is not read. */
+	if (sz > 4096)
+		return -E2BIG;
 	for (size_t i = known; i < sz; i++)
 		if (((const unsigned char *)src)[i])
 			return -E2BIG;

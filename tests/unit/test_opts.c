@@ -15,6 +15,8 @@
 
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
 
 #include "lib/core/internal.h"
 
@@ -101,6 +103,22 @@ static void test_load_bytes(void **state)
 	assert_int_equal(sd_opts_load(&q, sizeof(q), SD_QUERY_KNOWN, &n), -E2BIG);
 	n.future = (uint64_t)1 << 63;
 	assert_int_equal(sd_opts_load(&q, sizeof(q), SD_QUERY_KNOWN, &n), -E2BIG);
+
+	/* A size no options struct has (an uninitialised sz): refused unread.
+	 * The struct ends its page, zeros to the end, and the next page is not
+	 * mapped: reading its "tail" would fault. */
+	{
+		long pg = sysconf(_SC_PAGESIZE);
+		uint8_t *m = mmap(NULL, 2 * (size_t)pg, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		struct new_query *e = (struct new_query *)(m + pg - sizeof(*e));
+
+		assert_true(m != MAP_FAILED);
+		assert_int_equal(mprotect(m + pg, (size_t)pg, PROT_NONE), 0);
+		e->q.sz = (size_t)1 << 40;
+		assert_int_equal(sd_opts_load(&q, sizeof(q), SD_QUERY_KNOWN, e), -E2BIG);
+		munmap(m, 2 * (size_t)pg);
+	}
 
 	/* No room for the size itself. */
 	memset(&q, 0, sizeof(q));
