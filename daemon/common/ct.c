@@ -219,16 +219,9 @@ static int entry_cb(const struct nlattr *a, void *data)
 	return MNL_CB_OK;
 }
 
-struct sweep {
-	ct_match_fn match;
-	void *userdata;
-	struct ct_entry *v;
-	size_t n, cap;
-};
-
 static int dump_cb(const struct nlmsghdr *nlh, void *data)
 {
-	struct sweep *s = data;
+	struct ct_dump *s = data;
 	const struct nfgenmsg *nfg;
 	struct ct_entry e = { 0 };
 	struct entry_parse p = { .e = &e };
@@ -259,11 +252,23 @@ static int dump_cb(const struct nlmsghdr *nlh, void *data)
 
 static int sweep_restart(void *data)
 {
-	((struct sweep *)data)->n = 0;
+	((struct ct_dump *)data)->n = 0;
 	return 0;
 }
 
-static int dump(struct ct *c, struct sweep *s)
+int ct_dump_datagram(struct ct_dump *d, const void *buf, size_t len)
+{
+	size_t left;
+	int r = 0;
+
+	for (const struct nlmsghdr *m = sd_nl_first(buf, len, &left); m && !r;
+	     m = sd_nl_next(m, &left))
+		if (m->nlmsg_type >= NLMSG_MIN_TYPE)
+			r = dump_cb(m, d);
+	return r;
+}
+
+static int dump(struct ct *c, struct ct_dump *s)
 {
 	put_header(sd_nl_reqbuf(c->nl, NULL), IPCTNL_MSG_CT_GET, NLM_F_DUMP, AF_UNSPEC);
 	c->requests++;
@@ -273,7 +278,7 @@ static int dump(struct ct *c, struct sweep *s)
 
 int ct_sweep(struct ct *c, ct_match_fn match, void *userdata, size_t *ret_deleted)
 {
-	struct sweep s = { .match = match, .userdata = userdata };
+	struct ct_dump s = { .match = match, .userdata = userdata };
 	struct ct_req req[CT_BATCH];
 	size_t total = 0;
 	int r, first = 0;

@@ -65,6 +65,22 @@ int ct_delete_flows(struct ct *c, const struct ct_tuple *t, size_t n, size_t *re
 typedef bool (*ct_match_fn)(const struct ct_entry *e, void *userdata);
 int ct_sweep(struct ct *c, ct_match_fn match, void *userdata, size_t *ret_deleted);
 
+/* The parser of a sweep's dump, on bytes (tests/fuzz/fuzz_ct.c,
+ * tests/unit/test_ct.c): the data messages of one datagram of an
+ * IPCTNL_MSG_CT_GET reply, walked as the transport walks them (sd_nl_first:
+ * a message that runs past the datagram ends the walk); the transport's own
+ * part of a dump (sequence, port, NLMSG_DONE and NLMSG_ERROR) is fuzz_transport's.
+ * The entries match() selects are appended to d->v (d->n of them, realloc'ed:
+ * the caller frees d->v); an entry without both tuples, or of another family
+ * than IPv4 and IPv6, is skipped. Returns 0 or -ENOMEM. */
+struct ct_dump {
+	ct_match_fn match;
+	void *userdata;
+	struct ct_entry *v;
+	size_t n, cap;
+};
+int ct_dump_datagram(struct ct_dump *d, const void *buf, size_t len);
+
 /* Requests sent and replies read so far (for benchmarks). */
 void ct_stats(const struct ct *c, uint64_t *ret_requests, uint64_t *ret_bytes_read);
 

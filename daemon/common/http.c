@@ -16,7 +16,25 @@
  * that miss their deadline (the library's own timeout restarts with every
  * byte: a client sending a byte every few seconds would hold its slot for
  * ever). At CONN_LIMIT connections the event thread stops accepting and new
- * ones wait in the listen queue; one address holds at most PER_ADDR_LIMIT.
+ * ones wait in the listen queue.
+ *
+ * One address holds at most PER_ADDR_LIMIT connections, and a new one from an
+ * address at its cap is never refused for slow clients: it takes the slot of
+ * that address's connection that has waited longest for its request's line
+ * and headers (a new connection, or one kept alive after a response), which
+ * is closed. Many slow clients behind one address (a NAT, a process on the
+ * Prometheus host) thus only churn among themselves, and a scraper from the
+ * same address, which sends its request as soon as it connects, is served:
+ * it would lose its slot only if PER_ADDR_LIMIT - 1 more connections came
+ * from its address before its request did. Refusing the newcomer instead (as
+ * libmicrohttpd's own per-address limit does) let 40 slow clients on the
+ * scraper's address starve every scrape. Only when every connection of the
+ * address has sent its request (being answered) is the new one closed.
+ *
+ * libmicrohttpd 0.9.75 closes the connection after a response queued from
+ * the first call for a request: a GET or HEAD is answered from a later one,
+ * so its connection can be kept alive (Prometheus reuses them); other methods
+ * get their 405 at once, their body unread, and the connection closed.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -61,6 +79,8 @@
 /* Threads rendering /metrics at once: concurrent scrapes of the exporter wait
  * for one pass, so as many as this share it. */
 #define SCRAPE_THREADS 64
+/* Connections of one client address (see the top of the file). */
+#define PER_ADDR_LIMIT HTTP_PER_ADDR_LIMIT
 
 /* The libmicrohttpd functions used, resolved by name from SOCKDIAG_MHD_SONAME. */
 struct mhd {
@@ -82,6 +102,11 @@ struct conn {
 	struct conn *prev, *next;	/* in http_server.conns */
 	int fd;
 	int64_t deadline;		/* ms, CLOCK_MONOTONIC; 0: none (being rendered) */
+	uint64_t wait_seq;		/* when it started waiting for a request (order) */
+	bool waiting;			/* for a request's line and headers */
+	bool doomed;			/* shut down (evicted or refused): closing */
+	uint8_t family;			/* of the client's address, v4-mapped as AF_INET */
+	uint8_t addr[16];
 };
 
 /* One /metrics request, from its suspension to its response. */
@@ -89,7 +114,7 @@ struct job {
 	struct job *next;		/* in http_server.queue */
 	struct MHD_Connection *c;
 	struct conn *conn;
-	bool om, done;
+	bool om, queued, done;
 	int r;
 	char *body;
 	size_t len;
@@ -103,6 +128,7 @@ struct http_server {
 	pthread_cond_t wake;		/* scrape threads: a job, or stop */
 	pthread_cond_t tick;		/* the watchdog: stop */
 	struct conn *conns;
+	uint64_t wait_seq;
 	struct job *queue, **queue_tail;
 	pthread_t scrapers[SCRAPE_THREADS], watchdog;
 	unsigned nscrapers, idle;
@@ -201,6 +227,17 @@ static void set_deadline(struct http_server *s, struct conn *conn, int64_t deadl
 	pthread_mutex_unlock(&s->mu);
 }
 
+/* The connection waits for a request's line and headers (waiting) or has
+ * them; under s->mu. */
+static void set_waiting(struct http_server *s, struct conn *conn, bool waiting)
+{
+	conn->waiting = waiting;
+	if (waiting) {
+		conn->wait_seq = ++s->wait_seq;
+		conn->deadline = now_ms() + HEADER_DEADLINE_MS;
+	}
+}
+
 /* Render one job (a scrape thread; the connection is suspended). */
 static void job_run(struct http_server *s, struct job *j)
 {
@@ -274,8 +311,8 @@ static bool job_queue(struct http_server *s, struct job *j)
 	return ok;
 }
 
-/* /metrics: the first call suspends the connection and queues it for a scrape
- * thread; the call after its resumption answers. */
+/* /metrics: the second call suspends the connection and queues it for a
+ * scrape thread; the call after its resumption answers. */
 static enum MHD_Result metrics_page(struct http_server *s, struct MHD_Connection *c,
 				    struct job **jp)
 {
@@ -284,15 +321,12 @@ static enum MHD_Result metrics_page(struct http_server *s, struct MHD_Connection
 	char msg[128], *body;
 	bool done;
 
-	if (!j) {
-		j = calloc(1, sizeof(*j));
-		if (!j)
-			return MHD_NO;
+	if (!j->queued) {
+		j->queued = true;
 		j->c = c;
 		j->conn = conn_of(m, c);
 		j->om = http_wants_openmetrics(
 			m->lookup_connection_value(c, MHD_HEADER_KIND, "Accept"));
-		*jp = j;
 		m->suspend_connection(c);
 		if (!job_queue(s, j)) {
 			m->resume_connection(c);
@@ -331,12 +365,33 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		"<p>See sockdiag(8), METRICS.</p></body></html>\n";
 	struct http_server *s = cls;
 	const struct mhd *m = &s->mhd;
+	enum http_page page = http_route(method, url);
+	struct conn *conn;
 	char *body = NULL;
 
 	(void)version;
 	(void)upload_data;
-	(void)upload_size;
-	switch (http_route(method, url)) {
+	if (!*con_cls) {
+		/* The line and headers are in: no longer evictable. A GET or
+		 * HEAD is answered from a later call (*con_cls: the job, or s
+		 * itself), another method at once: its connection is closed
+		 * after the 405, its body never read. */
+		conn = conn_of(m, c);
+		if (conn) {
+			pthread_mutex_lock(&s->mu);
+			conn->waiting = false;
+			pthread_mutex_unlock(&s->mu);
+		}
+		if (page != HTTP_PAGE_BAD_METHOD) {
+			*con_cls = page == HTTP_PAGE_METRICS ? calloc(1, sizeof(struct job)) : s;
+			return *con_cls ? MHD_YES : MHD_NO;
+		}
+	}
+	if (*upload_size) {	/* a GET's body: read and dropped */
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	switch (page) {
 	case HTTP_PAGE_METRICS:
 		return metrics_page(s, c, (struct job **)con_cls);
 	case HTTP_PAGE_INDEX:
@@ -362,35 +417,89 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 			 enum MHD_RequestTerminationCode toe)
 {
 	struct http_server *s = cls;
-	struct job *j = *con_cls;
+	struct conn *conn = conn_of(&s->mhd, c);
+	struct job *j = *con_cls == (void *)s ? NULL : *con_cls;
 
 	(void)toe;
-	set_deadline(s, conn_of(&s->mhd, c), now_ms() + HEADER_DEADLINE_MS);
+	if (conn) {
+		pthread_mutex_lock(&s->mu);
+		set_waiting(s, conn, true);
+		pthread_mutex_unlock(&s->mu);
+	}
+	*con_cls = NULL;
 	if (j) {
 		free(j->body);
 		free(j);
-		*con_cls = NULL;
 	}
 }
 
-/* Connections are tracked for the watchdog; the library calls CLOSED before it
- * closes the descriptor, so the watchdog (under s->mu) never touches a
- * descriptor number that was reused. */
+/* The client's address of a connection, v4-mapped IPv6 as IPv4 (a [::]
+ * listener sees IPv4 clients so). */
+static void conn_addr(struct conn *conn, const struct sockaddr *sa)
+{
+	static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)sa;
+
+	if (!sa)
+		return;
+	if (sa->sa_family == AF_INET) {
+		conn->family = AF_INET;
+		memcpy(conn->addr, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+	} else if (sa->sa_family == AF_INET6 && !memcmp(&s6->sin6_addr, mapped, 12)) {
+		conn->family = AF_INET;
+		memcpy(conn->addr, (const uint8_t *)&s6->sin6_addr + 12, 4);
+	} else if (sa->sa_family == AF_INET6) {
+		conn->family = AF_INET6;
+		memcpy(conn->addr, &s6->sin6_addr, 16);
+	}
+}
+
+/* A new connection (not linked yet) from an address at PER_ADDR_LIMIT: the
+ * address's connection that has waited longest for a request is closed for
+ * it, or, when none waits, the new one (see the top of the file). The event
+ * thread then reads the end of the stream and closes it. Under s->mu. */
+static void admit(struct http_server *s, struct conn *nc)
+{
+	struct conn *oldest = NULL, *victim;
+	unsigned n = 0;
+
+	for (struct conn *c = s->conns; c; c = c->next) {
+		if (c->doomed || c->family != nc->family ||
+		    memcmp(c->addr, nc->addr, sizeof(c->addr)))
+			continue;
+		n++;
+		if (c->waiting && (!oldest || c->wait_seq < oldest->wait_seq))
+			oldest = c;
+	}
+	if (n < PER_ADDR_LIMIT)
+		return;
+	victim = oldest ? oldest : nc;
+	shutdown(victim->fd, SHUT_RDWR);
+	victim->doomed = true;
+	victim->deadline = 0;
+}
+
+/* Connections are tracked for the watchdog and the per-address cap; the
+ * library calls CLOSED before it closes the descriptor, so the watchdog and
+ * admit() (under s->mu) never touch a descriptor number that was reused. */
 static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
 			  enum MHD_ConnectionNotificationCode toe)
 {
 	struct http_server *s = cls;
 	struct conn *conn = *socket_context;
-	const union MHD_ConnectionInfo *ci;
+	const union MHD_ConnectionInfo *ci, *ca;
 
 	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
 		ci = s->mhd.get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		ca = s->mhd.get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 		conn = ci ? calloc(1, sizeof(*conn)) : NULL;
 		if (!conn)	/* only the library's idle timeout, then */
 			return;
 		conn->fd = ci->connect_fd;
-		conn->deadline = now_ms() + HEADER_DEADLINE_MS;
+		conn_addr(conn, ca ? ca->client_addr : NULL);
 		pthread_mutex_lock(&s->mu);
+		set_waiting(s, conn, true);
+		admit(s, conn);
 		conn->next = s->conns;
 		if (s->conns)
 			s->conns->prev = conn;
@@ -588,7 +697,6 @@ static int server_run(struct http_server *s, int fd)
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONN_TIMEOUT_S,
 				MHD_OPTION_CONNECTION_LIMIT, conn_limit(),
-				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)HTTP_PER_ADDR_LIMIT,
 				MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
 				MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
 				MHD_OPTION_EXTERNAL_LOGGER, quiet_logger, NULL,

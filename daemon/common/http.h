@@ -4,8 +4,9 @@
  * libmicrohttpd on one event thread (epoll), /metrics rendered by scrape
  * threads, so a slow or stalled client holds a connection slot, never a
  * thread. Its limits: HTTP_CONN_LIMIT connections (later ones wait in the
- * listen queue), HTTP_PER_ADDR_LIMIT per client address (more are closed at
- * once), a request's line and headers within HTTP_HEADER_DEADLINE_S, its
+ * listen queue), HTTP_PER_ADDR_LIMIT per client address (a new one takes the
+ * slot of the address's connection that has waited longest for its request),
+ * a request's line and headers within HTTP_HEADER_DEADLINE_S, its
  * response taken within HTTP_SEND_DEADLINE_S, 10 s of silence at most.
  * GET/HEAD only: "/" is a short HTML page, "/metrics" the exposition
  * (OpenMetrics when the client's Accept asks for application/openmetrics-text,

@@ -716,6 +716,23 @@ static int serve_child(void *arg, const char *label)
 	return status;
 }
 
+/* --all-netns, in the supervisor before any guard: could one destroy? */
+static int check_supervisor(void *arg)
+{
+	struct guard *g = arg;
+	int r, status;
+
+	r = sdiag_open(&g->h);
+	if (r < 0) {
+		fprintf(stderr, "sockdiag guard: cannot open netlink sockets: %s\n", strerror(-r));
+		return 1;
+	}
+	status = can_destroy(g);
+	sdiag_close(g->h);
+	g->h = NULL;
+	return status;
+}
+
 /* --all-netns, SIGHUP in the supervisor: the guards started from now on get
  * the file as it is now (those running reload it themselves). */
 static void reload_supervisor(void *arg)
@@ -727,7 +744,8 @@ int guard_main(const struct guard_cmdline *opt)
 {
 	struct guard g = { .opt = *opt, .sigfd = -1, .timerfd = -1,
 			   .route_due = NEVER, .reap_due = NEVER, .log_name = "sockdiag-guard" };
-	const struct guard_all_ops ops = { .run = serve_child, .reload = reload_supervisor };
+	const struct guard_all_ops ops = { .run = serve_child, .reload = reload_supervisor,
+					   .check = check_supervisor };
 	int status = 1, metrics_fd = -1;
 	char err[256];
 

@@ -23,7 +23,11 @@
  * its guard is stopped. A guard that dies is started again (1 s later,
  * doubling up to 64 s while it dies within a minute of its start), unless it exited with status
  * 2 or 3: a configuration it refuses or a namespace where it cannot destroy
- * would only fail again.
+ * would only fail again. A guard that may not enter its namespace exits 3.
+ *
+ * Without CAP_SYS_ADMIN (no namespace can be entered) or what every guard
+ * needs (CAP_NET_ADMIN), the supervisor exits 3 at start, as `guard` does,
+ * rather than start guards that could only fail.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -118,7 +122,7 @@ static void child_main(struct sup *s, pid_t parent, int nsfd, const char *c_labe
 	close(nsfd);
 	if (r < 0) {
 		daemon_log("sockdiag-guard", "netns %s: cannot enter: %s", label, strerror(-r));
-		_exit(1);
+		_exit(r == -EPERM ? 3 : 1); /* 3: not started again */
 	}
 	free(s->v);
 	_exit(s->ops->run(s->arg, label));
@@ -465,11 +469,34 @@ static int setup(struct sup *s)
 	return 0;
 }
 
+/* May this process enter network namespaces? setns() into its own asks for
+ * CAP_SYS_ADMIN as into any other. */
+static int can_enter(void)
+{
+	int fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC), r;
+
+	if (fd < 0)
+		return -errno;
+	r = setns(fd, CLONE_NEWNET) < 0 ? -errno : 0;
+	close(fd);
+	return r;
+}
+
 int guard_all_netns(const struct guard_all_ops *ops, void *arg)
 {
 	struct sup s = { .ops = ops, .arg = arg, .sigfd = -1, .ino = -1, .tfd = -1 };
 	int r;
 
+	r = can_enter();
+	if (r < 0) {
+		fprintf(stderr, "sockdiag guard: --all-netns: cannot enter network namespaces: %s\n",
+			r == -EPERM ? "no CAP_SYS_ADMIN (run it as root, or grant it "
+				      "CAP_SYS_ADMIN and CAP_NET_ADMIN)" : strerror(-r));
+		return r == -EPERM ? 3 : 1;
+	}
+	r = ops->check(arg);
+	if (r)
+		return r;
 	r = setup(&s);
 	if (r < 0) {
 		fprintf(stderr, "sockdiag guard: --all-netns: %s\n", strerror(-r));

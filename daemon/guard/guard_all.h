@@ -10,10 +10,15 @@ struct guard_all_ops {
 	/* SIGHUP in the supervisor, before it is passed on to every guard:
 	 * read the configuration again for the guards started later. */
 	void (*reload)(void *arg);
+	/* In the supervisor, before any guard starts: 0 when a guard could work
+	 * (the checks of `guard` itself: CAP_NET_ADMIN, unless a dry run), else
+	 * the exit status, after one line on stderr. */
+	int (*check)(void *arg);
 };
 
 /* Supervise until SIGTERM/SIGINT, which stop every guard too. Returns the
- * exit status. */
+ * exit status: 3 at once, after one line on stderr, without CAP_SYS_ADMIN
+ * (no namespace can be entered) or when ops->check() says 3. */
 int guard_all_netns(const struct guard_all_ops *ops, void *arg);
 
 #endif

@@ -16,8 +16,13 @@ for each daemon:
     may fail;
   - a slow client is closed by the whole-request deadline (headers within 5 s), well
     before the 10 s idle timeout that it keeps resetting;
-  - connections over the per-address cap (32) are closed at once, while another
-    address is still served;
+  - 40 slow clients from the scraper's own address (127.0.0.1), more than the
+    per-address cap (32): 15 scrapes from that address all answered within 2 s;
+  - a kept-alive connection (after "/" and after "/metrics") whose next request
+    trickles in is closed by the header deadline, 5 s after the response;
+  - at the per-address cap (32 silent connections from one address), one more
+    connection from it that sends its request is answered, and the oldest silent
+    one, only it, is closed for it;
   - with --hold N (the exporter only: the same http.c serves both): N connections
     (more than the server's limit, 2048) held open without a byte: a scrape made then
     waits in the listen queue and is answered (not reset) once the deadline frees a
@@ -27,9 +32,11 @@ Exit 77 (skip) without root or unshare.
 """
 import argparse
 import os
+import re
 import resource
 import selectors
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -85,11 +92,12 @@ def get(path="/metrics", timeout=2.0, source="127.0.0.1"):
 
 
 class Slow(threading.Thread):
-    """N connections that each send a byte every `every` s, reconnecting when closed."""
+    """N connections that each send a byte every `every` s, reconnecting when closed; from
+    127.0.1.0/24 (PER_ADDR per address), or all from `source`."""
 
-    def __init__(self, n, every):
+    def __init__(self, n, every, source=None):
         super().__init__(daemon=True)
-        self.n, self.every, self.stop = n, every, False
+        self.n, self.every, self.stop, self.source = n, every, False, source
         self.conns = {}         # fd -> [socket, index, bytes sent, opened at]
         self.closed = 0
         self.lifetimes = []     # seconds from connect to being closed by the server
@@ -97,7 +105,7 @@ class Slow(threading.Thread):
 
     def open(self, i):
         s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        s.bind((src(i // PER_ADDR), 0))
+        s.bind((self.source or src(i // PER_ADDR), 0))
         s.setblocking(False)
         try:
             s.connect(("127.0.0.1", PORT))
@@ -209,37 +217,144 @@ def check_starve(kind, nslow, seconds):
 
 
 def check_cap(kind):
+    """CAP silent connections from one address, then one more from it that sends its request:
+    it is answered, and the oldest silent one (only it) is closed for it."""
     held = []
     for _ in range(CAP):
         held.append(socket.create_connection(("127.0.0.1", PORT), timeout=2,
                                              source_address=("127.0.2.1", 0)))
     time.sleep(0.2)
-    over = socket.create_connection(("127.0.0.1", PORT), timeout=2,
-                                    source_address=("127.0.2.1", 0))
-    over.settimeout(1.0 * SLOWDOWN)
-    try:
-        closed = over.recv(1) == b""
-    except ConnectionResetError:
-        closed = True
-    except socket.timeout:
-        closed = False
-    st, _ = get(timeout=2 * SLOWDOWN)
-    alive = 0
+    st_over, _ = get(timeout=2 * SLOWDOWN, source="127.0.2.1")
+    alive = []
     for s in held:
         s.setblocking(False)
         try:
-            alive += s.recv(1) != b""
+            alive.append(s.recv(1) != b"")
         except BlockingIOError:
-            alive += 1
+            alive.append(True)
         except OSError:
-            pass
-    for s in held + [over]:
+            alive.append(False)
+    st, _ = get(timeout=2 * SLOWDOWN)
+    for s in held:
         s.close()
-    if not closed or st != 200 or alive != CAP:
-        fail("%s: connection %d from one address %s; %d of %d held alive; scrape %d"
-             % (kind, CAP + 1, "closed" if closed else "kept", alive, CAP, st))
-    ok("%s: connection %d from one address closed at once, its %d others kept, "
-       "another address served" % (kind, CAP + 1, CAP))
+    if st_over != 200 or alive != [False] + [True] * (CAP - 1) or st != 200:
+        fail("%s: connection %d from one address got %d; of the %d silent ones before it, "
+             "alive: %s (want all but the first); another address got %d"
+             % (kind, CAP + 1, st_over, CAP, "".join("1" if x else "0" for x in alive), st))
+    ok("%s: connection %d from one address served, the oldest of its %d silent ones closed "
+       "for it, the others kept" % (kind, CAP + 1, CAP))
+
+
+def slow_process(n, every, source):
+    """Slow clients in a child process (its own interpreter lock: their reconnections never
+    hold the scraper up between its connect and its request). Returns its pid."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            Slow(n, every, source).run()
+        finally:
+            os._exit(0)
+    return pid
+
+
+def read_response(s):
+    """One response on a kept-alive connection: its status (0: none)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        b = s.recv(65536)
+        if not b:
+            return 0
+        data += b
+    head, _, body = data.partition(b"\r\n\r\n")
+    m = re.search(rb"(?im)^content-length:\s*(\d+)", head)
+    want = int(m.group(1)) if m else 0
+    while len(body) < want:
+        b = s.recv(65536)
+        if not b:
+            return 0
+        body += b
+    return int(head.split(b" ", 2)[1])
+
+
+def keepalive_dribble(path, source, out):
+    """A first request answered on a kept-alive connection, then the next one dribbled (a
+    byte every 0.5 s): out gets (status of the first, seconds from its response until the
+    server closed the connection, or None when it was still open after DEADLINE + 6 s)."""
+    s = socket.create_connection(("127.0.0.1", PORT), timeout=5 * SLOWDOWN,
+                                 source_address=(source, 0))
+    try:
+        s.sendall(b"GET " + path + b" HTTP/1.1\r\nHost: x\r\n\r\n")
+        st = read_response(s)
+        t0 = time.monotonic()
+        s.settimeout(0.5)
+        for i in range(int((DEADLINE + 6) / 0.5)):
+            try:
+                s.send(REQ[i:i + 1])
+                if s.recv(4096) == b"":
+                    out.append((st, time.monotonic() - t0))
+                    return
+            except socket.timeout:
+                pass
+            except OSError:
+                out.append((st, time.monotonic() - t0))
+                return
+        out.append((st, None))
+    finally:
+        s.close()
+
+
+def check_keepalive_start():
+    """The header deadline of the next request on a kept-alive connection, after "/" and
+    after "/metrics" (suspended, rendered by a scrape thread): threads, joined by
+    check_keepalive_end()."""
+    res = {}
+    th = []
+    for i, path in enumerate((b"/", b"/metrics")):
+        res[path] = []
+        th.append(threading.Thread(target=keepalive_dribble, daemon=True,
+                                   args=(path, "127.0.3.%d" % (i + 1), res[path])))
+        th[-1].start()
+    return th, res
+
+
+def check_keepalive_end(kind, started):
+    th, res = started
+    for t in th:
+        t.join()
+    for path, r in res.items():
+        st, dt = r[0] if r else (0, None)
+        if st != 200 or dt is None or dt < DEADLINE - 0.5 or dt > DEADLINE + 2.5 * SLOWDOWN:
+            fail("%s: kept-alive connection after %s (status %d): the next request dribbled "
+                 "was %s (want closed %.0f s after the response, the header deadline)"
+                 % (kind, path.decode(), st,
+                    "never closed" if dt is None else "closed after %.1f s" % dt, DEADLINE))
+        ok("%s: kept alive after %s, the next request's headers dribbled: closed %.1f s "
+           "after the response" % (kind, path.decode(), dt))
+
+
+def check_same_addr(kind, nslow, nscrapes):
+    """nslow slow clients from the scraper's own address (127.0.0.1: a proxy's SNAT, a process
+    on the Prometheus host), more than its cap: every scrape is answered within 2 s."""
+    pid = slow_process(nslow, 2.0, "127.0.0.1")
+    res = []
+    try:
+        time.sleep(1.0)
+        lim = 2.0 * SLOWDOWN
+        for _ in range(nscrapes):
+            res.append(get(timeout=lim + 3))
+            time.sleep(0.3)
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    good = sum(1 for st, dt in res if st == 200 and dt <= lim)
+    print("# %s: %d slow clients from 127.0.0.1: %d of %d scrapes from it answered within "
+          "%.1f s, slowest %.2f s" % (kind, nslow, good, len(res), lim,
+                                      max(dt for _, dt in res)), flush=True)
+    if good != len(res):
+        fail("%s: with %d slow clients on the scraper's address, %d of %d scrapes answered "
+             "within %.1f s: %s" % (kind, nslow, good, len(res), lim, res))
+    ok("%s: %d slow clients on the scraper's own address: %d of %d scrapes answered"
+       % (kind, nslow, good, len(res)))
 
 
 def check_hold(kind, n, pid):
@@ -306,6 +421,7 @@ def main():
     ap.add_argument("--only")
     ap.add_argument("--gets", type=int, default=0)
     ap.add_argument("--hold", type=int, default=0)
+    ap.add_argument("--same-addr", type=int, default=40)
     ap.add_argument("--inner", action="store_true")
     a = ap.parse_args()
     if not a.inner:
@@ -329,6 +445,9 @@ def main():
                     check_gets(kind, a.gets)
                     print("# %s after the GETs: threads %s, RSS %s"
                           % ((kind,) + threads_of(d.p.pid)), flush=True)
+                ka = check_keepalive_start()
+                check_same_addr(kind, a.same_addr, 15)
+                check_keepalive_end(kind, ka)
                 check_cap(kind)
                 if a.hold and kind == "exporter":     # the same http.c serves both
                     check_hold(kind, a.hold, d.p.pid)

@@ -5,7 +5,9 @@ private network namespace). The test builds its own population on addresses
 of lo: TCP and connected UDP clients of dead backends (IPv4, IPv6, v4-mapped),
 of live backends, of another port of a dead address, an unconnected UDP
 socket that sent to a dead backend, a UDP socket of a TCP-only backend, and a
-UDP client of a DNAT'ed service address whose backend is dead. Its oracle:
+UDP client of a DNAT'ed service address whose backend is dead, a connected
+UDP client of a dead backend that never sent (no conntrack entry: its delete
+is answered ENOENT and must not be counted). Its oracle:
 SO_ERROR (ECONNABORTED exactly on the sockets it expects destroyed), the
 cookies kill reports, and, with --conntrack, `conntrack -L` before and after
 differing by exactly the entries it computes. Both the kernel-filter path and
@@ -127,7 +129,8 @@ def t_bad_files():
 
 
 def t_kill_conntrack():
-    """kill --conntrack with a FILTER: the flows of the destroyed sockets."""
+    """kill --conntrack with a FILTER: the flows of the destroyed sockets; one whose entry
+    went before the kill is not counted."""
     l = socket.socket()
     l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     l.bind(("10.0.0.2", 7000))
@@ -136,19 +139,31 @@ def t_kill_conntrack():
     acc = [l.accept()[0] for _ in cs]
     other = socket.create_connection(("10.0.0.2", 7000))
     acc.append(l.accept()[0])
+    # A flow whose entry is gone before the kill (deleted here, as if it had
+    # expired): its delete is answered ENOENT, not an entry deleted.
+    vanished = socket.create_connection(("10.0.0.2", 7000))
+    acc.append(l.accept()[0])
+    gone = subprocess.run(["conntrack", "-D", "-p", "tcp", "--orig-src", "10.0.0.2",
+                           "--sport", str(vanished.getsockname()[1])], capture_output=True)
     before = conntrack()
+    vflow = ("tcp", "10.0.0.2", vanished.getsockname()[1], "10.0.0.2", 7000)
+    check(gone.returncode == 0 and not expected_ct_removed(before, {vflow}, sweep=False),
+          "kill --conntrack: conntrack -D removed the vanished flow's entry: %s" % gone.stderr)
     rc, out, err = run("kill", "-t", "--conntrack", "--ndjson",
                        "dport = :7000 and sport != :%d" % other.getsockname()[1])
     after = conntrack()
     flows = {("tcp", "10.0.0.2", c.getsockname()[1], "10.0.0.2", 7000) for c in cs}
     want = expected_ct_removed(before, flows, sweep=False)
+    recs = [json.loads(x) for x in out.splitlines() if x.strip()]
     check(rc == 0, "kill --conntrack: exit 0 (%d: %s)" % (rc, err))
+    check(sorted(r["cookie"] for r in recs) == sorted(cookie(c) for c in cs + [vanished]),
+          "kill --conntrack: the 4 clients destroyed: %s" % out)
     check(len(want) == 3 and before - after == want,
           "kill --conntrack: exactly the 3 flows' entries: removed %s, want %s" %
           (sorted(before - after), sorted(want)))
     check(re.search(r"conntrack entries deleted 3\b", err) is not None,
-          "kill --conntrack: summary: " + err)
-    for s in cs + acc + [other, l]:
+          "kill --conntrack: summary counts the 3 entries deleted, not the vanished one: " + err)
+    for s in cs + acc + [other, vanished, l]:
         s.close()
 
 

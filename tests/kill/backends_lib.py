@@ -91,11 +91,12 @@ class Population:
             self.add(name, c, dead)
             self.add(name + " (server side)", a, False)
 
-        def udp(name, dst, fam, dead, connect=True):
+        def udp(name, dst, fam, dead, connect=True, send=True):
             u = socket.socket(fam, socket.SOCK_DGRAM)
             if connect:
                 u.connect(dst)
-                u.send(b"x")
+                if send:
+                    u.send(b"x")
             else:
                 u.sendto(b"x", dst)
             self.add(name, u, dead)
@@ -124,6 +125,10 @@ class Population:
         udp("udp6 to dead [fd00::1]:53", ("fd00::1", 53), socket.AF_INET6, True)
         udp("udp6 to dead v4-mapped ::ffff:10.0.0.1:53", ("::ffff:10.0.0.1", 53),
             socket.AF_INET6, True)
+        # Connected, nothing sent: no conntrack entry ever. Its delete is answered
+        # ENOENT, which must not count as an entry deleted.
+        udp("udp to dead 10.0.0.1:53 that never sent (no conntrack entry)", ("10.0.0.1", 53),
+            socket.AF_INET, True, send=False)
         udp("unconnected udp that sent to 10.0.0.1:53", ("10.0.0.1", 53), socket.AF_INET, False,
             connect=False)
         udp("udp to live 10.0.0.2:53", ("10.0.0.2", 53), socket.AF_INET, False)
