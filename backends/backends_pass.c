@@ -183,14 +183,13 @@ int backends_pass(struct sdiag_handle *h, const struct backend_set *b,
 	struct sdiag_filter *f = NULL;
 	struct ct_tuple *flows = NULL;
 	size_t nflows = 0, d;
-	struct sdiag_query q = {
-		.tables = SDIAG_TABLE_BIT(SDIAG_T_TCP) | SDIAG_TABLE_BIT(SDIAG_T_UDP),
-		.states = SDIAG_STATES_ALL &
-			  ~(SDIAG_STATE_BIT(SDIAG_SS_LISTEN) | SDIAG_STATE_BIT(SDIAG_SS_CLOSE) |
-			    SDIAG_STATE_BIT(SDIAG_SS_BOUND_INACTIVE)),
-		.afs = SDIAG_AF_ALL,
-		.flags = SDIAG_Q_SKIP_UNSUPPORTED, /* nothing to destroy there */
-	};
+	SDIAG_OPTS(sdiag_query, q,
+			.tables = SDIAG_TABLE_BIT(SDIAG_T_TCP) | SDIAG_TABLE_BIT(SDIAG_T_UDP),
+			.states = SDIAG_STATES_ALL &
+				  ~(SDIAG_STATE_BIT(SDIAG_SS_LISTEN) | SDIAG_STATE_BIT(SDIAG_SS_CLOSE) |
+				    SDIAG_STATE_BIT(SDIAG_SS_BOUND_INACTIVE)),
+			.afs = SDIAG_AF_ALL,
+			.flags = SDIAG_Q_SKIP_UNSUPPORTED); /* nothing to destroy there */
 	int r = 0;
 
 	if (!b->n)

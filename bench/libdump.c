@@ -28,11 +28,10 @@ static int count_cb(const struct sdiag_sock *s, void *userdata)
 
 int main(int argc, char **argv)
 {
-	struct sdiag_query q = {
-		.tables = SDIAG_TABLE_BIT(SDIAG_T_TCP),
-		.states = SDIAG_STATES_ALL,
-		.afs = SDIAG_AF_ALL,
-	};
+	SDIAG_OPTS(sdiag_query, q,
+			.tables = SDIAG_TABLE_BIT(SDIAG_T_TCP),
+			.states = SDIAG_STATES_ALL,
+			.afs = SDIAG_AF_ALL);
 	struct sdiag_filter_error ferr = { 0 };
 	struct sdiag_filter *f = NULL;
 	struct sdiag_handle *h = NULL;

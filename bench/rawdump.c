@@ -15,9 +15,11 @@
  * kernel serves as a single AF_UNSPEC walk for both families (what sockdiag
  * does for TCP): the single-walk floor. -x dumps unix sockets instead (one
  * AF_UNIX dump, asking for what `sockdiag list -x` asks for: name, peer,
- * queue lengths and uid): the floor of bench/unix.sh.
+ * queue lengths and uid): the floor of bench/unix.sh. -e sets idiag_ext, the
+ * extensions asked for (0xe: INET_DIAG_INFO, VEGASINFO and CONG, what
+ * `sockdiag list -tanie` asks for): the floor of a dump with tcp_info.
  *
- * usage: rawdump [-q] [-r REPEAT] [-s STATE_MASK] [-4|-6|-L|-x]
+ * usage: rawdump [-q] [-r REPEAT] [-s STATE_MASK] [-e EXT_MASK] [-4|-6|-L|-x]
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -95,7 +97,7 @@ static long dump(int fd, struct nlmsghdr *nlh, uint16_t type, uint32_t seq, uint
 	return count_replies(fd, seq, buf);
 }
 
-static long dump_legacy(int fd, uint32_t states, uint32_t seq, uint8_t *buf)
+static long dump_legacy(int fd, uint32_t states, uint8_t ext, uint32_t seq, uint8_t *buf)
 {
 	struct req_legacy req;
 
@@ -103,6 +105,7 @@ static long dump_legacy(int fd, uint32_t states, uint32_t seq, uint8_t *buf)
 	req.nlh.nlmsg_len = sizeof(req);
 	req.r.idiag_family = AF_UNSPEC;
 	req.r.idiag_states = states;
+	req.r.idiag_ext = ext;
 	return dump(fd, &req.nlh, TCPDIAG_GETSOCK, seq, buf);
 }
 
@@ -121,7 +124,8 @@ static long dump_unix(int fd, uint32_t states, uint32_t seq, uint8_t *buf)
 	return dump(fd, &req.nlh, SOCK_DIAG_BY_FAMILY, seq, buf);
 }
 
-static long dump_family(int fd, uint8_t family, uint32_t states, uint32_t seq, uint8_t *buf)
+static long dump_family(int fd, uint8_t family, uint32_t states, uint8_t ext, uint32_t seq,
+			uint8_t *buf)
 {
 	struct req req;
 
@@ -130,7 +134,7 @@ static long dump_family(int fd, uint8_t family, uint32_t states, uint32_t seq, u
 	req.r.sdiag_family = family;
 	req.r.sdiag_protocol = IPPROTO_TCP;
 	req.r.idiag_states = states;
-	req.r.idiag_ext = 0;
+	req.r.idiag_ext = ext;
 	return dump(fd, &req.nlh, SOCK_DIAG_BY_FAMILY, seq, buf);
 }
 
@@ -139,11 +143,12 @@ int main(int argc, char **argv)
 	static uint8_t buf[RECVBUF] __attribute__((aligned(8)));
 	int fd, opt, rcvbuf = SO_RCVBUF_SIZE, repeat = 1;
 	uint32_t states = ~0u;
+	uint8_t ext = 0;
 	int only = 0;
 	bool quiet = false, legacy = false, unix_only = false;
 	long v4 = 0, v6 = 0;
 
-	while ((opt = getopt(argc, argv, "qr:s:46Lx")) != -1) {
+	while ((opt = getopt(argc, argv, "qr:s:e:46Lx")) != -1) {
 		switch (opt) {
 		case 'x':
 			unix_only = true;
@@ -158,6 +163,9 @@ int main(int argc, char **argv)
 		case 's':
 			states = (uint32_t)strtoul(optarg, NULL, 0);
 			break;
+		case 'e':
+			ext = (uint8_t)strtoul(optarg, NULL, 0);
+			break;
 		case 'q':
 			quiet = true;
 			break;
@@ -166,7 +174,7 @@ int main(int argc, char **argv)
 			break;
 		default:
 			fprintf(stderr,
-				"usage: rawdump [-q] [-r REPEAT] [-s STATE_MASK] [-4|-6|-L|-x]\n");
+				"usage: rawdump [-q] [-r REPEAT] [-s STATE_MASK] [-e EXT_MASK] [-4|-6|-L|-x]\n");
 			return 2;
 		}
 	}
@@ -190,20 +198,20 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	for (int i = 0; legacy && i < repeat; i++) {
-		v4 = dump_legacy(fd, states, (uint32_t)i + 1, buf);
+		v4 = dump_legacy(fd, states, ext, (uint32_t)i + 1, buf);
 		if (v4 < 0) {
 			fprintf(stderr, "rawdump: %s\n", strerror((int)-v4));
 			return 1;
 		}
 	}
 	for (int i = 0; !legacy && i < repeat; i++) {
-		v4 = only == '6' ? 0 : dump_family(fd, AF_INET, states, 2 * (uint32_t)i + 1, buf);
+		v4 = only == '6' ? 0 : dump_family(fd, AF_INET, states, ext, 2 * (uint32_t)i + 1, buf);
 		if (v4 < 0)
 			v6 = v4;
 		else
 			v6 = only == '4' ?
 				     0 :
-				     dump_family(fd, AF_INET6, states, 2 * (uint32_t)i + 2, buf);
+				     dump_family(fd, AF_INET6, states, ext, 2 * (uint32_t)i + 2, buf);
 		if (v4 < 0 || v6 < 0) {
 			fprintf(stderr, "rawdump: %s\n", strerror((int)-(v4 < 0 ? v4 : v6)));
 			return 1;

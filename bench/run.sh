@@ -30,6 +30,7 @@ scenario() {
 	case $1 in
 	floor)  CMD=("$TOOLS/rawdump" -q);               DESC='raw dump floor: one SOCK_DIAG_BY_FAMILY dump per family, count only' ;;
 	floor1) CMD=("$TOOLS/rawdump" -q -L);            DESC='single-walk floor: one legacy TCPDIAG_GETSOCK AF_UNSPEC dump, count only' ;;
+	floor_ie) CMD=("$TOOLS/rawdump" -q -L -e 0xe);   DESC='single-walk floor asking for what -tanie asks (tcp_info, vegas, cong), count only' ;;
 	lib)    CMD=("$TOOLS/libdump" -q);               DESC='libsockdiag dump+decode, no output (bench/libdump)' ;;
 	lib_f)  CMD=("$TOOLS/libdump" -q -f "$FILTER");  DESC="libdump -f '$FILTER'" ;;
 	list)   CMD=("$SOCKDIAG" list -tan);             DESC='`sockdiag list -tan`' ;;
@@ -202,6 +203,7 @@ report_n() {
 	t_ratio 'list -tanie / floor (issue 14)' 2.0 list_ie floor
 	t_ratio 'list -tanie --ndjson / floor (issue 14)' 2.0 ndjson_ie floor
 	t_ratio '(info) ss -tanie / floor' 0 ss_ie floor
+	t_ratio '(info) list -tanie / its single-walk floor with the same extensions' 0 list_ie floor_ie
 	t_ratio '(info) list -tan / the same of $SOCKDIAG_BASE' 0 list base
 	t_ratio '(info) list -tan --ndjson / the same of $SOCKDIAG_BASE' 0 ndjson base_ndjson
 	t_ratio '(info) list -tanie / the same of $SOCKDIAG_BASE' 0 list_ie base_ie
@@ -211,6 +213,7 @@ report_n() {
 	t_ratio "(info) list 'idle > 10m' (0%) / list -tani" 0 list_idle0 list_i
 	t_rss 'list -tan peak RSS MiB' 16 list
 	t_rss 'list --ndjson peak RSS MiB' 16 ndjson
+	t_rss '(info) list -tan of $SOCKDIAG_BASE peak RSS MiB' 16 base
 	echo
 }
 

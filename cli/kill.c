@@ -318,11 +318,10 @@ static int kill_backends(struct kill_ctx *c, struct sdiag_handle *h, struct ct *
  * reason to stop: its sockets are denied. Returns 0 or an exit status. */
 static int kill_in(struct kill_ctx *c, struct sdiag_handle *h, int nsfd, bool many)
 {
-	struct sdiag_kill_opts ko = {
-		.batch = c->k->batch,
-		.max_passes = c->k->passes,
-		.mptcp_subflows = c->k->mptcp_subflows,
-	};
+	SDIAG_OPTS(sdiag_kill_opts, ko,
+			.batch = c->k->batch,
+			.max_passes = c->k->passes,
+			.mptcp_subflows = c->k->mptcp_subflows);
 	struct ct *ct = open_ct(c, nsfd);
 	int r;
 

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>	/* memset, for SDIAG_OPTS */
 
 #ifdef __cplusplus
 extern "C" {
@@ -105,8 +106,9 @@ enum sdiag_state {
 const char *sdiag_state_name(enum sdiag_state s);
 
 /* ------------------------------------------------------------------------ */
-/* Copies of kernel structs, laid out as in Linux 6.18. Older kernels send     */
-/* shorter payloads (the tail is zero), newer ones longer (the excess is cut). */
+/* Kernel structs, laid out as in Linux 6.18: what sdiag_sock_blob_copy()     */
+/* fills. Older kernels send shorter ones (the tail reads zero), newer ones    */
+/* longer (a caller with a longer definition gets the rest).                   */
 
 struct sdiag_tcp_info {
 	uint8_t tcpi_state;
@@ -268,6 +270,9 @@ struct sdiag_packet_ring {
 /* ------------------------------------------------------------------------ */
 /* The socket record.                                                         */
 
+/* Slots for the views of enum sdiag_blob (below); room for kinds to come. */
+#define SDIAG_BLOB_SLOTS 8
+
 /* "has" bits: set when the kernel sent the field (absent is not zero). */
 enum sdiag_has {
 	SDIAG_HAS_UID = 1ULL << 0,
@@ -334,12 +339,8 @@ struct sdiag_inet {
 	uint8_t raw_protocol;	/* real protocol of a raw socket */
 	char cong[16];
 	char ulp[16];
-	struct sdiag_meminfo meminfo;
-	struct sdiag_vegas_info vegas;
-	struct sdiag_dctcp_info dctcp;
-	struct sdiag_bbr_info bbr;
-	struct sdiag_tcp_info tcp_info;
-	struct sdiag_mptcp_info mptcp_info;
+	/* tcp_info, mptcp_info, meminfo and the congestion-control structs are
+	 * views: sdiag_sock_blob(), sdiag_sock_blob_copy(). */
 	/* MPTCP subflow ULP info, raw attribute payload (borrowed), or NULL. */
 	const void *ulp_mptcp;
 	size_t ulp_mptcp_len;
@@ -425,7 +426,6 @@ struct sdiag_sock {
 	uint32_t uid;
 	uint32_t rqueue;
 	uint32_t wqueue;
-	uint32_t skmem[SDIAG_SKMEM_VARS];
 	union {
 		struct sdiag_inet inet;
 		struct sdiag_unix un;
@@ -440,6 +440,11 @@ struct sdiag_sock {
 	 * the map: valid until sdiag_procmap_free, also in sdiag_sock_dup copies). */
 	const struct sdiag_proc *procs;
 	size_t n_procs;
+	/* The kernel structs the kernel sent (enum sdiag_blob): borrowed views
+	 * into the received datagram, as long as the kernel made them. Private:
+	 * read them through sdiag_sock_blob() and sdiag_sock_blob_copy(). */
+	const void *blob[SDIAG_BLOB_SLOTS];
+	uint16_t blob_len[SDIAG_BLOB_SLOTS];
 };
 
 /* Name of a netlink protocol ("route", "sock_diag", "generic", ...), or NULL if unknown. */
@@ -465,6 +470,33 @@ enum sdiag_sctp_list {
  * the end are not addresses). 0 for a record without that list. Pure. */
 size_t sdiag_sctp_addrs(const struct sdiag_sock *s, enum sdiag_sctp_list which,
 			struct sdiag_sctp_addr *out, size_t max);
+
+/* A kernel struct a record carries as the kernel sent it. The library does
+ * not cut or pad it: a newer kernel's longer struct reaches a caller built
+ * with a longer definition, an older kernel's shorter one reads as zero past
+ * its end. */
+enum sdiag_blob {
+	SDIAG_BLOB_TCP_INFO,	/* struct tcp_info (SDIAG_HAS_TCP_INFO) */
+	SDIAG_BLOB_MPTCP_INFO,	/* struct mptcp_info (SDIAG_HAS_MPTCP_INFO) */
+	SDIAG_BLOB_MEMINFO,	/* struct inet_diag_meminfo (SDIAG_HAS_MEMINFO) */
+	SDIAG_BLOB_SKMEMINFO,	/* u32 SK_MEMINFO_*[] (SDIAG_HAS_SKMEMINFO), any family */
+	SDIAG_BLOB_VEGAS,	/* struct tcpvegas_info (SDIAG_HAS_VEGAS) */
+	SDIAG_BLOB_DCTCP,	/* struct tcp_dctcp_info (SDIAG_HAS_DCTCP) */
+	SDIAG_BLOB_BBR,		/* struct tcp_bbr_info (SDIAG_HAS_BBR) */
+	SDIAG_BLOB_MAX
+};
+
+/* The bytes the kernel sent for blob k: borrowed, valid as long as the record
+ * (during the callback; a sdiag_sock_dup copy carries its own), and only
+ * 4-byte aligned, so read it with memcpy or sdiag_sock_blob_copy(). NULL when
+ * the record has none (not asked for, not sent, k out of range); *ret_len
+ * (may be NULL) gets its length, 0 then. Pure. */
+const void *sdiag_sock_blob(const struct sdiag_sock *s, enum sdiag_blob k, size_t *ret_len);
+/* Copy blob k into out, the caller's struct of size bytes: min(its length,
+ * size) bytes, the rest of out zero-filled (the whole of it when the record
+ * has none). Returns the length the kernel sent (0: none); larger than size
+ * when the kernel knows fields the caller does not. Pure. */
+size_t sdiag_sock_blob_copy(const struct sdiag_sock *s, enum sdiag_blob k, void *out, size_t size);
 
 /* Deep copy of a record: borrowed arrays are copied into the same allocation.
  * Returns NULL on allocation failure. Free with free(). */
@@ -658,7 +690,26 @@ enum sdiag_af {
 	SDIAG_AF_ALL = SDIAG_AF_INET | SDIAG_AF_INET6,
 };
 
+/*
+ * Options structs (struct sdiag_query, struct sdiag_kill_opts) grow at their
+ * end and start with their size, as libbpf's: declare one with SDIAG_OPTS(),
+ * which zeroes it and sets sz to the size the caller was built with. A
+ * library older than the caller accepts it when every byte it does not know
+ * is zero (else -E2BIG: the caller asked for an option it lacks); a newer
+ * library reads the fields it knows beyond sz as zero. sz smaller than the
+ * size_t itself: -EINVAL.
+ *
+ *	SDIAG_OPTS(sdiag_query, q, .tables = SDIAG_TABLES_INET, .show = SDIAG_SHOW_INFO);
+ *	r = sdiag_dump(h, &q, cb, NULL, NULL);
+ */
+#define SDIAG_OPTS(TYPE, NAME, ...)                                                                \
+	struct TYPE NAME = ({                                                                      \
+		memset(&NAME, 0, sizeof(struct TYPE));                                             \
+		(struct TYPE){ .sz = sizeof(struct TYPE), __VA_ARGS__ };                           \
+	})
+
 struct sdiag_query {
+	size_t sz;		/* sizeof(struct sdiag_query); SDIAG_OPTS() sets it */
 	uint32_t tables;	/* SDIAG_TABLE_BIT() mask; 0 = none */
 	uint32_t states;	/* SDIAG_STATE_BIT() mask; 0 = all */
 	uint32_t afs;		/* enum sdiag_af mask for inet tables; 0 = both */
@@ -695,11 +746,16 @@ typedef int (*sdiag_error_cb)(enum sdiag_table t, int family, int err, void *use
 
 /*
  * Dump the sockets q selects, decoding each and calling cb: a loop over
- * sdiag_dump_begin/next/end (below), in their order. When a table cannot be
- * dumped (and the query's policy does not skip it), err_cb decides; with
- * err_cb NULL the dump stops and returns that error.
- * Returns 0, or a negative errno (including one returned by a callback;
- * -EBUSY: a pull-mode dump is under way on h).
+ * sdiag_dump_begin/next/end (below), in their order. Duplicates that dumps
+ * produce (socket churn between chunks, netlink_diag's double report) are
+ * removed by cookie. When a table cannot be dumped (and the query's policy
+ * does not skip it), err_cb decides; with err_cb NULL the dump stops and
+ * returns that error. q is read during the call only; the records are the
+ * callback's (borrowed).
+ * Returns 0, or a negative errno (including one returned by a callback):
+ * -EINVAL for a NULL h, q or cb or q->sz below sizeof(size_t), -E2BIG for a
+ * query with a non-zero option this library does not know (SDIAG_OPTS),
+ * -EBUSY: a pull-mode dump is under way on h.
  */
 int sdiag_dump(struct sdiag_handle *h, const struct sdiag_query *q, sdiag_sock_cb cb,
 	       sdiag_error_cb err_cb, void *userdata);
@@ -768,8 +824,10 @@ struct sdiag_sock_list {
 	size_t n;
 };
 
-/* Collect every socket sdiag_dump would report. Tables the kernel cannot
- * dump are skipped (SDIAG_Q_SKIP_UNSUPPORTED, whatever named_tables says). */
+/* Collect every socket sdiag_dump would report into *ret, the caller's to
+ * free with sdiag_sock_list_free (untouched on error). Tables the kernel
+ * cannot dump are skipped (SDIAG_Q_SKIP_UNSUPPORTED, whatever named_tables
+ * says). Returns 0 or the errors of sdiag_dump, -ENOMEM. */
 int sdiag_collect(struct sdiag_handle *h, const struct sdiag_query *q,
 		  struct sdiag_sock_list *ret);
 /* Accepts NULL and an empty list. */
@@ -964,6 +1022,7 @@ int sdiag_destroy(struct sdiag_handle *h, const struct sdiag_sock *const *socks,
 		  enum sdiag_destroy_result *ret_results, int *ret_errs);
 
 struct sdiag_kill_opts {
+	size_t sz;		/* sizeof(struct sdiag_kill_opts); SDIAG_OPTS() sets it */
 	unsigned batch;		/* records per batch; 0 = default */
 	unsigned max_passes;	/* passes at most; 0 = default (4) */
 	/* MPTCP sockets cannot be destroyed; also destroy the TCP subflows
@@ -978,7 +1037,9 @@ struct sdiag_kill_opts {
  * family is dumped on its own, and those in which a pass destroyed anything
  * are dumped again, acting on the destroyable sockets not yet reported (by
  * cookie); sockets created meanwhile that match are destroyed too. err_cb is
- * as for sdiag_dump. Returns 0 or a negative errno as sdiag_destroyer_new.
+ * as for sdiag_dump. o may be NULL (the defaults); q and o are read during
+ * the call only. Returns 0 or a negative errno as sdiag_destroyer_new, or
+ * the option errors of sdiag_dump (-EINVAL, -E2BIG) for q or o.
  */
 int sdiag_kill(struct sdiag_handle *h, const struct sdiag_query *q,
 	       const struct sdiag_kill_opts *o, sdiag_destroy_cb cb, sdiag_error_cb err_cb,

@@ -38,6 +38,7 @@ scenario() {
 	kill_nd)   CMD=("$SOCKDIAG" kill -t --all --ndjson);      DESC='`sockdiag kill -t --all --ndjson`' ;;
 	kill_p1)   CMD=("$SOCKDIAG" kill -tn --all --passes 1);   DESC='`sockdiag kill -tn --all --passes 1` (no re-dump)' ;;
 	kill_b*)   CMD=("$SOCKDIAG" kill -t --all --batch "${1#kill_b}"); DESC="\`sockdiag kill -t --all --batch ${1#kill_b}\`" ;;
+	base)      CMD=("${SOCKDIAG_BASE:?}" kill -t --all);      DESC='`sockdiag kill -t --all` of $SOCKDIAG_BASE (another build: before/after in one run)' ;;
 	ss)        CMD=("$SS" -K -t);                             DESC='`ss -K -t`' ;;
 	ss_n)      CMD=("$SS" -K -tn);                            DESC='`ss -K -tn`' ;;
 	*) echo "kill/run.sh: unknown scenario $1" >&2; exit 2 ;;

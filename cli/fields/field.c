@@ -14,6 +14,7 @@ struct tent {
 	const struct field *f;
 	uint64_t has;		/* with the enclosing groups' */
 	uint16_t base;		/* offset of the enclosing groups' struct */
+	bool wide;		/* base counts from struct fblobs (a kernel struct), not the record */
 };
 
 struct fclass {
@@ -22,6 +23,8 @@ struct fclass {
 	struct tent *text;
 	size_t ntext;
 	const struct field *cell[C_MAX];	/* FL_CELL rows by column */
+	uint32_t tblobs;	/* 1 << enum sdiag_blob: kernel structs the text rows read */
+	uint64_t tneed[SDIAG_BLOB_MAX];	/* has bits every such row needs */
 };
 
 struct fplan {
@@ -69,6 +72,36 @@ static bool in_opt(uint16_t want, uint16_t opt)
 }
 
 /* ---- values -------------------------------------------------------------------- */
+
+#define W(k, m) [k] = offsetof(struct fblobs, m)
+const uint16_t fld_blob_off[SDIAG_BLOB_MAX] = {
+	W(SDIAG_BLOB_TCP_INFO, tcp_info), W(SDIAG_BLOB_MPTCP_INFO, mptcp_info),
+	W(SDIAG_BLOB_MEMINFO, meminfo), W(SDIAG_BLOB_SKMEMINFO, skmem),
+	W(SDIAG_BLOB_VEGAS, vegas), W(SDIAG_BLOB_DCTCP, dctcp), W(SDIAG_BLOB_BBR, bbr),
+};
+#undef W
+
+const void *fld_blob_fill(const struct fctx *c, unsigned k)
+{
+#define W(k, m) [k] = sizeof(((struct fblobs *)0)->m)
+	static const uint16_t size[SDIAG_BLOB_MAX] = {
+		W(SDIAG_BLOB_TCP_INFO, tcp_info), W(SDIAG_BLOB_MPTCP_INFO, mptcp_info),
+		W(SDIAG_BLOB_MEMINFO, meminfo), W(SDIAG_BLOB_SKMEMINFO, skmem),
+		W(SDIAG_BLOB_VEGAS, vegas), W(SDIAG_BLOB_DCTCP, dctcp), W(SDIAG_BLOB_BBR, bbr),
+	};
+#undef W
+	uint8_t *p = (uint8_t *)c->w + fld_blob_off[k];
+
+	sdiag_sock_blob_copy(c->s, k, p, size[k]);
+	c->w->filled |= 1u << k;
+	return p;
+}
+
+/* Where the members of group f count from. */
+static const uint8_t *group_base(const struct fctx *c, const struct field *f)
+{
+	return f->blob ? (const uint8_t *)fld_blob(c, f->blob - 1u) + f->off : c->base + f->off;
+}
 
 uint64_t fld_value(const struct fctx *c, const struct field *f)
 {
@@ -207,7 +240,7 @@ static void json_group(struct fctx *c, const struct field *f)
 
 	fld_key(c, f);
 	obuf_putc(c->b, '{');
-	c->base += f->off;
+	c->base = group_base(c, f);
 	c->first = true;
 	for (unsigned i = 0; i < f->nsub;) {
 		const struct field *m = &f->sub[i];
@@ -267,11 +300,14 @@ void fplan_json(const struct fplan *p, struct names *names, struct obuf *b,
 {
 	unsigned k = fam_class(s);
 	const struct fclass *cl = &p->cl[k];
+	struct fblobs w;
 	struct fctx c = {
 		.b = b, .o = p->o, .names = names, .s = s, .x = x,
-		.base = (const uint8_t *)s, .fam = (uint16_t)(1u << k), .opt = p->opt,
+		.base = (const uint8_t *)s, .w = &w, .fam = (uint16_t)(1u << k), .opt = p->opt,
 		.first = true,
 	};
+
+	w.filled = 0;
 
 	obuf_putc(b, '{');
 	for (size_t i = 0; i < cl->njson; i++)
@@ -355,7 +391,7 @@ static void text_one(struct fctx *c, const struct field *f)
 	if (f->kind == FK_GROUP) {
 		const uint8_t *base = c->base;
 
-		c->base += f->off;
+		c->base = group_base(c, f);
 		for (unsigned i = 0; i < f->nsub; i++) {
 			const struct field *m = &f->sub[i];
 
@@ -376,12 +412,23 @@ void fplan_text(const struct fplan *p, struct names *names, struct obuf *b,
 {
 	unsigned k = fam_class(s);
 	const struct fclass *cl = &p->cl[k];
+	struct fblobs w;
 	struct fctx c = {
-		.b = b, .o = p->o, .names = names, .s = s,
+		.b = b, .o = p->o, .names = names, .s = s, .w = &w,
 		.fam = (uint16_t)(1u << k), .opt = p->opt,
 	};
 	size_t sep_at = 0, sep_end = SIZE_MAX;
+	/* Where a text row's offset counts from: the record, or the copies of its
+	 * kernel structs (made first: a row of one needs its has bit). */
+	const uint8_t *base[2] = { (const uint8_t *)s, (const uint8_t *)&w };
 
+	w.filled = 0;
+	for (uint32_t m = cl->tblobs; m; m &= m - 1) {
+		unsigned bk = (unsigned)__builtin_ctz(m);
+
+		if ((s->has & cl->tneed[bk]) == cl->tneed[bk])
+			fld_blob(&c, bk);
+	}
 	for (size_t i = 0; i < cl->ntext; i++) {
 		const struct tent *e = &cl->text[i];
 
@@ -400,7 +447,7 @@ void fplan_text(const struct fplan *p, struct names *names, struct obuf *b,
 				sep_end = SIZE_MAX;
 			continue;
 		}
-		c.base = (const uint8_t *)s + e->base;
+		c.base = base[e->wide] + e->base;
 		text_one(&c, e->f);
 	}
 	/* Nothing after the last separator: no empty line either. */
@@ -414,11 +461,13 @@ bool fplan_cell(const struct fplan *p, struct names *names, struct obuf *b,
 {
 	unsigned k = fam_class(s);
 	const struct field *f = p->cl[k].cell[col];
+	struct fblobs w;
 	struct fctx c = {
 		.b = b, .o = p->o, .names = names, .s = s, .x = x, .base = (const uint8_t *)s,
-		.cols = cols, .fam = (uint16_t)(1u << k), .opt = p->opt,
+		.w = &w, .cols = cols, .fam = (uint16_t)(1u << k), .opt = p->opt,
 	};
 
+	w.filled = 0;
 	if (!f)
 		return false;
 	if (!f->twhen || f->twhen(&c))
@@ -429,7 +478,7 @@ bool fplan_cell(const struct fplan *p, struct names *names, struct obuf *b,
 /* ---- the plan ---------------------------------------------------------------------- */
 
 static int add_text(struct fclass *cl, size_t *cap, const struct field *f, uint64_t has,
-		    uint16_t base)
+		    uint16_t base, uint8_t blob)
 {
 	if (cl->ntext == *cap) {
 		size_t ncap = *cap ? 2 * *cap : 64;
@@ -440,14 +489,22 @@ static int add_text(struct fclass *cl, size_t *cap, const struct field *f, uint6
 		cl->text = n;
 		*cap = ncap;
 	}
-	cl->text[cl->ntext++] = (struct tent){ f, has | f->has, base };
+	cl->text[cl->ntext++] = (struct tent){ f, has | f->has,
+					       (uint16_t)(blob ? fld_blob_off[blob - 1] + base : base),
+					       blob != 0 };
+	if (blob) {
+		unsigned k = blob - 1u;
+
+		cl->tneed[k] = cl->tblobs & 1u << k ? cl->tneed[k] & (has | f->has) : has | f->has;
+		cl->tblobs |= 1u << k;
+	}
 	return 0;
 }
 
 /* Text rows of f for family bit fam: f itself, or the members of a group
  * without a label (which inherit its conditions and its offset). */
 static int plan_text(struct fclass *cl, size_t *cap, const struct field *f, uint16_t fam,
-		     uint16_t opt, uint16_t topt, uint64_t has, uint16_t base)
+		     uint16_t opt, uint16_t topt, uint64_t has, uint16_t base, uint8_t blob)
 {
 	int r = 0;
 
@@ -458,12 +515,13 @@ static int plan_text(struct fclass *cl, size_t *cap, const struct field *f, uint
 	if (f->kind == FK_GROUP && !f->label) {
 		for (unsigned i = 0; i < f->nsub && r == 0; i++)
 			r = plan_text(cl, cap, &f->sub[i], fam, opt, topt, has | f->has,
-				      (uint16_t)(base + f->off));
+				      (uint16_t)((f->blob ? 0 : base) + f->off),
+				      f->blob ? f->blob : blob);
 		return r;
 	}
 	if (!f->t || !in_opt(topt, opt))
 		return 0;
-	return add_text(cl, cap, f, has, base);
+	return add_text(cl, cap, f, has, base, blob);
 }
 
 static int plan_class(struct fplan *p, unsigned k)
@@ -488,7 +546,7 @@ static int plan_class(struct fplan *p, unsigned k)
 				cl->cell[f->col] = f;
 			if (f->key && in_opt(f->jopt, p->opt))
 				cl->json[cl->njson++] = f;
-			r = plan_text(cl, &cap, f, fam, p->opt, 0, 0, 0);
+			r = plan_text(cl, &cap, f, fam, p->opt, 0, 0, 0, 0);
 		}
 	}
 	/* ss's order: by .t, ties in row order (insertion sort, stable). */

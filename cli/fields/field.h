@@ -117,6 +117,19 @@ enum {
 	FL_TKEEP = 1 << 6,	/* FK_SEP: not taken back when .get() says so (ss prints it) */
 };
 
+/* The record's kernel structs (its views, enum sdiag_blob), each copied out
+ * by fld_blob() when a row first reads it for the socket being rendered. */
+struct fblobs {
+	uint32_t filled;	/* 1 << enum sdiag_blob: copied for this socket */
+	struct sdiag_tcp_info tcp_info;
+	struct sdiag_mptcp_info mptcp_info;
+	struct sdiag_meminfo meminfo;
+	uint32_t skmem[SDIAG_SKMEM_VARS];
+	struct sdiag_vegas_info vegas;
+	struct sdiag_dctcp_info dctcp;
+	struct sdiag_bbr_info bbr;
+};
+
 /* What a row's formatter sees: one socket being rendered. */
 struct fctx {
 	struct obuf *b;
@@ -125,6 +138,7 @@ struct fctx {
 	const struct sdiag_sock *s;
 	const struct out_extra *x;
 	const uint8_t *base;	/* where .off counts from: the socket, or a group's struct */
+	struct fblobs *w;	/* the socket's kernel structs, copied on first use */
 	uint32_t *cols;		/* FL_CELL: column boundaries from .col on (table) */
 	uint16_t fam;		/* the socket's F_* bit */
 	uint16_t opt;		/* O_* options on */
@@ -140,6 +154,7 @@ struct field {
 	uint8_t kind;		/* enum fkind */
 	uint8_t size;		/* bytes of the value at .off: 1, 2, 4, 8 (FK_STR: the array) */
 	uint16_t off;		/* from fctx.base; a group's .off moves the base for its members */
+	uint8_t blob;		/* a group: 1 + the enum sdiag_blob its members are in (BLOB()) */
 	uint16_t fams;		/* F_*; 0: every family */
 	uint16_t jopt, topt;	/* O_*; 0: always */
 	uint8_t flags;		/* FL_* */
@@ -185,6 +200,7 @@ enum {
 #define L(l) .label = (l), .llen = sizeof(l) - 1
 #define AT(type, member) .off = offsetof(type, member), .size = sizeof(((type *)0)->member)
 #define SK(member) AT(struct sdiag_sock, member)
+#define BLOB(k) .blob = 1 + (k)
 #define SUB(rows) .sub = (rows), .nsub = sizeof(rows) / sizeof((rows)[0])
 
 /* The row tables, in JSON order: fields_sock.c (head, common, tail),
@@ -217,6 +233,18 @@ void fld_json_bits(struct fctx *c, const struct field *f, uint64_t v,
 void fld_sep(struct fctx *c);
 /* A .text that writes nothing (the label says it all). */
 void fld_none(struct fctx *c, const struct field *f, uint64_t v);
+/* Where each kernel struct is in struct fblobs, by enum sdiag_blob. */
+extern const uint16_t fld_blob_off[SDIAG_BLOB_MAX];
+/* Copy kernel struct k of the current socket into c->w (fld_blob's slow path). */
+const void *fld_blob_fill(const struct fctx *c, unsigned k);
+/* Kernel struct k (enum sdiag_blob) of the current socket, zero past what
+ * the kernel sent, all zero when it sent none. Inline: -i's rows ask often. */
+static inline const void *fld_blob(const struct fctx *c, unsigned k)
+{
+	if (c->w->filled & 1u << k)
+		return (const uint8_t *)c->w + fld_blob_off[k];
+	return fld_blob_fill(c, k);
+}
 /* The value of a row for the current socket. */
 uint64_t fld_value(const struct fctx *c, const struct field *f);
 

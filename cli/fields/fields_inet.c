@@ -12,7 +12,7 @@
 
 static const struct sdiag_tcp_info *ti(const struct fctx *c)
 {
-	return &c->s->inet.tcp_info;
+	return fld_blob(c, SDIAG_BLOB_TCP_INFO);
 }
 
 /* ---- timer ------------------------------------------------------------------ */
@@ -218,15 +218,17 @@ static bool send_on(const struct fctx *c)
 
 static void send_text(struct fctx *c, const struct field *f, uint64_t v)
 {
-	const struct sdiag_inet *in = &c->s->inet;
+	const struct sdiag_vegas_info *vegas;
 	uint64_t rtt = ti(c)->tcpi_rtt;
 	struct xd bits;
 
 	(void)f;
 	(void)v;
-	if ((c->s->has & SDIAG_HAS_VEGAS) && in->vegas.enabled && in->vegas.rtt &&
-	    in->vegas.rtt != 0x7fffffff)
-		rtt = in->vegas.rtt;
+	if (c->s->has & SDIAG_HAS_VEGAS) {
+		vegas = fld_blob(c, SDIAG_BLOB_VEGAS);
+		if (vegas->enabled && vegas->rtt && vegas->rtt != 0x7fffffff)
+			rtt = vegas->rtt;
+	}
 	/* ss: (double)cwnd * mss * 8000000.0 / rtt, rounded as the FPU does */
 	bits = xd_mul(xd_u64(ti(c)->tcpi_snd_cwnd), xd_u64(ti(c)->tcpi_snd_mss));
 	bits = xd_div(xd_mul(bits, xd_u64(8000000)), xd_u64(rtt));
@@ -328,40 +330,47 @@ static bool has_tcp_info(const struct fctx *c)
 	return c->s->has & SDIAG_HAS_TCP_INFO;
 }
 
+static const struct sdiag_dctcp_info *dctcp(const struct fctx *c)
+{
+	return fld_blob(c, SDIAG_BLOB_DCTCP);
+}
+
 static bool dctcp_on(const struct fctx *c)
 {
-	return has_tcp_info(c) && c->s->inet.dctcp.enabled;
+	return has_tcp_info(c) && dctcp(c)->enabled;
 }
 
 static bool dctcp_off(const struct fctx *c)
 {
-	return has_tcp_info(c) && !c->s->inet.dctcp.enabled;
+	return has_tcp_info(c) && !dctcp(c)->enabled;
 }
 
 static uint64_t bbr_bw(const struct fctx *c)
 {
-	return (uint64_t)c->s->inet.bbr.bw_hi << 32 | c->s->inet.bbr.bw_lo;
+	const struct sdiag_bbr_info *bbr = fld_blob(c, SDIAG_BLOB_BBR);
+
+	return (uint64_t)bbr->bw_hi << 32 | bbr->bw_lo;
 }
 
 static const struct field vegas_rows[] = {
-	{ K("enabled"), SK(inet.vegas.enabled) }, { K("rttcnt"), SK(inet.vegas.rttcnt) },
-	{ K("rtt"), SK(inet.vegas.rtt) }, { K("minrtt"), SK(inet.vegas.minrtt) },
+	{ K("enabled"), AT(struct sdiag_vegas_info, enabled) }, { K("rttcnt"), AT(struct sdiag_vegas_info, rttcnt) },
+	{ K("rtt"), AT(struct sdiag_vegas_info, rtt) }, { K("minrtt"), AT(struct sdiag_vegas_info, minrtt) },
 };
 
 static const struct field dctcp_rows[] = {
-	{ K("enabled"), SK(inet.dctcp.enabled) },
-	{ K("ce_state"), L("ce_state:"), SK(inet.dctcp.ce_state) },
-	{ K("alpha"), L(",alpha:"), SK(inet.dctcp.alpha) },
-	{ K("ab_ecn"), L(",ab_ecn:"), SK(inet.dctcp.ab_ecn) },
-	{ K("ab_tot"), L(",ab_tot:"), SK(inet.dctcp.ab_tot) },
+	{ K("enabled"), AT(struct sdiag_dctcp_info, enabled) },
+	{ K("ce_state"), L("ce_state:"), AT(struct sdiag_dctcp_info, ce_state) },
+	{ K("alpha"), L(",alpha:"), AT(struct sdiag_dctcp_info, alpha) },
+	{ K("ab_ecn"), L(",ab_ecn:"), AT(struct sdiag_dctcp_info, ab_ecn) },
+	{ K("ab_tot"), L(",ab_tot:"), AT(struct sdiag_dctcp_info, ab_tot) },
 };
 
 static const struct field bbr_rows[] = {
 	{ K("bw"), L("bw:"), .get = bbr_bw, .kind = FK_RATE },
-	{ K("min_rtt"), L(",mrtt:"), SK(inet.bbr.min_rtt), .kind = FK_USEC },
-	{ K("pacing_gain"), L(",pacing_gain:"), SK(inet.bbr.pacing_gain), .kind = FK_GAIN,
+	{ K("min_rtt"), L(",mrtt:"), AT(struct sdiag_bbr_info, min_rtt), .kind = FK_USEC },
+	{ K("pacing_gain"), L(",pacing_gain:"), AT(struct sdiag_bbr_info, pacing_gain), .kind = FK_GAIN,
 	  .flags = FL_TNZ },
-	{ K("cwnd_gain"), L(",cwnd_gain:"), SK(inet.bbr.cwnd_gain), .kind = FK_GAIN,
+	{ K("cwnd_gain"), L(",cwnd_gain:"), AT(struct sdiag_bbr_info, cwnd_gain), .kind = FK_GAIN,
 	  .flags = FL_TNZ },
 };
 
@@ -497,25 +506,25 @@ const struct field fields_inet[] = {
 	 * where ss prints it anyway: an empty line of spaces in the table). */
 	{ .kind = FK_SEP, .fams = F_INET, .topt = O_MEM | O_INFO, .flags = FL_TKEEP,
 	  .t = T_SEP, .get = sep_kept },
-	{ K("tcp_info"), .kind = FK_GROUP, SUB(tcp_rows), .off = offsetof(struct sdiag_sock,
-	  inet.tcp_info), .fams = F_INET, .has = SDIAG_HAS_TCP_INFO, .jopt = O_INFO,
-	  .topt = O_INFO },
+	{ K("tcp_info"), .kind = FK_GROUP, SUB(tcp_rows), BLOB(SDIAG_BLOB_TCP_INFO), .fams = F_INET,
+	  .has = SDIAG_HAS_TCP_INFO, .jopt = O_INFO, .topt = O_INFO },
 	{ L(" send "), .kind = FK_FN, .fams = F_INET, .has = SDIAG_HAS_TCP_INFO, .topt = O_INFO,
 	  .t = T_TCP + 39, .twhen = send_on, .text = send_text },
-	{ K("mptcp_info"), .kind = FK_GROUP, SUB(mptcp_rows), .off = offsetof(struct sdiag_sock,
-	  inet.mptcp_info), .fams = F_INET, .has = SDIAG_HAS_MPTCP_INFO, .jopt = O_INFO,
-	  .topt = O_INFO },
+	{ K("mptcp_info"), .kind = FK_GROUP, SUB(mptcp_rows), BLOB(SDIAG_BLOB_MPTCP_INFO),
+	  .fams = F_INET, .has = SDIAG_HAS_MPTCP_INFO, .jopt = O_INFO, .topt = O_INFO },
 	{ K("cong"), L(" "), SK(inet.cong), .kind = FK_STR, .fams = F_INET,
 	  .has = SDIAG_HAS_CONG, .jopt = O_INFO, .topt = O_INFO, .flags = FL_JNZ | FL_TNZ,
 	  .t = T_TCP + 8, .twhen = has_tcp_info },
-	{ K("vegas"), .kind = FK_GROUP, SUB(vegas_rows), .fams = F_INET, .has = SDIAG_HAS_VEGAS,
+	{ K("vegas"), .kind = FK_GROUP, SUB(vegas_rows), BLOB(SDIAG_BLOB_VEGAS), .fams = F_INET,
+	  .has = SDIAG_HAS_VEGAS,
 	  .jopt = O_INFO },
 	{ K("dctcp"), L(" dctcp:("), .tail = ")", .kind = FK_GROUP, SUB(dctcp_rows),
-	  .fams = F_INET, .has = SDIAG_HAS_DCTCP, .jopt = O_INFO, .topt = O_INFO,
+	  BLOB(SDIAG_BLOB_DCTCP), .fams = F_INET, .has = SDIAG_HAS_DCTCP, .jopt = O_INFO, .topt = O_INFO,
 	  .t = T_TCP + 29, .twhen = dctcp_on },
 	{ L(" dctcp:fallback_mode"), .kind = FK_LIT, .fams = F_INET, .has = SDIAG_HAS_DCTCP,
 	  .topt = O_INFO, .t = T_TCP + 29, .twhen = dctcp_off },
-	{ K("bbr"), L(" bbr:("), .tail = ")", .kind = FK_GROUP, SUB(bbr_rows), .fams = F_INET,
+	{ K("bbr"), L(" bbr:("), .tail = ")", .kind = FK_GROUP, SUB(bbr_rows),
+	  BLOB(SDIAG_BLOB_BBR), .fams = F_INET,
 	  .has = SDIAG_HAS_BBR, .jopt = O_INFO, .topt = O_INFO, .t = T_TCP + 30,
 	  .twhen = has_tcp_info },
 	{ K("ulp"), L(" tcp-ulp-"), SK(inet.ulp), .kind = FK_STR, .fams = F_INET,

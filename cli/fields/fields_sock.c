@@ -247,7 +247,7 @@ static const struct field smc_rows[] = {
 	{ K("peer_diagnosis"), SK(smc.peer_diagnosis) },
 };
 
-#define SKM(k, l, i) { K(k), L(l), SK(skmem[SDIAG_SKMEM_##i]) }
+#define SKM(k, l, i) { K(k), L(l), .off = SDIAG_SKMEM_##i * 4, .size = 4 }
 
 static const struct field skmem_rows[] = {
 	SKM("rmem_alloc", "r", RMEM_ALLOC), SKM("rcvbuf", ",rb", RCVBUF),
@@ -257,8 +257,8 @@ static const struct field skmem_rows[] = {
 };
 
 static const struct field meminfo_rows[] = {
-	{ K("rmem"), L("r"), SK(inet.meminfo.rmem) }, { K("wmem"), L(",w"), SK(inet.meminfo.wmem) },
-	{ K("fmem"), L(",f"), SK(inet.meminfo.fmem) }, { K("tmem"), L(",t"), SK(inet.meminfo.tmem) },
+	{ K("rmem"), L("r"), AT(struct sdiag_meminfo, rmem) }, { K("wmem"), L(",w"), AT(struct sdiag_meminfo, wmem) },
+	{ K("fmem"), L(",f"), AT(struct sdiag_meminfo, fmem) }, { K("tmem"), L(",t"), AT(struct sdiag_meminfo, tmem) },
 };
 
 static bool not_unix(const struct fctx *c)
@@ -327,13 +327,14 @@ static bool has_procs(const struct fctx *c)
 const struct field fields_tail[] = {
 	{ K("smc"), .kind = FK_GROUP, SUB(smc_rows), .has = SDIAG_HAS_SMC_INFO, .jwhen = is_smc },
 	/* unix puts -m before -e, every other family after */
-	{ L(" skmem:("), .tail = ")", .kind = FK_GROUP, SUB(skmem_rows), .fams = F_UNIX,
+	{ L(" skmem:("), .tail = ")", .kind = FK_GROUP, SUB(skmem_rows), BLOB(SDIAG_BLOB_SKMEMINFO),
+	  .fams = F_UNIX,
 	  .has = SDIAG_HAS_SKMEMINFO, .topt = O_MEM, .t = T_UNIX_SKMEM },
 	{ K("skmem"), L(" skmem:("), .tail = ")", .kind = FK_GROUP, SUB(skmem_rows),
-	  .has = SDIAG_HAS_SKMEMINFO, .jopt = O_MEM, .topt = O_MEM, .t = T_SKMEM,
+	  BLOB(SDIAG_BLOB_SKMEMINFO), .has = SDIAG_HAS_SKMEMINFO, .jopt = O_MEM, .topt = O_MEM, .t = T_SKMEM,
 	  .twhen = not_unix },
 	{ K("meminfo"), L(" mem:("), .tail = ")", .kind = FK_GROUP, SUB(meminfo_rows),
-	  .fams = F_INET, .has = SDIAG_HAS_MEMINFO, .jopt = O_MEM, .topt = O_MEM, .t = T_SKMEM,
+	  BLOB(SDIAG_BLOB_MEMINFO), .fams = F_INET, .has = SDIAG_HAS_MEMINFO, .jopt = O_MEM, .topt = O_MEM, .t = T_SKMEM,
 	  .twhen = no_skmem },
 	{ K("processes"), .jopt = O_PROC, .json = procs_json, .flags = FL_CELL,
 	  .col = C_PROCESS, .twhen = has_procs, .text = procs_cell },

@@ -588,6 +588,7 @@ int opts_parse(struct cli_opts *o, int argc, char **argv, const struct opt_extra
 	int c, r, li;
 
 	memset(o, 0, sizeof(*o));
+	o->q.sz = sizeof(o->q);
 	o->out.fd = 1;
 	o->out.format = OUT_TABLE;
 	r = build_tables(extra, &lo, &so);

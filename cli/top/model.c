@@ -354,7 +354,8 @@ static uint64_t diff64(uint64_t now, uint64_t then)
 
 int tm_sock(struct top_model *m, const struct sdiag_sock *s, unsigned ns)
 {
-	const struct sdiag_tcp_info *ti = &s->inet.tcp_info;
+	struct sdiag_tcp_info tcpi;
+	const struct sdiag_tcp_info *ti = &tcpi;
 	bool info = (s->has & SDIAG_HAS_TCP_INFO) && s->table == SDIAG_T_TCP;
 	struct tsock *t;
 	size_t slot;
@@ -362,6 +363,7 @@ int tm_sock(struct top_model *m, const struct sdiag_sock *s, unsigned ns)
 
 	if (!(s->has & SDIAG_HAS_COOKIE) || (s->family != AF_INET && s->family != AF_INET6))
 		return 0;
+	sdiag_sock_blob_copy(s, SDIAG_BLOB_TCP_INFO, &tcpi, sizeof(tcpi));
 	/* The dumps come in the order of the last one, which is the array's. */
 	if (m->hint < m->n && m->socks[m->hint].cookie == s->cookie) {
 		t = &m->socks[m->hint];
@@ -444,13 +446,15 @@ static void ev_owner(struct top_group *g, const struct tsock *t)
 int tm_event(struct top_model *m, const struct sdiag_sock *s, unsigned ns,
 	     const struct sdiag_filter *f)
 {
-	const struct sdiag_tcp_info *ti = &s->inet.tcp_info;
+	struct sdiag_tcp_info tcpi;
+	const struct sdiag_tcp_info *ti = &tcpi;
 	bool info = (s->has & SDIAG_HAS_TCP_INFO) && s->table == SDIAG_T_TCP;
 	size_t slot = sock_slot(m, s->cookie);
 	uint64_t rx = 0, tx = 0, retr = 0;
 	struct top_group *g;
 	uint32_t gi;
 
+	sdiag_sock_blob_copy(s, SDIAG_BLOB_TCP_INFO, &tcpi, sizeof(tcpi));
 	if (m->idx[slot]) {
 		size_t i = m->idx[slot] - 1;
 		struct tsock *t = &m->socks[i];

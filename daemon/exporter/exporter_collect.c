@@ -79,8 +79,10 @@ static struct exp_entry *set_get(struct exp_set *s, const struct exp_key *k)
 
 static void fold_tcp(struct exp_tcp *t, const struct sdiag_sock *s)
 {
-	const struct sdiag_tcp_info *ti = &s->inet.tcp_info;
+	struct sdiag_tcp_info tcpi;
+	const struct sdiag_tcp_info *ti = &tcpi;
 
+	sdiag_sock_blob_copy(s, SDIAG_BLOB_TCP_INFO, &tcpi, sizeof(tcpi));
 	t->with_info++;
 	t->retrans_segs += ti->tcpi_total_retrans;
 	t->lost_segs += ti->tcpi_lost;
@@ -340,8 +342,9 @@ static double now_s(clockid_t clk)
 
 int exp_collect(const struct exp_config *c, const struct exp_target *t, struct exp_agg **ret)
 {
-	struct sdiag_query q = { .tables = c->tables, .states = 0, .afs = SDIAG_AF_ALL,
-				 .show = c->tcp_info ? SDIAG_SHOW_INFO : 0 };
+	SDIAG_OPTS(sdiag_query, q,
+			.tables = c->tables, .states = 0, .afs = SDIAG_AF_ALL,
+			.show = c->tcp_info ? SDIAG_SHOW_INFO : 0);
 	struct sdiag_procmap *pm = NULL;
 	double t0 = now_s(CLOCK_MONOTONIC);
 	struct pass *p = calloc(1, sizeof(*p));

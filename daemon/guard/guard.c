@@ -193,14 +193,12 @@ static int act(struct guard *g, struct guard_pending *p, struct guard_pending *l
 	       const struct timespec *t0)
 {
 	const char *what = p ? p->what : "routes changed";
-	struct sdiag_query q = {
-		.tables = GUARD_TABLES,
-		.states = g->cfg.tcp_states |
-			  (g->cfg.udp_connected ? SDIAG_STATE_BIT(SDIAG_SS_ESTABLISHED) : 0),
-		.afs = SDIAG_AF_ALL,
-		/* A protocol the kernel lacks (UDP-Lite) strands nothing. */
-		.flags = SDIAG_Q_SKIP_UNSUPPORTED,
-	};
+	SDIAG_OPTS(sdiag_query, q,
+			.tables = GUARD_TABLES,
+			.states = g->cfg.tcp_states |
+				  (g->cfg.udp_connected ? SDIAG_STATE_BIT(SDIAG_SS_ESTABLISHED) : 0),
+			.afs = SDIAG_AF_ALL,
+			.flags = SDIAG_Q_SKIP_UNSUPPORTED); /* no UDP-Lite: it strands nothing */
 	struct action a = { .g = g, .p = p };
 	enum sdiag_destroy_result *results = NULL;
 	size_t res[5] = { 0 };

@@ -53,13 +53,12 @@ int guard_reap_rule(struct sdiag_handle *h, const struct guard_config *c,
 		    const struct guard_reap *rule, bool dry_run, struct guard_backends *bk,
 		    struct guard_reap_result *ret)
 {
-	struct sdiag_query q = {
-		.tables = GUARD_TABLES,
-		.states = reap_states(rule->filter),
-		.afs = SDIAG_AF_ALL,
-		.filter = rule->filter,
-		.flags = SDIAG_Q_SKIP_UNSUPPORTED, /* UDP-Lite may be missing: nothing to reap */
-	};
+	SDIAG_OPTS(sdiag_query, q,
+			.tables = GUARD_TABLES,
+			.states = reap_states(rule->filter),
+			.afs = SDIAG_AF_ALL,
+			.filter = rule->filter,
+			.flags = SDIAG_Q_SKIP_UNSUPPORTED); /* UDP-Lite may be missing: nothing to reap */
 	struct guard_reap_result res = { 0 };
 	struct reap r = { .c = c, .res = &res };
 	enum sdiag_destroy_result *results = NULL;

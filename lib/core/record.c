@@ -142,9 +142,15 @@ struct borrowed {
 	size_t len;
 };
 
-static size_t list_borrowed(struct sdiag_sock *s, struct borrowed out[4])
+#define MAX_BORROWED (3 + SDIAG_BLOB_SLOTS)
+
+static size_t list_borrowed(struct sdiag_sock *s, struct borrowed out[MAX_BORROWED])
 {
 	size_t n = 0;
+
+	for (unsigned k = 0; k < SDIAG_BLOB_MAX; k++)
+		if (sdiag_sock_blob(s, k, NULL))
+			out[n++] = (struct borrowed){ &s->blob[k], s->blob_len[k] };
 
 	switch (s->family) {
 	case AF_INET:
@@ -181,10 +187,18 @@ static size_t list_borrowed(struct sdiag_sock *s, struct borrowed out[4])
 	return n;
 }
 
+bool sd_sock_borrows(const struct sdiag_sock *s)
+{
+	struct borrowed b[MAX_BORROWED];
+
+	/* list_borrowed() only takes the members' addresses. */
+	return list_borrowed((struct sdiag_sock *)s, b) > 0;
+}
+
 SD_EXPORT struct sdiag_sock *sdiag_sock_dup(const struct sdiag_sock *s)
 {
 	struct sdiag_sock tmp = *s, *copy;
-	struct borrowed b[4];
+	struct borrowed b[MAX_BORROWED];
 	size_t n, total = sizeof(*copy);
 	uint8_t *p;
 
@@ -203,4 +217,49 @@ SD_EXPORT struct sdiag_sock *sdiag_sock_dup(const struct sdiag_sock *s)
 		p += (b[i].len + 7) & ~(size_t)7;
 	}
 	return copy;
+}
+
+/* sdiag_sock_blob() without its call: the copy below runs for every socket of -i. */
+static inline const void *blob_of(const struct sdiag_sock *s, enum sdiag_blob k, size_t *ret_len)
+{
+	/* The has bit, not the pointer, says: a decoder sets both, and sets
+	 * nothing of a view the kernel did not send. */
+	static const uint64_t bit[SDIAG_BLOB_MAX] = {
+		[SDIAG_BLOB_TCP_INFO] = SDIAG_HAS_TCP_INFO,
+		[SDIAG_BLOB_MPTCP_INFO] = SDIAG_HAS_MPTCP_INFO,
+		[SDIAG_BLOB_MEMINFO] = SDIAG_HAS_MEMINFO,
+		[SDIAG_BLOB_SKMEMINFO] = SDIAG_HAS_SKMEMINFO,
+		[SDIAG_BLOB_VEGAS] = SDIAG_HAS_VEGAS,
+		[SDIAG_BLOB_DCTCP] = SDIAG_HAS_DCTCP,
+		[SDIAG_BLOB_BBR] = SDIAG_HAS_BBR,
+	};
+	bool have = (unsigned)k < SDIAG_BLOB_MAX && (s->has & bit[k]) && s->blob[k];
+
+	*ret_len = have ? s->blob_len[k] : 0;
+	return have ? s->blob[k] : NULL;
+}
+
+SD_EXPORT const void *sdiag_sock_blob(const struct sdiag_sock *s, enum sdiag_blob k,
+				      size_t *ret_len)
+{
+	size_t len;
+	const void *p = blob_of(s, k, &len);
+
+	if (ret_len)
+		*ret_len = len;
+	return p;
+}
+
+SD_EXPORT size_t sdiag_sock_blob_copy(const struct sdiag_sock *s, enum sdiag_blob k, void *out,
+				      size_t size)
+{
+	size_t len;
+	const void *p = blob_of(s, k, &len);
+	size_t n = len < size ? len : size;
+
+	if (n)
+		memcpy(out, p, n);
+	if (n < size)
+		memset((uint8_t *)out + n, 0, size - n);
+	return len;
 }

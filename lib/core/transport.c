@@ -722,6 +722,24 @@ void sd_copy_struct(void *dst, size_t size, const void *src, size_t len)
 		memset((uint8_t *)dst + n, 0, size - n);
 }
 
+void sd_blob_set(struct sdiag_sock *s, enum sdiag_blob k, const void *p, size_t len,
+		 uint64_t bit)
+{
+	s->blob[k] = p;
+	s->blob_len[k] = (uint16_t)(len < UINT16_MAX ? len : UINT16_MAX);
+	s->has |= bit;
+}
+
+void sd_skmem_queues(struct sdiag_sock *s, const void *p, size_t len)
+{
+	uint32_t m[SDIAG_SKMEM_WMEM_ALLOC + 1];
+
+	sd_blob_set(s, SDIAG_BLOB_SKMEMINFO, p, len, SDIAG_HAS_SKMEMINFO | SDIAG_HAS_QUEUES);
+	sd_copy_struct(m, sizeof(m), p, len);
+	s->rqueue = m[SDIAG_SKMEM_RMEM_ALLOC];
+	s->wqueue = m[SDIAG_SKMEM_WMEM_ALLOC];
+}
+
 int sd_diag_header(const struct nlmsghdr *nlh, size_t size, uint8_t af, const void **ret)
 {
 	const uint8_t *p;

@@ -375,14 +375,12 @@ static int decode_ulp(const struct nlattr *a, struct sdiag_sock *s)
 	return 0;
 }
 
-/* Copies a struct attribute (if present) and sets its has bit. */
-static void copy_attr(const struct nlattr *a, void *dst, size_t size, uint64_t bit,
+/* Keeps a struct attribute (if present) as a view and sets its has bit. */
+static void view_attr(const struct nlattr *a, enum sdiag_blob k, uint64_t bit,
 		      struct sdiag_sock *s)
 {
-	if (!a)
-		return;
-	sd_copy_struct(dst, size, mnl_attr_get_payload(a), mnl_attr_get_payload_len(a));
-	s->has |= bit;
+	if (a)
+		sd_blob_set(s, k, mnl_attr_get_payload(a), mnl_attr_get_payload_len(a), bit);
 }
 
 static void decode_info(const struct nlattr *const *tb, struct sdiag_sock *s)
@@ -390,19 +388,16 @@ static void decode_info(const struct nlattr *const *tb, struct sdiag_sock *s)
 	struct sdiag_inet *in = &s->inet;
 
 	if (s->table == SDIAG_T_TCP)
-		copy_attr(tb[SD_INET_DIAG_INFO], &in->tcp_info, sizeof(in->tcp_info),
-			  SDIAG_HAS_TCP_INFO, s);
+		view_attr(tb[SD_INET_DIAG_INFO], SDIAG_BLOB_TCP_INFO, SDIAG_HAS_TCP_INFO, s);
 	else if (s->table == SDIAG_T_MPTCP)
-		copy_attr(tb[SD_INET_DIAG_INFO], &in->mptcp_info, sizeof(in->mptcp_info),
-			  SDIAG_HAS_MPTCP_INFO, s);
+		view_attr(tb[SD_INET_DIAG_INFO], SDIAG_BLOB_MPTCP_INFO, SDIAG_HAS_MPTCP_INFO, s);
 	/* SCTP's sctp_info has no place in the record yet. */
 
-	copy_attr(tb[SD_INET_DIAG_MEMINFO], &in->meminfo, sizeof(in->meminfo), SDIAG_HAS_MEMINFO,
-		  s);
-	copy_attr(tb[SD_INET_DIAG_SKMEMINFO], s->skmem, sizeof(s->skmem), SDIAG_HAS_SKMEMINFO, s);
-	copy_attr(tb[SD_INET_DIAG_VEGASINFO], &in->vegas, sizeof(in->vegas), SDIAG_HAS_VEGAS, s);
-	copy_attr(tb[SD_INET_DIAG_DCTCPINFO], &in->dctcp, sizeof(in->dctcp), SDIAG_HAS_DCTCP, s);
-	copy_attr(tb[SD_INET_DIAG_BBRINFO], &in->bbr, sizeof(in->bbr), SDIAG_HAS_BBR, s);
+	view_attr(tb[SD_INET_DIAG_MEMINFO], SDIAG_BLOB_MEMINFO, SDIAG_HAS_MEMINFO, s);
+	view_attr(tb[SD_INET_DIAG_SKMEMINFO], SDIAG_BLOB_SKMEMINFO, SDIAG_HAS_SKMEMINFO, s);
+	view_attr(tb[SD_INET_DIAG_VEGASINFO], SDIAG_BLOB_VEGAS, SDIAG_HAS_VEGAS, s);
+	view_attr(tb[SD_INET_DIAG_DCTCPINFO], SDIAG_BLOB_DCTCP, SDIAG_HAS_DCTCP, s);
+	view_attr(tb[SD_INET_DIAG_BBRINFO], SDIAG_BLOB_BBR, SDIAG_HAS_BBR, s);
 	if (tb[SD_INET_DIAG_CONG]) {
 		copy_string(in->cong, sizeof(in->cong), tb[SD_INET_DIAG_CONG]);
 		s->has |= SDIAG_HAS_CONG;

@@ -106,11 +106,8 @@ static void put_attr(const struct nlattr *a, uint16_t type, struct sdiag_sock *s
 
 	switch (type) {
 	case ND_ATTR_MEMINFO:
-		sd_copy_struct(s->skmem, sizeof(s->skmem), p, len);
-		/* Netlink has no queue counters; like ss, show the memory. */
-		s->rqueue = s->skmem[SDIAG_SKMEM_RMEM_ALLOC];
-		s->wqueue = s->skmem[SDIAG_SKMEM_WMEM_ALLOC];
-		s->has |= SDIAG_HAS_SKMEMINFO | SDIAG_HAS_QUEUES;
+		/* No queue counters: like ss, show the memory. */
+		sd_skmem_queues(s, p, len);
 		break;
 	case ND_ATTR_GROUPS:
 		/* unsigned long[] in the kernel; as u32 words this is the same

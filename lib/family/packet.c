@@ -117,11 +117,8 @@ static void put_attr(const struct nlattr *a, uint16_t type, struct sdiag_sock *s
 		s->has |= SDIAG_HAS_UID;
 		break;
 	case PD_ATTR_MEMINFO:
-		sd_copy_struct(s->skmem, sizeof(s->skmem), p, len);
-		/* No queue counters either; ss shows rmem_alloc as Recv-Q. */
-		s->rqueue = s->skmem[SDIAG_SKMEM_RMEM_ALLOC];
-		s->wqueue = s->skmem[SDIAG_SKMEM_WMEM_ALLOC];
-		s->has |= SDIAG_HAS_SKMEMINFO | SDIAG_HAS_QUEUES;
+		/* No queue counters: like ss, show the memory. */
+		sd_skmem_queues(s, p, len);
 		break;
 	case PD_ATTR_FILTER:
 		/* Zero-length when the requester lacks CAP_NET_ADMIN: a filter is

@@ -134,8 +134,7 @@ static void put_attr(const struct nlattr *a, uint16_t type, struct sdiag_sock *s
 		s->has |= SDIAG_HAS_QUEUES;
 		break;
 	case UD_ATTR_MEMINFO:
-		sd_copy_struct(s->skmem, sizeof(s->skmem), p, len);
-		s->has |= SDIAG_HAS_SKMEMINFO;
+		sd_blob_set(s, SDIAG_BLOB_SKMEMINFO, p, len, SDIAG_HAS_SKMEMINFO);
 		break;
 	case UD_ATTR_SHUTDOWN:
 		s->shutdown = mnl_attr_get_u8(a);

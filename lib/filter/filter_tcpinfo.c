@@ -147,7 +147,8 @@ int sd_fparse_tcpinfo(struct sd_fparser *p, const char *kw, const struct sd_ftok
 
 bool sd_ftcp_match(const struct sd_fnode *n, const struct sdiag_sock *s)
 {
-	const struct sdiag_tcp_info *ti = &s->inet.tcp_info;
+	struct sdiag_tcp_info tcpi;
+	const struct sdiag_tcp_info *ti = &tcpi;
 	uint64_t v;
 
 	if (n->field == SD_FTCP_RQUEUE || n->field == SD_FTCP_WQUEUE) {
@@ -158,6 +159,7 @@ bool sd_ftcp_match(const struct sd_fnode *n, const struct sdiag_sock *s)
 	}
 	if ((s->family != AF_INET && s->family != AF_INET6) || !(s->has & SDIAG_HAS_TCP_INFO))
 		return false;
+	sdiag_sock_blob_copy(s, SDIAG_BLOB_TCP_INFO, &tcpi, sizeof(tcpi));
 	switch (n->field) {
 	case SD_FTCP_IDLE: /* since the last data either way */
 		v = (uint64_t)(ti->tcpi_last_data_sent < ti->tcpi_last_data_recv ?

@@ -228,10 +228,9 @@ SD_EXPORT int sdiag_destroyer_add(struct sdiag_destroyer *d, const struct sdiag_
 	p->done = false;
 	p->err = 0;
 	p->res = SDIAG_DESTROYED;
-	/* Most records (inet, no MPTCP subflow info, no SCTP address lists)
-	 * borrow nothing: a copy in place spares a malloc and a free per socket. */
-	if ((s->family == AF_INET || s->family == AF_INET6) && !s->inet.ulp_mptcp &&
-	    !s->inet.sctp_locals && !s->inet.sctp_peers) {
+	/* Most records (inet, no details asked for) borrow nothing: a copy in
+	 * place spares a malloc and a free per socket. */
+	if (!sd_sock_borrows(s)) {
 		p->rec = *s;
 		p->s = &p->rec;
 	} else {
@@ -505,9 +504,11 @@ static int kill_sock_cb(const struct sdiag_sock *s, void *userdata)
 	 * layer's to drop.) */
 	if ((s->has & SDIAG_HAS_COOKIE) && set_has(&k->seen, s->cookie))
 		return 0;
-	if (s->table == SDIAG_T_MPTCP && k->tokens.keys && (s->has & SDIAG_HAS_MPTCP_INFO) &&
-	    s->inet.mptcp_info.mptcpi_token) {
-		r = set_insert(&k->tokens, s->inet.mptcp_info.mptcpi_token);
+	if (s->table == SDIAG_T_MPTCP && k->tokens.keys && (s->has & SDIAG_HAS_MPTCP_INFO)) {
+		struct sdiag_mptcp_info mi;
+
+		sdiag_sock_blob_copy(s, SDIAG_BLOB_MPTCP_INFO, &mi, sizeof(mi));
+		r = mi.mptcpi_token ? set_insert(&k->tokens, mi.mptcpi_token) : 0;
 		if (r < 0)
 			return r;
 	}
@@ -554,12 +555,11 @@ static int subflow_cb(const struct sdiag_sock *s, void *userdata)
 /* The TCP subflows of the MPTCP connections the first pass matched. */
 static int kill_subflows(struct sdiag_handle *h, const struct sdiag_query *q, struct kill_run *k)
 {
-	struct sdiag_query sq = {
-		.tables = SDIAG_TABLE_BIT(SDIAG_T_TCP),
-		.states = SDIAG_STATES_ALL & ~SDIAG_STATE_BIT(SDIAG_SS_LISTEN),
-		.afs = sd_query_afs(q, SDIAG_T_MPTCP),
-		.show = SDIAG_SHOW_INFO, /* carries the ULP info */
-	};
+	SDIAG_OPTS(sdiag_query, sq,
+			.tables = SDIAG_TABLE_BIT(SDIAG_T_TCP),
+			.states = SDIAG_STATES_ALL & ~SDIAG_STATE_BIT(SDIAG_SS_LISTEN),
+			.afs = sd_query_afs(q, SDIAG_T_MPTCP),
+			.show = SDIAG_SHOW_INFO); /* carries the ULP info */
 	int r;
 
 	if (!k->tokens.used)
@@ -646,23 +646,32 @@ SD_EXPORT int sdiag_kill(struct sdiag_handle *h, const struct sdiag_query *q,
 			 sdiag_error_cb err_cb, void *userdata)
 {
 	struct kill_run k = { .cb = cb, .err_cb = err_cb, .userdata = userdata };
-	unsigned passes = o && o->max_passes ? o->max_passes : DEFAULT_PASSES;
+	struct sdiag_kill_opts oo = { .sz = sizeof(oo) };
+	struct sdiag_query qq, pq;
 	uint32_t todo[2], again[2];
-	struct sdiag_query pq;
+	unsigned passes;
 	int r;
 
 	if (!h || !q || !cb)
 		return -EINVAL;
+	r = sd_opts_load(&qq, sizeof(qq), SD_QUERY_KNOWN, q);
+	if (r == 0 && o)
+		r = sd_opts_load(&oo, sizeof(oo), SD_KILL_OPTS_KNOWN, o);
+	if (r < 0)
+		return r;
+	q = &qq;
+	o = &oo;
+	passes = o->max_passes ? o->max_passes : DEFAULT_PASSES;
 	r = sdiag_destroyer_new(&k.d, h, kill_result_cb, &k);
 	if (r < 0)
 		return r;
-	if (o && o->batch) {
+	if (o->batch) {
 		r = sdiag_destroyer_set_batch(k.d, o->batch);
 		if (r < 0)
 			goto out;
 	}
 	pq = *q;
-	if (o && o->mptcp_subflows && (q->tables & SDIAG_TABLE_BIT(SDIAG_T_MPTCP))) {
+	if (o->mptcp_subflows && (q->tables & SDIAG_TABLE_BIT(SDIAG_T_MPTCP))) {
 		r = set_grow(&k.tokens); /* non-NULL keys: collect tokens */
 		if (r < 0)
 			goto out;

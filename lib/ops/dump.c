@@ -108,7 +108,8 @@ struct unit {
 
 struct sdiag_dump {
 	struct sdiag_handle *h;
-	const struct sdiag_query *q;
+	const struct sdiag_query *q;	/* &qcopy */
+	struct sdiag_query qcopy;	/* the caller's, loaded by sd_opts_load() */
 	uint32_t states;
 	struct sd_fvals *vals;	/* the filter's values resolved for this dump */
 	struct unit units[MAX_UNITS];
@@ -352,7 +353,9 @@ static int peer_cb(const struct sdiag_sock *s, void *data)
 int sd_dump_resolve(struct sdiag_handle *h, const struct sdiag_filter *f,
 		    struct sd_fvals **ret)
 {
-	struct sdiag_query q = { .tables = SDIAG_TABLES_UNIX, .states = SDIAG_STATES_ALL };
+	SDIAG_OPTS(sdiag_query, q,
+			.tables = SDIAG_TABLES_UNIX,
+			.states = SDIAG_STATES_ALL);
 	struct sd_fresolve *rs;
 	int r;
 
@@ -383,8 +386,13 @@ SD_EXPORT int sdiag_dump_begin(struct sdiag_handle *h, const struct sdiag_query 
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return -ENOMEM;
+	r = sd_opts_load(&d->qcopy, sizeof(d->qcopy), SD_QUERY_KNOWN, q);
+	if (r < 0) {
+		free(d);
+		return r;
+	}
 	d->h = h;
-	d->q = q;
+	q = d->q = &d->qcopy;
 	d->states = q->states ? q->states : SDIAG_STATES_ALL;
 	if (q->filter)
 		d->states &= sdiag_filter_states(q->filter);
@@ -560,7 +568,10 @@ SD_EXPORT int sdiag_collect(struct sdiag_handle *h, const struct sdiag_query *q,
 
 	if (!q)
 		return -EINVAL;
-	all = *q;	/* every table the kernel cannot dump is skipped */
+	r = sd_opts_load(&all, sizeof(all), SD_QUERY_KNOWN, q);
+	if (r < 0)
+		return r;
+	/* every table the kernel cannot dump is skipped */
 	all.flags |= SDIAG_Q_SKIP_UNSUPPORTED;
 	all.named_tables = 0;
 	r = sdiag_dump(h, &all, collect_cb, NULL, &c);

@@ -83,7 +83,7 @@ static int fill_tcpi(struct sdpy_chunk *c, struct sdpy_rec *r, const struct sdia
 
 	if (e < 0)
 		return e;
-	c->tcpi[c->ntcpi++] = s->inet.tcp_info;
+	sdiag_sock_blob_copy(s, SDIAG_BLOB_TCP_INFO, &c->tcpi[c->ntcpi++], sizeof(*c->tcpi));
 	r->tcpi = (uint32_t)c->ntcpi;
 	return 0;
 }

@@ -236,6 +236,7 @@ int sdpy_query_init(struct sdpy_state *st, struct sdpy_query *sq, PyObject *kind
 		    PyObject *filter, PyObject *netns, int processes, int details)
 {
 	memset(sq, 0, sizeof(*sq));
+	sq->q.sz = sizeof(sq->q);
 	sq->nsfd = -1;
 	if (parse_kinds(sq, kind) < 0 || sdpy_filter_parse(st, filter, &sq->filter) < 0 ||
 	    sdpy_netns_fd(netns, &sq->nsfd) < 0)

@@ -27,8 +27,8 @@ enum {
 	SDPY_R_QUEUES = 1 << 2,
 };
 
-/* One socket, what the Python objects need of it (about 120 bytes, where a
- * struct sdiag_sock is 680). */
+/* One socket, what the Python objects need of it: a fraction of a struct
+ * sdiag_sock, whose borrowed parts it copies (the tcp_info into the chunk). */
 struct sdpy_rec {
 	uint64_t cookie, inode, cgroup;
 	uint32_t uid, rqueue, wqueue;

@@ -20,12 +20,16 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 
+#include "cli/fields/field.h"
 #include "cli/render/output.h"
+#include "tests/blob_util.h"
 
 #define NREC 18
 
 static struct sdiag_sock recs[NREC];
+static struct fblobs blobs[NREC];	/* the records' kernel structs (views) */
 static size_t nrec;
+#define TB(s) (&blobs[(s) - recs])
 
 static const uint8_t abstract_name[] = "\0bus\0x\x01\xff";
 static const uint8_t weird_path[] = "/run/q\"uote\\\tz";
@@ -68,14 +72,21 @@ static struct sdiag_sock *add(enum sdiag_table table, int family, uint8_t state)
 	s->has = SDIAG_HAS_INODE | SDIAG_HAS_COOKIE | SDIAG_HAS_QUEUES | SDIAG_HAS_UID;
 	s->rqueue = (uint32_t)nrec;
 	s->wqueue = 100 * (uint32_t)nrec;
+	t_blob_attach(s, SDIAG_BLOB_TCP_INFO, &TB(s)->tcp_info, sizeof(TB(s)->tcp_info));
+	t_blob_attach(s, SDIAG_BLOB_MPTCP_INFO, &TB(s)->mptcp_info, sizeof(TB(s)->mptcp_info));
+	t_blob_attach(s, SDIAG_BLOB_MEMINFO, &TB(s)->meminfo, sizeof(TB(s)->meminfo));
+	t_blob_attach(s, SDIAG_BLOB_SKMEMINFO, TB(s)->skmem, sizeof(TB(s)->skmem));
+	t_blob_attach(s, SDIAG_BLOB_VEGAS, &TB(s)->vegas, sizeof(TB(s)->vegas));
+	t_blob_attach(s, SDIAG_BLOB_DCTCP, &TB(s)->dctcp, sizeof(TB(s)->dctcp));
+	t_blob_attach(s, SDIAG_BLOB_BBR, &TB(s)->bbr, sizeof(TB(s)->bbr));
 	for (int i = 0; i < SDIAG_SKMEM_VARS; i++)
-		s->skmem[i] = (uint32_t)(i * 1000 + nrec);
+		TB(s)->skmem[i] = (uint32_t)(i * 1000 + nrec);
 	return s;
 }
 
 static void tcp_info_rich(struct sdiag_sock *s)
 {
-	struct sdiag_tcp_info *t = &s->inet.tcp_info;
+	struct sdiag_tcp_info *t = &TB(s)->tcp_info;
 
 	s->has |= SDIAG_HAS_TCP_INFO;
 	t->tcpi_state = 1;
@@ -159,10 +170,10 @@ static void build(void)
 	s->has |= SDIAG_HAS_TIMER | SDIAG_HAS_SHUTDOWN | SDIAG_HAS_MARK | SDIAG_HAS_CGROUP |
 		  SDIAG_HAS_TOS | SDIAG_HAS_CLASS_ID | SDIAG_HAS_SOCKOPT | SDIAG_HAS_SKMEMINFO |
 		  SDIAG_HAS_MEMINFO | SDIAG_HAS_CONG | SDIAG_HAS_DCTCP;
-	s->inet.meminfo = (struct sdiag_meminfo){ 1, 2, 3, 4 };
+	TB(s)->meminfo = (struct sdiag_meminfo){ 1, 2, 3, 4 };
 	tcp_info_rich(s);
 	strcpy(s->inet.cong, "dctcp");
-	s->inet.dctcp = (struct sdiag_dctcp_info){ 1, 3, 1024, 5, 6 };
+	TB(s)->dctcp = (struct sdiag_dctcp_info){ 1, 3, 1024, 5, 6 };
 	s->procs = procs;
 	s->n_procs = 2;
 
@@ -177,22 +188,22 @@ static void build(void)
 		  SDIAG_HAS_CONG | SDIAG_HAS_BBR | SDIAG_HAS_VEGAS | SDIAG_HAS_MPTCP_INFO |
 		  SDIAG_HAS_ULP | SDIAG_HAS_DCTCP;
 	tcp_info_rich(s);
-	s->inet.tcp_info.tcpi_rto = 3000000;
-	s->inet.tcp_info.tcpi_reordering = 3;
-	s->inet.tcp_info.tcpi_min_rtt = ~0U;
-	s->inet.tcp_info.tcpi_pacing_rate = ~0ULL;
-	s->inet.tcp_info.tcpi_snd_ssthresh = 0xffff;
-	s->inet.tcp_info.tcpi_busy_time = 0;
-	s->inet.tcp_info.tcpi_retrans = 1;
+	TB(s)->tcp_info.tcpi_rto = 3000000;
+	TB(s)->tcp_info.tcpi_reordering = 3;
+	TB(s)->tcp_info.tcpi_min_rtt = ~0U;
+	TB(s)->tcp_info.tcpi_pacing_rate = ~0ULL;
+	TB(s)->tcp_info.tcpi_snd_ssthresh = 0xffff;
+	TB(s)->tcp_info.tcpi_busy_time = 0;
+	TB(s)->tcp_info.tcpi_retrans = 1;
 	strcpy(s->inet.cong, "bbr");
-	s->inet.bbr = (struct sdiag_bbr_info){ 0x2345, 1, 2500, 739, 512 };
-	s->inet.vegas = (struct sdiag_vegas_info){ 1, 2, 777, 5 };
-	s->inet.dctcp.enabled = 0;
-	s->inet.mptcp_info.mptcpi_subflows = 2;
-	s->inet.mptcp_info.mptcpi_flags = 3;
-	s->inet.mptcp_info.mptcpi_token = 0xdeadbeef;
-	s->inet.mptcp_info.mptcpi_write_seq = 0x123456789aULL;
-	s->inet.mptcp_info.mptcpi_bytes_sent = 77;
+	TB(s)->bbr = (struct sdiag_bbr_info){ 0x2345, 1, 2500, 739, 512 };
+	TB(s)->vegas = (struct sdiag_vegas_info){ 1, 2, 777, 5 };
+	TB(s)->dctcp.enabled = 0;
+	TB(s)->mptcp_info.mptcpi_subflows = 2;
+	TB(s)->mptcp_info.mptcpi_flags = 3;
+	TB(s)->mptcp_info.mptcpi_token = 0xdeadbeef;
+	TB(s)->mptcp_info.mptcpi_write_seq = 0x123456789aULL;
+	TB(s)->mptcp_info.mptcpi_bytes_sent = 77;
 	strcpy(s->inet.ulp, "tls");
 
 	/* UDP: -i shows nothing, so no empty detail line. */

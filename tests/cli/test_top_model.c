@@ -20,9 +20,14 @@
 #include <cmocka.h>
 
 #include "cli/top/model.h"
+#include "tests/blob_util.h"
 
 static struct sdiag_sock mk(uint64_t cookie, uint16_t dport, uint64_t rx, uint64_t tx)
 {
+	/* Each record's tcp_info view: a ring longer than any test holds at once. */
+	static struct sdiag_tcp_info tb[64];
+	static unsigned next;
+	struct sdiag_tcp_info *ti = &tb[next++ % 64];
 	struct sdiag_sock s = { .table = SDIAG_T_TCP, .family = AF_INET, .state = 1,
 				.cookie = cookie, .inode = 1000 + cookie };
 
@@ -33,9 +38,11 @@ static struct sdiag_sock mk(uint64_t cookie, uint16_t dport, uint64_t rx, uint64
 	s.inet.dst[3] = 1;
 	s.inet.sport = (uint16_t)(40000 + cookie);
 	s.inet.dport = dport;
-	s.inet.tcp_info.tcpi_bytes_received = rx;
-	s.inet.tcp_info.tcpi_bytes_acked = tx;
-	s.inet.tcp_info.tcpi_rtt = 100;
+	memset(ti, 0, sizeof(*ti));
+	t_blob_attach(&s, SDIAG_BLOB_TCP_INFO, ti, sizeof(*ti));
+	ti->tcpi_bytes_received = rx;
+	ti->tcpi_bytes_acked = tx;
+	ti->tcpi_rtt = 100;
 	return s;
 }
 

@@ -131,7 +131,7 @@ cat >"$tmp/user.c" <<'C'
 
 int main(void)
 {
-	struct sdiag_query q = { .tables = SDIAG_TABLE_BIT(SDIAG_T_NETLINK) };
+	SDIAG_OPTS(sdiag_query, q, .tables = SDIAG_TABLE_BIT(SDIAG_T_NETLINK));
 	struct sdiag_sock_list l;
 	struct sdiag_handle *h;
 	size_t n_diag = 0;

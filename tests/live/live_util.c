@@ -42,7 +42,7 @@ uint64_t fd_inode(int fd)
 
 void collect_tables(struct sdiag_sock_list *l, uint32_t tables, uint32_t show)
 {
-	struct sdiag_query q = { .tables = tables, .show = show };
+	SDIAG_OPTS(sdiag_query, q, .tables = tables, .show = show);
 	struct sdiag_handle *h = NULL;
 
 	assert_int_equal(sdiag_open(&h), 0);

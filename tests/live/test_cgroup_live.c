@@ -200,11 +200,10 @@ static size_t selected(const char *expr, bool no_kernel, uint64_t *out, size_t m
 {
 	struct sdiag_filter_error err = { 0 };
 	struct sdiag_filter *f = NULL;
-	struct sdiag_query q = {
-		.tables = SDIAG_TABLE_BIT(SDIAG_T_TCP) | SDIAG_TABLE_BIT(SDIAG_T_UDP),
-		.states = SDIAG_STATES_ALL,
-		.no_kernel_filter = no_kernel,
-	};
+	SDIAG_OPTS(sdiag_query, q,
+			.tables = SDIAG_TABLE_BIT(SDIAG_T_TCP) | SDIAG_TABLE_BIT(SDIAG_T_UDP),
+			.states = SDIAG_STATES_ALL,
+			.no_kernel_filter = no_kernel);
 	struct sdiag_handle *h = NULL;
 	struct sdiag_sock_list l = { 0 };
 	size_t n = 0;

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "tests/live/destroy_util.h"
+#include "tests/blob_util.h"
 
 #ifndef IPPROTO_MPTCP
 #define IPPROTO_MPTCP 262
@@ -132,7 +133,7 @@ static int denied_child(void)
 	struct sdiag_handle *h = NULL;
 	struct sdiag_destroyer *d = NULL;
 	struct sdiag_sock_list l = { 0 };
-	struct sdiag_query q = { .tables = T_TCP };
+	SDIAG_OPTS(sdiag_query, q, .tables = T_TCP);
 	int counts[SDIAG_ERROR + 1] = { 0 };
 	int lfd = stream_listen(AF_INET, 0, "127.0.0.1", 0, 4);
 
@@ -220,6 +221,60 @@ static void test_batches(void **state)
 	}
 }
 
+/* The record a destroyer reports is the one it was given, kernel structs
+ * included: their views point into a datagram gone by the time of the flush,
+ * so the destroyer must keep its own copy of them. */
+struct view_check {
+	uint32_t want[SDIAG_SKMEM_VARS];
+	unsigned calls, same;
+};
+
+static int view_cb(const struct sdiag_sock *s, enum sdiag_destroy_result res, int err,
+		   void *userdata)
+{
+	struct view_check *v = userdata;
+	uint32_t got[SDIAG_SKMEM_VARS];
+
+	(void)res;
+	(void)err;
+	v->calls++;
+	sdiag_sock_blob_copy(s, SDIAG_BLOB_SKMEMINFO, got, sizeof(got));
+	v->same += !memcmp(got, v->want, sizeof(got));
+	return 0;
+}
+
+static void test_destroyer_keeps_views(void **state)
+{
+	struct view_check v = { .calls = 0 };
+	uint32_t datagram[SDIAG_SKMEM_VARS];
+	struct sdiag_sock_list l = { 0 };
+	struct sdiag_handle *h = NULL;
+	struct sdiag_destroyer *d = NULL;
+	struct sdiag_sock rec;
+	int fd;
+
+	(void)state;
+	fd = udp_bound(AF_INET, "127.0.0.1", 0, false);
+	collect_tables(&l, T_UDP, 0);
+	assert_non_null(find_cookie(&l, fd_cookie(fd)));
+	rec = *find_cookie(&l, fd_cookie(fd));
+	for (unsigned i = 0; i < SDIAG_SKMEM_VARS; i++)
+		datagram[i] = v.want[i] = 1000 + i;
+	t_blob_attach(&rec, SDIAG_BLOB_SKMEMINFO, datagram, sizeof(datagram));
+	rec.has |= SDIAG_HAS_SKMEMINFO;
+	assert_int_equal(sdiag_open(&h), 0);
+	assert_int_equal(sdiag_destroyer_new(&d, h, view_cb, &v), 0);
+	assert_int_equal(sdiag_destroyer_add(d, &rec), 0);
+	memset(datagram, 0xee, sizeof(datagram)); /* the next recv() */
+	assert_int_equal(sdiag_destroyer_flush(d), 0);
+	sdiag_destroyer_free(d);
+	sdiag_close(h);
+	sdiag_sock_list_free(&l);
+	close(fd);
+	assert_int_equal(v.calls, 1);
+	assert_int_equal(v.same, 1);
+}
+
 struct kill_count {
 	int counts[SDIAG_ERROR + 1];
 	uint64_t *cookies;
@@ -267,7 +322,9 @@ static void test_kill_concurrent_close(void **state)
 {
 	enum { N = 1500 };
 	static int lfd, cfd[N], afd[N];
-	struct sdiag_query q = { .tables = T_TCP, .states = SDIAG_STATE_BIT(SDIAG_SS_ESTABLISHED) };
+	SDIAG_OPTS(sdiag_query, q,
+			.tables = T_TCP,
+			.states = SDIAG_STATE_BIT(SDIAG_SS_ESTABLISHED));
 	struct kill_count k = { 0 };
 	struct sdiag_handle *h = NULL;
 	struct sdiag_sock_list l = { 0 };
@@ -315,6 +372,7 @@ int main(void)
 		cmocka_unit_test_setup(test_unsupported_families, setup),
 		cmocka_unit_test_setup(test_denied, setup),
 		cmocka_unit_test_setup(test_batches, setup),
+		cmocka_unit_test_setup(test_destroyer_keeps_views, setup),
 		cmocka_unit_test_setup(test_kill_concurrent_close, setup),
 	};
 

@@ -126,7 +126,7 @@ static void assert_exactly(struct got *g, const struct made *m)
 
 static void test_pull_whole(void **state)
 {
-	struct sdiag_query q = { .tables = SDIAG_TABLE_BIT(SDIAG_T_TCP) };
+	SDIAG_OPTS(sdiag_query, q, .tables = SDIAG_TABLE_BIT(SDIAG_T_TCP));
 	struct got pulled = { 0 }, pushed = { 0 };
 	const struct sdiag_sock *s;
 	struct sdiag_handle *h;
@@ -164,7 +164,7 @@ static void test_pull_whole(void **state)
 
 static void test_end_midway(void **state)
 {
-	struct sdiag_query q = { .tables = SDIAG_TABLE_BIT(SDIAG_T_TCP) };
+	SDIAG_OPTS(sdiag_query, q, .tables = SDIAG_TABLE_BIT(SDIAG_T_TCP));
 	struct got g = { 0 };
 	const struct sdiag_sock *s;
 	struct sdiag_handle *h;
@@ -192,8 +192,8 @@ static void test_end_midway(void **state)
 
 static void test_table_afs(void **state)
 {
-	struct sdiag_query q = { .tables = SDIAG_TABLE_BIT(SDIAG_T_TCP) |
-					   SDIAG_TABLE_BIT(SDIAG_T_UDP) };
+	SDIAG_OPTS(sdiag_query, q, .tables = SDIAG_TABLE_BIT(SDIAG_T_TCP) |
+					   SDIAG_TABLE_BIT(SDIAG_T_UDP));
 	int u4 = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	int u6 = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	struct sockaddr_storage ss;
@@ -266,10 +266,9 @@ static size_t pull_errors(struct sdiag_handle *h, const struct sdiag_query *q, i
 static void test_skip_unsupported(void **state)
 {
 	/* In the library's order: unix, raw, vsock. */
-	struct sdiag_query q = {
+	SDIAG_OPTS(sdiag_query, q,
 		.tables = SDIAG_TABLE_BIT(SDIAG_T_RAW) | SDIAG_TABLES_VSOCK |
-			  SDIAG_TABLE_BIT(SDIAG_T_UNIX_DGRAM),
-	};
+			  SDIAG_TABLE_BIT(SDIAG_T_UNIX_DGRAM));
 	enum sdiag_table tables[8];
 	int errs[8], sv[2];
 	struct sdiag_handle *h;

@@ -347,14 +347,13 @@ static void select_sockets(struct cookies *out, const struct sdiag_filter *f, bo
 {
 	/* Every state but bound-inactive, whose kernel walk covers the machine-wide
 	 * bind hash (slow on a busy machine; ss 6.1 does not ask for it either). */
-	struct sdiag_query q = {
-		.tables = tables,
-		.states = SDIAG_STATES_ALL & ~SDIAG_STATE_BIT(SDIAG_SS_BOUND_INACTIVE),
-		.filter = f,
-		.no_kernel_filter = no_kernel,
-		/* What the dump adds for f itself, for matching afterwards. */
-		.show = sd_filter_show(match_f),
-	};
+	SDIAG_OPTS(sdiag_query, q,
+			.tables = tables,
+			.states = SDIAG_STATES_ALL & ~SDIAG_STATE_BIT(SDIAG_SS_BOUND_INACTIVE),
+			.filter = f,
+			.no_kernel_filter = no_kernel,
+			/* What the dump adds for f itself, for matching afterwards. */
+			.show = sd_filter_show(match_f));
 	struct sdiag_sock_list l = { 0 };
 	struct sdiag_handle *h = NULL;
 	struct sd_fvals *vals = NULL;
@@ -555,7 +554,7 @@ static void test_unix_dst_resolved_by_dump(void **state)
 {
 	struct sdiag_filter *f = parse_ok("dst @sdfilter-late");
 	struct sdiag_sock_list l = { 0 };
-	struct sdiag_query q = { .tables = SDIAG_TABLES_UNIX };
+	SDIAG_OPTS(sdiag_query, q, .tables = SDIAG_TABLES_UNIX);
 	struct sdiag_handle *h = NULL;
 	struct sockaddr_un sun;
 	socklen_t len = unix_addr(&sun, "sdfilter-late", true);

@@ -31,6 +31,7 @@
 #include "lib/family/family.h"
 #include "tests/live/live_util.h"
 #include "tests/live/netns_util.h"
+#include "tests/blob_util.h"
 
 #ifndef IPPROTO_MPTCP
 #define IPPROTO_MPTCP 262
@@ -116,8 +117,9 @@ static void tcp_pair_family(int family, const char *addr)
 	sdiag_sock_list_free(&l);
 
 	/* The other address family's dump must not see these sockets. */
-	struct sdiag_query q = { .tables = T_TCP,
-				 .afs = family == AF_INET ? SDIAG_AF_INET6 : SDIAG_AF_INET };
+	SDIAG_OPTS(sdiag_query, q,
+			.tables = T_TCP,
+			.afs = family == AF_INET ? SDIAG_AF_INET6 : SDIAG_AF_INET);
 	struct sdiag_handle *h;
 
 	assert_int_equal(sdiag_open(&h), 0);
@@ -256,12 +258,12 @@ static void test_tcp_info(void **state)
 	s = find_fd_once(&l, cfd);
 	assert_true(s->has & SDIAG_HAS_TCP_INFO);
 	assert_int_equal(getsockopt(cfd, IPPROTO_TCP, TCP_INFO, &ti, &len), 0);
-	assert_int_equal(s->inet.tcp_info.tcpi_state, SDIAG_SS_ESTABLISHED);
-	assert_int_equal(s->inet.tcp_info.tcpi_snd_mss, ti.tcpi_snd_mss);
-	assert_int_equal(s->inet.tcp_info.tcpi_rcv_mss, ti.tcpi_rcv_mss);
-	assert_int_equal(s->inet.tcp_info.tcpi_options, ti.tcpi_options);
-	assert_int_equal(s->inet.tcp_info.tcpi_advmss, ti.tcpi_advmss);
-	assert_true(s->inet.tcp_info.tcpi_snd_cwnd > 0);
+	assert_int_equal(t_tcp_info(s).tcpi_state, SDIAG_SS_ESTABLISHED);
+	assert_int_equal(t_tcp_info(s).tcpi_snd_mss, ti.tcpi_snd_mss);
+	assert_int_equal(t_tcp_info(s).tcpi_rcv_mss, ti.tcpi_rcv_mss);
+	assert_int_equal(t_tcp_info(s).tcpi_options, ti.tcpi_options);
+	assert_int_equal(t_tcp_info(s).tcpi_advmss, ti.tcpi_advmss);
+	assert_true(t_tcp_info(s).tcpi_snd_cwnd > 0);
 	assert_true(s->has & SDIAG_HAS_CONG);
 	len = sizeof(cong) - 1;
 	assert_int_equal(getsockopt(cfd, IPPROTO_TCP, TCP_CONGESTION, cong, &len), 0);
@@ -269,7 +271,7 @@ static void test_tcp_info(void **state)
 	/* A listener has tcp_info too (state LISTEN). */
 	s = find_fd_once(&l, lfd);
 	assert_true(s->has & SDIAG_HAS_TCP_INFO);
-	assert_int_equal(s->inet.tcp_info.tcpi_state, SDIAG_SS_LISTEN);
+	assert_int_equal(t_tcp_info(s).tcpi_state, SDIAG_SS_LISTEN);
 	sdiag_sock_list_free(&l);
 
 	/* SDIAG_SHOW_TCP_INFO: the same tcp_info, no congestion control. */
@@ -277,9 +279,9 @@ static void test_tcp_info(void **state)
 	s = find_fd_once(&l, cfd);
 	assert_true(s->has & SDIAG_HAS_TCP_INFO);
 	assert_false(s->has & SDIAG_HAS_CONG);
-	assert_int_equal(s->inet.tcp_info.tcpi_state, SDIAG_SS_ESTABLISHED);
-	assert_int_equal(s->inet.tcp_info.tcpi_snd_mss, ti.tcpi_snd_mss);
-	assert_int_equal(s->inet.tcp_info.tcpi_advmss, ti.tcpi_advmss);
+	assert_int_equal(t_tcp_info(s).tcpi_state, SDIAG_SS_ESTABLISHED);
+	assert_int_equal(t_tcp_info(s).tcpi_snd_mss, ti.tcpi_snd_mss);
+	assert_int_equal(t_tcp_info(s).tcpi_advmss, ti.tcpi_advmss);
 	sdiag_sock_list_free(&l);
 	close(afd);
 	close(cfd);
@@ -379,8 +381,8 @@ static void test_tcp_details(void **state)
 	assert_int_equal(s->inet.timer, 2); /* keepalive */
 	assert_true(s->inet.expires_ms > 500 * 1000 && s->inet.expires_ms <= 600 * 1000);
 	assert_true(s->has & SDIAG_HAS_SKMEMINFO);
-	assert_int_equal(s->skmem[SDIAG_SKMEM_RCVBUF], rcvbuf);
-	assert_int_equal(s->skmem[SDIAG_SKMEM_SNDBUF], sndbuf);
+	assert_int_equal(t_skmem(s, SDIAG_SKMEM_RCVBUF), rcvbuf);
+	assert_int_equal(t_skmem(s, SDIAG_SKMEM_SNDBUF), sndbuf);
 	assert_true(s->has & SDIAG_HAS_MEMINFO);
 	s = find_fd_once(&l, lfd);
 	assert_true(s->has & SDIAG_HAS_SOCKOPT);
@@ -450,7 +452,7 @@ static void test_tcp_time_wait(void **state)
 	assert_int_equal(s->inet.timer, 3); /* the TIME-WAIT timer */
 	sdiag_sock_list_free(&l);
 
-	struct sdiag_query q = { .tables = T_TCP, .states = SDIAG_STATES_CONNECTED };
+	SDIAG_OPTS(sdiag_query, q, .tables = T_TCP, .states = SDIAG_STATES_CONNECTED);
 	struct sdiag_handle *h;
 
 	assert_int_equal(sdiag_open(&h), 0);
@@ -742,7 +744,7 @@ static void test_mptcp(void **state)
 	assert_int_equal(s->state, SDIAG_SS_ESTABLISHED);
 	assert_int_equal(s->inet.dport, 5030);
 	assert_true(s->has & SDIAG_HAS_MPTCP_INFO);
-	assert_true(s->inet.mptcp_info.mptcpi_token != 0);
+	assert_true(t_mptcp_info(s).mptcpi_token != 0);
 	for (size_t i = 0; i < l.n; i++)
 		assert_int_equal(l.socks[i]->table, SDIAG_T_MPTCP);
 	sdiag_sock_list_free(&l);

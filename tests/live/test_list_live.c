@@ -113,12 +113,11 @@ static const struct expect expects[] = {
 static void test_unsupported_families(void **state)
 {
 	struct err_log log = { 0 };
-	struct sdiag_query q = {
-		.tables = SDIAG_TABLE_BIT(SDIAG_T_RAW) | SDIAG_TABLE_BIT(SDIAG_T_SCTP) |
-			  SDIAG_TABLES_VSOCK | SDIAG_TABLE_BIT(SDIAG_T_XDP) |
-			  SDIAG_TABLE_BIT(SDIAG_T_TIPC) | SDIAG_TABLE_BIT(SDIAG_T_SMC) |
-			  SDIAG_TABLE_BIT(SDIAG_T_UNIX_DGRAM),
-	};
+	SDIAG_OPTS(sdiag_query, q,
+			.tables = SDIAG_TABLE_BIT(SDIAG_T_RAW) | SDIAG_TABLE_BIT(SDIAG_T_SCTP) |
+			          SDIAG_TABLES_VSOCK | SDIAG_TABLE_BIT(SDIAG_T_XDP) |
+			          SDIAG_TABLE_BIT(SDIAG_T_TIPC) | SDIAG_TABLE_BIT(SDIAG_T_SMC) |
+			          SDIAG_TABLE_BIT(SDIAG_T_UNIX_DGRAM));
 	struct sdiag_handle *h;
 	size_t expected_errs = 0, unknown = 0;
 	int sv[2];
@@ -159,8 +158,9 @@ static void test_unsupported_families(void **state)
 
 	/* Without an error callback the first unsupported table stops the dump. */
 	if (kconfig("CONFIG_INET_RAW_DIAG") == 'n') {
-		struct sdiag_query raw = { .tables = SDIAG_TABLE_BIT(SDIAG_T_RAW) |
-						     SDIAG_TABLE_BIT(SDIAG_T_UNIX_DGRAM) };
+		SDIAG_OPTS(sdiag_query, raw,
+				.tables = SDIAG_TABLE_BIT(SDIAG_T_RAW) |
+				          SDIAG_TABLE_BIT(SDIAG_T_UNIX_DGRAM));
 		struct sdiag_sock_list l = { 0 };
 
 		memset(&log, 0, sizeof(log));
@@ -209,7 +209,7 @@ static uint64_t ns_inode(int fd)
 
 static void test_open_netns(void **state)
 {
-	struct sdiag_query q = { .tables = SDIAG_TABLES_UNIX | SDIAG_TABLE_BIT(SDIAG_T_TCP) };
+	SDIAG_OPTS(sdiag_query, q, .tables = SDIAG_TABLES_UNIX | SDIAG_TABLE_BIT(SDIAG_T_TCP));
 	struct sdiag_sock_list l = { 0 };
 	struct sdiag_handle *h;
 	int ns_a, ns_b, self, a_unix, a_tcp, b_unix, b_tcp;
@@ -401,7 +401,7 @@ static void make_pairs(int lfd, int *fds)
 
 static void test_many_and_churn(void **state)
 {
-	struct sdiag_query q = { .tables = SDIAG_TABLE_BIT(SDIAG_T_TCP) };
+	SDIAG_OPTS(sdiag_query, q, .tables = SDIAG_TABLE_BIT(SDIAG_T_TCP));
 	struct cookie_set *stable = calloc(1, sizeof(*stable));
 	struct dump_check *dc = calloc(1, sizeof(*dc));
 	struct churn ch = { .port = 7101 };
@@ -456,7 +456,9 @@ static void test_many_and_churn(void **state)
  * kernel's chunks overlap and repeat sockets: the library drops the repeats. */
 static void test_udp_slot_churn(void **state)
 {
-	struct sdiag_query q = { .tables = SDIAG_TABLE_BIT(SDIAG_T_UDP), .afs = SDIAG_AF_INET };
+	SDIAG_OPTS(sdiag_query, q,
+			.tables = SDIAG_TABLE_BIT(SDIAG_T_UDP),
+			.afs = SDIAG_AF_INET);
 	struct cookie_set *stable = calloc(1, sizeof(*stable));
 	struct dump_check *dc = calloc(1, sizeof(*dc));
 	struct churn ch = { .port = 7200, .udp = true };
@@ -521,7 +523,7 @@ static int stop_cb(const struct sdiag_sock *s, void *data)
  * handle then serves the next dump in full (the aborted one was drained). */
 static void test_callback_stop(void **state)
 {
-	struct sdiag_query q = { .tables = SDIAG_TABLES_UNIX };
+	SDIAG_OPTS(sdiag_query, q, .tables = SDIAG_TABLES_UNIX);
 	struct sdiag_sock_list l = { 0 };
 	struct sdiag_handle *h;
 	struct stopper st = { 0 };

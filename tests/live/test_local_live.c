@@ -31,6 +31,7 @@
 
 #include "tests/live/live_util.h"
 #include "tests/live/netns_util.h"
+#include "tests/blob_util.h"
 
 #define TEST_UID 4321
 
@@ -59,8 +60,8 @@ static void assert_skmem(const struct sdiag_sock *s, int fd)
 	assert_int_equal(getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &len), 0);
 	assert_int_equal(getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &len), 0);
 	assert_true(s->has & SDIAG_HAS_SKMEMINFO);
-	assert_int_equal(s->skmem[SDIAG_SKMEM_RCVBUF], rcvbuf);
-	assert_int_equal(s->skmem[SDIAG_SKMEM_SNDBUF], sndbuf);
+	assert_int_equal(t_skmem(s, SDIAG_SKMEM_RCVBUF), rcvbuf);
+	assert_int_equal(t_skmem(s, SDIAG_SKMEM_SNDBUF), sndbuf);
 }
 
 /* ---- unix ------------------------------------------------------------------ */

@@ -95,8 +95,9 @@ static int make_subscribed(unsigned extra_group)
 
 static void test_bound_and_subscribed_once(void **state)
 {
-	struct sdiag_query q = { .tables = SDIAG_TABLE_BIT(SDIAG_T_NETLINK),
-				 .show = SDIAG_SHOW_ALL };
+	SDIAG_OPTS(sdiag_query, q,
+			.tables = SDIAG_TABLE_BIT(SDIAG_T_NETLINK),
+			.show = SDIAG_SHOW_ALL);
 	struct sdiag_sock_list l = { 0 };
 	struct sdiag_handle *h = NULL;
 	struct raw_count c;

@@ -199,8 +199,9 @@ static const struct sdiag_sock *find_port(const struct sdiag_sock_list *l, uint1
 
 static void test_shared_owners(void **state)
 {
-	struct sdiag_query q = { .tables = SDIAG_TABLE_BIT(SDIAG_T_TCP) |
-					   SDIAG_TABLE_BIT(SDIAG_T_UDP) };
+	SDIAG_OPTS(sdiag_query, q,
+			.tables = SDIAG_TABLE_BIT(SDIAG_T_TCP) |
+			          SDIAG_TABLE_BIT(SDIAG_T_UDP));
 	struct sdiag_procmap *pm = NULL;
 	struct sdiag_sock_list l = { 0 };
 	struct sdiag_handle *h = NULL;
@@ -269,10 +270,11 @@ enum { W_LIS = 1, W_MINE = 2, W_CLIENT = 4, W_QUEUED = 8, W_NOBODY = 16 };
 static unsigned select_world(struct sdiag_handle *h, const struct world *w,
 			     const struct sdiag_procmap *pm, const char *expr, bool kernel)
 {
-	struct sdiag_query q = { .tables = SDIAG_TABLE_BIT(SDIAG_T_TCP) |
-					   SDIAG_TABLE_BIT(SDIAG_T_UDP),
-				 .procmap = pm,
-				 .no_kernel_filter = !kernel };
+	SDIAG_OPTS(sdiag_query, q,
+			.tables = SDIAG_TABLE_BIT(SDIAG_T_TCP) |
+			          SDIAG_TABLE_BIT(SDIAG_T_UDP),
+			.procmap = pm,
+			.no_kernel_filter = !kernel);
 	struct sdiag_filter_error err = { 0 };
 	struct sdiag_filter *f = NULL;
 	struct sdiag_sock_list l = { 0 };

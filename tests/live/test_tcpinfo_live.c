@@ -87,7 +87,7 @@ static bool selects(const char *expr, uint32_t tables, int fd)
 {
 	struct sdiag_filter_error err = { 0 };
 	struct sdiag_filter *f = NULL;
-	struct sdiag_query q = { .tables = tables, .states = SDIAG_STATES_ALL };
+	SDIAG_OPTS(sdiag_query, q, .tables = tables, .states = SDIAG_STATES_ALL);
 	struct sdiag_sock_list l = { 0 };
 	struct sdiag_handle *h = NULL;
 	bool found;

@@ -149,6 +149,7 @@ struct xd_msg_bytes {
 #include <linux/tipc_sockets_diag.h>
 
 #include "tests/unit/uapi_layout.h" /* SAME_FIELD */
+#include "tests/blob_util.h"
 
 SAME_FIELD(struct vd_msg_bytes, family, struct vsock_diag_msg, vdiag_family);
 SAME_FIELD(struct vd_msg_bytes, type, struct vsock_diag_msg, vdiag_type);
@@ -252,7 +253,7 @@ static void test_xdp(void **state)
 	assert_int_equal(s.xdp.umem_queue_id, 1);
 	assert_int_equal(s.xdp.umem_flags, 1);
 	assert_int_equal(s.xdp.umem_refs, 2);
-	assert_int_equal(s.skmem[SDIAG_SKMEM_DROPS], 9);
+	assert_int_equal(t_skmem(&s, SDIAG_SKMEM_DROPS), 9);
 	assert_int_equal(s.xdp.rx_dropped, 10);
 	assert_int_equal(s.xdp.fill_empty, 13);
 	assert_int_equal(s.xdp.tx_empty, 15);

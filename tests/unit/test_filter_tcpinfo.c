@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 
 #include "lib/filter/filter.h"
+#include "tests/blob_util.h"
 
 static struct sdiag_filter *parse_ok(const char *expr)
 {
@@ -45,12 +46,15 @@ static bool matches(const char *expr, const struct sdiag_sock *s)
 static struct sdiag_sock tcp_sock(void)
 {
 	struct sdiag_sock s = { .table = SDIAG_T_TCP, .family = AF_INET, .state = SDIAG_SS_ESTABLISHED };
-	struct sdiag_tcp_info *ti = &s.inet.tcp_info;
+	static struct sdiag_tcp_info tcpi;
+	struct sdiag_tcp_info *ti = &tcpi;
 
 	inet_pton(AF_INET, "192.0.2.1", s.inet.src);
 	inet_pton(AF_INET, "192.0.2.2", s.inet.dst);
 	s.inet.sport = 40000;
 	s.inet.dport = 443;
+	memset(ti, 0, sizeof(*ti));
+	t_blob_attach(&s, SDIAG_BLOB_TCP_INFO, ti, sizeof(*ti));
 	s.has = SDIAG_HAS_TCP_INFO | SDIAG_HAS_QUEUES;
 	s.rqueue = 100;
 	s.wqueue = 0;

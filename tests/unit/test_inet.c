@@ -26,6 +26,7 @@
 #include "lib/core/internal.h"
 #include "lib/family/family.h"
 #include "tests/unit/uapi_layout.h"
+#include "tests/blob_util.h"
 
 #ifndef IPPROTO_MPTCP
 #define IPPROTO_MPTCP 262
@@ -141,8 +142,8 @@ static void assert_full(const struct sdiag_sock *s)
 	assert_true(s->inode > 0);
 	assert_true(s->cookie != 0);
 	assert_true(s->inet.cgroup_id != 0);
-	assert_true(s->skmem[SDIAG_SKMEM_RCVBUF] > 0);
-	assert_true(s->skmem[SDIAG_SKMEM_SNDBUF] > 0);
+	assert_true(t_skmem(s, SDIAG_SKMEM_RCVBUF) > 0);
+	assert_true(t_skmem(s, SDIAG_SKMEM_SNDBUF) > 0);
 }
 
 /* ---- IPv4 TCP ---------------------------------------------------------------------- */
@@ -193,7 +194,7 @@ static void test_tcp4_listener(void **state)
 	assert_int_equal(s->shutdown, 0);
 	assert_int_equal(s->inet.ifindex, 0);
 	assert_true(s->has & SDIAG_HAS_TCP_INFO);
-	assert_int_equal(s->inet.tcp_info.tcpi_state, SDIAG_SS_LISTEN);
+	assert_int_equal(t_tcp_info(s).tcpi_state, SDIAG_SS_LISTEN);
 	assert_true(s->has & SDIAG_HAS_CONG);
 	assert_string_equal(s->inet.cong, "bbr"); /* the capture host's default */
 	assert_false(s->has & SDIAG_HAS_ULP);
@@ -225,22 +226,27 @@ static void test_tcp4_established(void **state)
 	assert_int_equal(a->inet.mark, 0x1234); /* inherited from the listener */
 
 	assert_true(c->has & SDIAG_HAS_TCP_INFO);
-	assert_int_equal(c->inet.tcp_info.tcpi_state, SDIAG_SS_ESTABLISHED);
-	assert_int_equal(c->inet.tcp_info.tcpi_bytes_sent, 5);
-	assert_int_equal(a->inet.tcp_info.tcpi_bytes_received, 5);
-	assert_true(c->inet.tcp_info.tcpi_snd_mss > 0);
-	assert_true(c->inet.tcp_info.tcpi_rtt > 0);
-	assert_true(c->inet.tcp_info.tcpi_rto >= 200000); /* at least TCP_RTO_MIN, in us */
-	assert_int_equal(c->inet.tcp_info.tcpi_snd_cwnd, 10);
-	assert_int_equal(c->inet.tcp_info.tcpi_snd_wscale, a->inet.tcp_info.tcpi_rcv_wscale);
-	assert_true(c->inet.tcp_info.tcpi_snd_wnd > 0); /* a 6.x field */
+	assert_int_equal(t_tcp_info(c).tcpi_state, SDIAG_SS_ESTABLISHED);
+	assert_int_equal(t_tcp_info(c).tcpi_bytes_sent, 5);
+	assert_int_equal(t_tcp_info(a).tcpi_bytes_received, 5);
+	assert_true(t_tcp_info(c).tcpi_snd_mss > 0);
+	assert_true(t_tcp_info(c).tcpi_rtt > 0);
+	assert_true(t_tcp_info(c).tcpi_rto >= 200000); /* at least TCP_RTO_MIN, in us */
+	assert_int_equal(t_tcp_info(c).tcpi_snd_cwnd, 10);
+	assert_int_equal(t_tcp_info(c).tcpi_snd_wscale, t_tcp_info(a).tcpi_rcv_wscale);
+	assert_true(t_tcp_info(c).tcpi_snd_wnd > 0); /* a 6.x field */
 
 	assert_string_equal(c->inet.cong, "cubic"); /* TCP_CONGESTION */
 	assert_false(c->has & (SDIAG_HAS_BBR | SDIAG_HAS_VEGAS | SDIAG_HAS_DCTCP));
 	assert_string_equal(a->inet.cong, "bbr");
 	assert_true(a->has & SDIAG_HAS_BBR);
 	assert_false(a->has & (SDIAG_HAS_VEGAS | SDIAG_HAS_DCTCP));
-	assert_true(a->inet.bbr.min_rtt > 0);
+	{
+		struct sdiag_bbr_info bbr;
+
+		sdiag_sock_blob_copy(a, SDIAG_BLOB_BBR, &bbr, sizeof(bbr));
+		assert_true(bbr.min_rtt > 0);
+	}
 	unload(&fx);
 }
 
@@ -314,7 +320,7 @@ static void test_tcp4_handshake(void **state)
 	assert_full(s);
 	assert_int_equal(s->inet.timer, 1);
 	assert_int_equal(s->wqueue, 1);
-	assert_int_equal(s->inet.tcp_info.tcpi_state, SDIAG_SS_SYN_SENT);
+	assert_int_equal(t_tcp_info(s).tcpi_state, SDIAG_SS_SYN_SENT);
 	unload(&fx);
 }
 
@@ -416,7 +422,7 @@ static void test_tcp6(void **state)
 	assert_addr(s, s->inet.dst, "::1");
 	assert_int_equal(s->inet.tclass, 0x20);
 	assert_false(s->has & SDIAG_HAS_V6ONLY); /* only LISTEN and CLOSE report it */
-	assert_int_equal(s->inet.tcp_info.tcpi_state, SDIAG_SS_ESTABLISHED);
+	assert_int_equal(t_tcp_info(s).tcpi_state, SDIAG_SS_ESTABLISHED);
 
 	/* An IPv4 client of the dual-stack listener: v4-mapped. */
 	s = find(&fx, 6001, 40012, SDIAG_SS_ESTABLISHED, NULL);
@@ -483,12 +489,12 @@ static void test_mptcp(void **state)
 	c = find(&fx, 40021, 8001, SDIAG_SS_ESTABLISHED, NULL);
 	a = find(&fx, 8001, 40021, SDIAG_SS_ESTABLISHED, NULL);
 	l = find(&fx, 8001, 0, SDIAG_SS_LISTEN, NULL);
-	assert_true(c->inet.mptcp_info.mptcpi_token != 0);
-	assert_true(a->inet.mptcp_info.mptcpi_token != 0);
-	assert_true(c->inet.mptcp_info.mptcpi_token != a->inet.mptcp_info.mptcpi_token);
-	assert_int_equal(c->inet.mptcp_info.mptcpi_bytes_sent, 6); /* "mptcp!" */
-	assert_int_equal(a->inet.mptcp_info.mptcpi_bytes_received, 6);
-	assert_int_equal(l->inet.mptcp_info.mptcpi_token, 0);
+	assert_true(t_mptcp_info(c).mptcpi_token != 0);
+	assert_true(t_mptcp_info(a).mptcpi_token != 0);
+	assert_true(t_mptcp_info(c).mptcpi_token != t_mptcp_info(a).mptcpi_token);
+	assert_int_equal(t_mptcp_info(c).mptcpi_bytes_sent, 6); /* "mptcp!" */
+	assert_int_equal(t_mptcp_info(a).mptcpi_bytes_received, 6);
+	assert_int_equal(t_mptcp_info(l).mptcpi_token, 0);
 	unload(&fx);
 }
 
@@ -658,41 +664,74 @@ static void test_malformed(void **state)
 	assert_int_equal(s.state, SDIAG_SS_UNKNOWN);
 }
 
-/* An older kernel's shorter tcp_info (232 bytes in 6.1) is zero-filled; a
- * newer kernel's longer one is cut at ours. */
+/* tcp_info is a view of what the kernel sent: an older kernel's shorter one
+ * (232 bytes in 6.1) copies out zero-filled; a newer kernel's longer one is
+ * passed through whole, cut only by a caller whose struct is shorter. */
 static void test_tcp_info_sizes(void **state)
 {
 	uint8_t buf[2048] __attribute__((aligned(8)));
-	uint8_t info[400];
+	uint8_t info[400], out[512];
+	struct sdiag_tcp_info ti;
 	struct nlmsghdr *nlh;
-	struct sdiag_sock s;
-	const uint8_t *p = (const uint8_t *)&s.inet.tcp_info;
+	struct sdiag_sock s, *d;
+	const uint8_t *p = (const uint8_t *)&ti;
+	const void *v;
+	size_t len;
 
 	(void)state;
 	assert_int_equal(sizeof(struct sdiag_tcp_info), 280);
 	memset(info, 0xab, sizeof(info));
 	nlh = build_msg(buf, AF_INET, 1);
 	mnl_attr_put(nlh, 2 /* INFO */, 232, info);
-	memset(&s, 0xee, sizeof(s)); /* zero-filling must not rely on the caller */
+	memset(&s, 0xee, sizeof(s)); /* absent views must not rely on the caller */
 	memset(&s.has, 0, sizeof(s.has));
 	s.protocol = IPPROTO_TCP;
 	assert_int_equal(sd_inet_decode(nlh, &s), 1);
 	assert_true(s.has & SDIAG_HAS_TCP_INFO);
+	memset(&ti, 0xee, sizeof(ti));
+	assert_int_equal(sdiag_sock_blob_copy(&s, SDIAG_BLOB_TCP_INFO, &ti, sizeof(ti)), 232);
 	for (size_t i = 0; i < 232; i++)
 		assert_int_equal(p[i], 0xab);
-	for (size_t i = 232; i < sizeof(s.inet.tcp_info); i++)
+	for (size_t i = 232; i < sizeof(ti); i++)
 		assert_int_equal(p[i], 0);
-	assert_int_equal(s.inet.tcp_info.tcpi_total_rto, 0);   /* a 6.7 field */
-	assert_int_equal(s.inet.tcp_info.tcpi_received_ce, 0); /* a 6.18 field */
+	assert_int_equal(t_tcp_info(&s).tcpi_total_rto, 0);   /* a 6.7 field */
+	assert_int_equal(t_tcp_info(&s).tcpi_received_ce, 0); /* a 6.18 field */
+	/* Views the kernel did not send: none, whatever the record held. */
+	assert_null(sdiag_sock_blob(&s, SDIAG_BLOB_MPTCP_INFO, &len));
+	assert_int_equal(len, 0);
+	memset(&ti, 0xee, sizeof(ti));
+	assert_int_equal(sdiag_sock_blob_copy(&s, SDIAG_BLOB_BBR, &ti, sizeof(ti)), 0);
+	for (size_t i = 0; i < sizeof(ti); i++)
+		assert_int_equal(p[i], 0);
+	assert_null(sdiag_sock_blob(&s, SDIAG_BLOB_MAX, NULL));
 
 	nlh = build_msg(buf, AF_INET6, 1);
 	mnl_attr_put(nlh, 2, sizeof(info), info);
 	memset(&s, 0, sizeof(s));
 	s.protocol = IPPROTO_TCP;
 	assert_int_equal(sd_inet_decode(nlh, &s), 1);
-	for (size_t i = 0; i < sizeof(s.inet.tcp_info); i++)
+	/* Today's caller gets its 280 bytes, a newer one all 400, the view all. */
+	assert_int_equal(sdiag_sock_blob_copy(&s, SDIAG_BLOB_TCP_INFO, &ti, sizeof(ti)), 400);
+	for (size_t i = 0; i < sizeof(ti); i++)
 		assert_int_equal(p[i], 0xab);
-	assert_int_equal(s.inet.mptcp_info.mptcpi_subflows, 0); /* untouched neighbour */
+	memset(out, 0, sizeof(out));
+	assert_int_equal(sdiag_sock_blob_copy(&s, SDIAG_BLOB_TCP_INFO, out, sizeof(out)), 400);
+	assert_memory_equal(out, info, sizeof(info));
+	assert_int_equal(out[400], 0);
+	v = sdiag_sock_blob(&s, SDIAG_BLOB_TCP_INFO, &len);
+	assert_int_equal(len, 400);
+	assert_memory_equal(v, info, sizeof(info));
+	assert_int_equal(t_mptcp_info(&s).mptcpi_subflows, 0); /* untouched neighbour */
+
+	/* A copy carries its own views, whole, after the datagram is gone. */
+	d = sdiag_sock_dup(&s);
+	assert_non_null(d);
+	memset(buf, 0, sizeof(buf));
+	v = sdiag_sock_blob(d, SDIAG_BLOB_TCP_INFO, &len);
+	assert_int_equal(len, 400);
+	assert_memory_equal(v, info, sizeof(info));
+	assert_int_equal((uintptr_t)v % 8, 0);
+	free(d);
 }
 
 static void test_attrs_built(void **state)

@@ -25,6 +25,7 @@
 
 #include "lib/family/family.h"
 #include "tests/unit/fixture_util.h"
+#include "tests/blob_util.h"
 
 #define NL_ROUTE 0
 #define NL_SOCK_DIAG 4
@@ -99,8 +100,8 @@ static void test_every_record(void **state)
 		assert_true(s->has & SDIAG_HAS_SKMEMINFO);
 		assert_true(s->has & SDIAG_HAS_NL_FLAGS);
 		assert_false(s->has & SDIAG_HAS_UID); /* netlink_diag has none */
-		assert_true(s->skmem[SDIAG_SKMEM_RCVBUF] > 0);
-		assert_int_equal(s->rqueue, s->skmem[SDIAG_SKMEM_RMEM_ALLOC]);
+		assert_true(t_skmem(s, SDIAG_SKMEM_RCVBUF) > 0);
+		assert_int_equal(s->rqueue, t_skmem(s, SDIAG_SKMEM_RMEM_ALLOC));
 	}
 }
 
@@ -275,7 +276,7 @@ static void test_attrs_and_malformed(void **state)
 	mnl_attr_put(nlh, 0, sizeof(mem), mem);
 	mnl_attr_put_u32(nlh, 4, 0x20);
 	assert_int_equal(decode_one(sd_netlink_decode, buf, &s), 1);
-	assert_int_equal(s.skmem[SDIAG_SKMEM_DROPS], 15);
+	assert_int_equal(t_skmem(&s, SDIAG_SKMEM_DROPS), 15);
 	assert_int_equal(s.rqueue, 7);
 	assert_int_equal(s.wqueue, 9);
 	assert_int_equal(s.nl.flags, 0x20);

@@ -27,6 +27,7 @@
 
 #include "lib/family/family.h"
 #include "tests/unit/fixture_util.h"
+#include "tests/blob_util.h"
 
 static struct fixture fx;
 
@@ -73,7 +74,7 @@ static void test_every_record(void **state)
 		assert_int_equal(s->has & need, need);
 		assert_int_equal(s->uid, 0);
 		assert_int_equal(s->protocol, s->pkt.ethertype);
-		assert_true(s->skmem[SDIAG_SKMEM_RCVBUF] > 0);
+		assert_true(t_skmem(s, SDIAG_SKMEM_RCVBUF) > 0);
 	}
 }
 

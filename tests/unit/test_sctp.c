@@ -45,6 +45,7 @@
 #include "lib/ops/ops.h"
 #include "tests/unit/uapi_layout.h"
 #include "tests/unit/fixture_util.h"
+#include "tests/blob_util.h"
 
 #ifndef IPPROTO_SCTP
 #define IPPROTO_SCTP 132
@@ -196,11 +197,11 @@ static void common(const struct sdiag_sock *s, uint8_t family)
 	assert_int_equal(s->inet.cgroup_id, 0x1234);
 	assert_int_equal(s->inet.sockopt, SDIAG_SOCKOPT_RECVERR);
 	for (int i = 0; i < 9; i++)
-		assert_int_equal(s->skmem[i], i + 1);
+		assert_int_equal(t_skmem(s, i), i + 1);
 	assert_int_equal(s->inet.v6only, family == AF_INET6);
 	/* sctp_info is not tcp_info. */
-	assert_int_equal(s->inet.tcp_info.tcpi_state, 0);
-	assert_int_equal(s->inet.mptcp_info.mptcpi_subflows, 0);
+	assert_int_equal(t_tcp_info(s).tcpi_state, 0);
+	assert_int_equal(t_mptcp_info(s).mptcpi_subflows, 0);
 }
 
 #define HAS_BOTH                                                                              \

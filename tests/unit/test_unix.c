@@ -25,6 +25,7 @@
 
 #include "lib/family/family.h"
 #include "tests/unit/fixture_util.h"
+#include "tests/blob_util.h"
 
 #define DIR "/tmp/sockdiag-fixture"
 static const char listen_path[] = DIR "/listen.sock";
@@ -92,8 +93,8 @@ static void test_every_record(void **state)
 		assert_int_equal(s->uid, 0); /* captured as root */
 		assert_true(s->inode != 0);
 		assert_true(s->cookie != 0);
-		assert_true(s->skmem[SDIAG_SKMEM_RCVBUF] > 0);
-		assert_true(s->skmem[SDIAG_SKMEM_SNDBUF] > 0);
+		assert_true(t_skmem(s, SDIAG_SKMEM_RCVBUF) > 0);
+		assert_true(t_skmem(s, SDIAG_SKMEM_SNDBUF) > 0);
 		for (size_t j = 0; j < i; j++)
 			assert_true(fx.socks[j].cookie != s->cookie);
 	}
@@ -306,8 +307,8 @@ static void test_attributes(void **state)
 	assert_int_equal(s.un.icons[2], 13);
 	assert_int_equal(s.rqueue, 5);
 	assert_int_equal(s.wqueue, 6);
-	assert_int_equal(s.skmem[SDIAG_SKMEM_BACKLOG], 8);
-	assert_int_equal(s.skmem[SDIAG_SKMEM_DROPS], 0);
+	assert_int_equal(t_skmem(&s, SDIAG_SKMEM_BACKLOG), 8);
+	assert_int_equal(t_skmem(&s, SDIAG_SKMEM_DROPS), 0);
 	assert_int_equal(s.shutdown, 3);
 	assert_int_equal(s.uid, 1000);
 	assert_int_equal(s.has & (SDIAG_HAS_NAME | SDIAG_HAS_VFS | SDIAG_HAS_PEER |
