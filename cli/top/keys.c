@@ -17,20 +17,20 @@ const char top_keys_help[] = "conn, pid, comm, cgroup, unit, user, raddr, rport,
 
 const char *top_key_name(unsigned k)
 {
-	if (k == CK_PROCESS)
+	if (k == GK_PROCESS)
 		return "comm"; /* list --count-by's "process" */
-	return k == TK_COOKIE ? "cookie" : count_key_name((enum count_key)k);
+	return k == TK_COOKIE ? "cookie" : count_key_name((enum gkey)k);
 }
 
 bool top_key_number(unsigned k)
 {
-	return k == TK_COOKIE || count_key_number((enum count_key)k);
+	return k == TK_COOKIE || count_key_number((enum gkey)k);
 }
 
 bool top_keys_need_owner(const struct top_keys *k)
 {
 	for (size_t i = 0; i < k->n; i++)
-		if (k->k[i] == CK_PID || k->k[i] == CK_PROCESS)
+		if (k->k[i] == GK_PID || k->k[i] == GK_PROCESS)
 			return true;
 	return false;
 }
@@ -45,7 +45,7 @@ static bool keys_has(const struct top_keys *k, unsigned key)
 
 int top_keys_parse(struct top_keys *ret, const char *arg, struct top_keys_error *err)
 {
-	static const unsigned conn[] = { CK_PROTO, CK_LADDR, CK_LPORT, CK_RADDR, CK_RPORT,
+	static const unsigned conn[] = { GK_PROTO, GK_LADDR, GK_LPORT, GK_RADDR, GK_RPORT,
 					 TK_COOKIE };
 	struct top_keys k = { .n = 0 };
 	const char *p = arg;

@@ -291,7 +291,7 @@ static uint32_t sock_group(struct top_model *m, const struct tsock *t)
 		if (m->k.k[k] == TK_COOKIE)
 			obuf_u64(b, t->cookie);
 		else
-			ckeys_put(m->ck, b, (enum count_key)m->k.k[k], &s,
+			ckeys_put(m->ck, b, (enum gkey)m->k.k[k], &s,
 				  m->labels && m->labels[t->ns] ? m->labels[t->ns] : "-");
 	}
 	if (b->err)
@@ -398,7 +398,7 @@ int tm_sock(struct top_model *m, const struct sdiag_sock *s, unsigned ns)
 		}
 		if (t->state != s->state) {
 			t->state = s->state;
-			if (has_key(m, CK_STATE))
+			if (has_key(m, GK_STATE))
 				ungroup(m, t);
 		}
 		if (!t->inode && s->inode) {	/* accepted since */

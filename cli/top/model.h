@@ -32,11 +32,11 @@
 #include "sockdiag.h"
 
 /* The keys of top: count.c's, and the socket's cookie (what `conn` adds). */
-#define TK_COOKIE CK_MAX
-#define TK_MAX (CK_MAX + 1)
+#define TK_COOKIE GK_MAX
+#define TK_MAX (GK_MAX + 1)
 
 struct top_keys {
-	unsigned k[COUNT_MAX_KEYS];	/* enum count_key, or TK_COOKIE */
+	unsigned k[COUNT_MAX_KEYS];	/* enum gkey, or TK_COOKIE */
 	size_t n;
 	bool conn;			/* given as `conn`: one row per socket */
 };

@@ -419,7 +419,7 @@ static void test_keys_parse(void **state)
 	(void)state;
 	assert_int_equal(top_keys_parse(&k, "pid,comm,unit", &e), 0);
 	assert_int_equal(k.n, 3);
-	assert_int_equal(k.k[1], CK_PROCESS);
+	assert_int_equal(k.k[1], GK_PROCESS);
 	assert_int_equal(top_keys_parse(&k, "conn,pid", &e), 0);
 	assert_int_equal(k.n, 7);
 	assert_true(k.conn);
@@ -432,11 +432,11 @@ static void test_keys_parse(void **state)
 	assert_int_equal(e.kind, TKE_TWICE);
 	assert_int_equal(top_keys_parse(&k, "pid,comm,pid", &e), -EINVAL);
 	assert_int_equal(e.kind, TKE_TWICE);
-	assert_int_equal(e.key, CK_PID);
+	assert_int_equal(e.key, GK_PID);
 	assert_false(e.in_conn);
 	assert_int_equal(top_keys_parse(&k, "rport,conn", &e), -EINVAL);
 	assert_int_equal(e.kind, TKE_TWICE);
-	assert_int_equal(e.key, CK_RPORT);
+	assert_int_equal(e.key, GK_RPORT);
 	assert_true(e.in_conn);
 	for (const char *const *a = (const char *const[]){ "pid,", ",pid", "pid,,comm", ",",
 							     NULL }; *a; a++) {
