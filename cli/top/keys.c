@@ -12,8 +12,8 @@
 
 #define SEP '\x1f'
 
-const char top_keys_help[] = "conn, pid, comm, cgroup, unit, user, raddr, rport, laddr, lport, "
-			     "netns, state, proto, family";
+const char top_keys_help[] = "conn, pid, comm, cgroup, cgroup_id, unit, user, uid, raddr (peer), "
+			     "rport, laddr, lport, netns, state, proto, family";
 
 const char *top_key_name(unsigned k)
 {

@@ -198,11 +198,12 @@ def test_count_by(population):
     socks = sockdiag.connections("all", processes=True)
 
     def ip(c, a):
+        if c.family not in (socket.AF_INET, socket.AF_INET6):
+            return None
         if a:
             x = ipaddress.ip_address(a.ip)
             return str(x.ipv4_mapped) if x.version == 6 and x.ipv4_mapped else a.ip
-        return None if c.family == socket.AF_UNIX else \
-            ("0.0.0.0" if c.family == socket.AF_INET else "::")
+        return "0.0.0.0" if c.family == socket.AF_INET else "::"
 
     for keys in (("family", "status"), ("lendpoint",), ("netid", "state", "lport"),
                  ("pid", "comm"), ("rip", "rport", "uid"), ("laddr",), ("peer",), ("state",)):
