@@ -17,6 +17,7 @@
 
 #include "cli/fmt/fmt.h"
 #include "cli/top/model.h"
+#include "util/hash.h"
 
 #define NONE UINT32_MAX
 #define SEP '\x1f'
@@ -81,23 +82,6 @@ struct top_model {
 
 /* ---- tables -------------------------------------------------------------------------------- */
 
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 31;
-	x *= 0x7fb5d329728ea185ULL;
-	x ^= x >> 27;
-	return x;
-}
-
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (uint8_t)s[i]) * 0x100000001b3ULL;
-	return h ? h : 1;
-}
-
 int tm_new(struct top_model **ret, const struct top_keys *k, struct ckeys *ck,
 	   const char *const *labels)
 {
@@ -149,7 +133,7 @@ void tm_free(struct top_model *m)
 /* The hash slot of a cookie: where it is, or the empty slot where it would go. */
 static size_t sock_slot(const struct top_model *m, uint64_t cookie)
 {
-	size_t mask = m->icap - 1, i = mix(cookie) & mask;
+	size_t mask = m->icap - 1, i = hash_u64(cookie) & mask;
 
 	while (m->idx[i] && m->socks[m->idx[i] - 1].cookie != cookie)
 		i = (i + 1) & mask;
@@ -197,7 +181,7 @@ static void sock_remove(struct top_model *m, size_t i)
 		j = (j + 1) & mask;
 		if (!m->idx[j])
 			break;
-		home = mix(m->socks[m->idx[j] - 1].cookie) & mask;
+		home = hash_u64(m->socks[m->idx[j] - 1].cookie) & mask;
 		/* Move j into the hole unless its home lies cyclically in (hole, j]. */
 		if ((j > hole && (home <= hole || home > j)) ||
 		    (j < hole && home <= hole && home > j)) {

@@ -24,6 +24,7 @@
 #include "lib/ns/ns.h"
 #include "lib/ops/ops.h"
 #include "lib/owners/proc.h"
+#include "util/hash.h"
 
 #ifndef IPPROTO_MPTCP
 #define IPPROTO_MPTCP 262
@@ -102,16 +103,6 @@ struct seen {
 	size_t used;
 };
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
 static int seen_init(struct seen *s, bool full)
 {
 	memset(s, 0, sizeof(*s));
@@ -144,7 +135,7 @@ static int seen_grow(struct seen *s)
 
 		if (!s->keys[i])
 			continue;
-		for (j = mix64(s->keys[i]) & (ncap - 1); nk[j]; j = (j + 1) & (ncap - 1))
+		for (j = hash_u64(s->keys[i]) & (ncap - 1); nk[j]; j = (j + 1) & (ncap - 1))
 			;
 		nk[j] = s->keys[i];
 	}
@@ -171,9 +162,9 @@ uint64_t sd_dedup_key(const struct sdiag_sock *s)
 		return s->cookie;
 	for (size_t i = 0; i < sizeof(s->inet.dst); i += sizeof(w)) {
 		memcpy(&w, s->inet.dst + i, sizeof(w));
-		h = mix64(h ^ w);
+		h = hash_u64(h ^ w);
 	}
-	h = mix64(h ^ s->inet.dport) ^ s->cookie;
+	h = hash_u64(h ^ s->inet.dport) ^ s->cookie;
 	return h ? h : 1;	/* 0 means "no key" to the seen table */
 }
 
@@ -187,7 +178,7 @@ static int seen_check(struct seen *s, uint64_t cookie)
 	if (!s->full) {
 		uint64_t gen = s->count++ >> WINDOW_GEN_SHIFT;
 
-		i = mix64(cookie) & (s->cap - 1);
+		i = hash_u64(cookie) & (s->cap - 1);
 		if (s->keys[i] == cookie && s->gens[i] + 2 >= gen)
 			return 1;
 		/* Overwrite: an evicted cookie only weakens suppression. */
@@ -195,7 +186,7 @@ static int seen_check(struct seen *s, uint64_t cookie)
 		s->gens[i] = gen;
 		return 0;
 	}
-	for (i = mix64(cookie) & (s->cap - 1); s->keys[i]; i = (i + 1) & (s->cap - 1))
+	for (i = hash_u64(cookie) & (s->cap - 1); s->keys[i]; i = (i + 1) & (s->cap - 1))
 		if (s->keys[i] == cookie)
 			return 1;
 	s->keys[i] = cookie;
