@@ -14,6 +14,7 @@
 #include "util/group.h"
 #include "util/hash.h"
 #include "util/inaddr.h"
+#include "util/textfile.h"
 
 #define BOTH (GF_CLI | GF_PY)
 
@@ -77,31 +78,10 @@ bool gkeys_has(const struct gkeys *k, enum gkey key)
 	return false;
 }
 
-/* At most 32 bytes of user text, control characters escaped. */
-static const char *quote(char *out, size_t size, const char *s, size_t len)
-{
-	size_t o = 0, i;
-
-	for (i = 0; i < len && i < 32 && o + 5 < size; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c < 0x20 || c == 0x7f || c == '\\')
-			o += (size_t)snprintf(out + o, size - o, "\\x%02x", c);
-		else
-			out[o++] = (char)c;
-	}
-	if (i < len && o + 4 < size) {
-		memcpy(out + o, "...", 3);
-		o += 3;
-	}
-	out[o < size ? o : size - 1] = '\0';
-	return out;
-}
-
 int gkeys_add(struct gkeys *k, const char *name, size_t len, unsigned fe, size_t max, char *err,
 	      size_t size)
 {
-	char q[160], help[400];
+	char q[TEXT_QUOTE_LEN], help[400];
 	int i = len ? gkey_lookup(name, len) : -1;
 
 	if (!len) {
@@ -109,17 +89,17 @@ int gkeys_add(struct gkeys *k, const char *name, size_t len, unsigned fe, size_t
 		return -EINVAL;
 	}
 	if (i < 0 || !(gkey_defs[i].fe & fe)) {
-		snprintf(err, size, "unknown key '%s' (keys: %s)", quote(q, sizeof(q), name, len),
-			 gkeys_help(help, sizeof(help), fe));
+		snprintf(err, size, "unknown key '%s' (keys: %s)",
+			 text_excerpt(q, sizeof(q), name, len, 32), gkeys_help(help, sizeof(help), fe));
 		return -EINVAL;
 	}
 	if (gkeys_has(k, (enum gkey)i)) {
-		snprintf(err, size, "key '%s' given twice", quote(q, sizeof(q), name, len));
+		snprintf(err, size, "key '%s' given twice", text_excerpt(q, sizeof(q), name, len, 32));
 		return -EINVAL;
 	}
 	if (k->n >= max || k->n >= GKEYS_MAX) {
 		snprintf(err, size, "too many keys at '%s' (at most %zu)",
-			 quote(q, sizeof(q), name, len), max);
+			 text_excerpt(q, sizeof(q), name, len, 32), max);
 		return -EINVAL;
 	}
 	k->k[k->n++] = (enum gkey)i;
@@ -130,7 +110,7 @@ int gkeys_parse(struct gkeys *k, const char *list, size_t len, unsigned fe, size
 		size_t size)
 {
 	const char *p = list, *end = list + len;
-	char q[160];
+	char q[TEXT_QUOTE_LEN];
 
 	if (len == 0) {
 		snprintf(err, size, "no key given");
@@ -143,7 +123,7 @@ int gkeys_parse(struct gkeys *k, const char *list, size_t len, unsigned fe, size
 		if (n == 0) {
 			snprintf(err, size,
 				 "an empty key in '%s' (keys are separated by single commas)",
-				 quote(q, sizeof(q), list, len));
+				 text_excerpt(q, sizeof(q), list, len, 32));
 			return -EINVAL;
 		}
 		if (gkeys_add(k, p, n, fe, max, err, size) < 0)
