@@ -297,23 +297,6 @@ void ckeys_text(struct ckeys *c, struct obuf *b, enum gkey key, const struct gva
 		obuf_u64(b, v->u);
 }
 
-void ckeys_put(struct ckeys *c, struct obuf *b, enum gkey key, const struct sdiag_sock *s,
-	       const char *netns)
-{
-	struct gkeys k = { .k = { key }, .n = 1 };
-	struct gkey_ctx ctx = ckeys_ctx(c, netns);
-	uint8_t t[512];
-	struct gval v;
-	size_t len = gkey_tuple(t, sizeof(t), &k, s, &ctx);
-
-	if (len > sizeof(t)) {
-		obuf_putc(b, '-');
-		return;
-	}
-	gkey_field(t, len, &k, 0, &v);
-	ckeys_text(c, b, key, &v);
-}
-
 int count_sock(struct count *c, const struct sdiag_sock *s, const char *netns)
 {
 	struct gkey_ctx ctx = ckeys_ctx(c->ck, netns);

@@ -28,14 +28,12 @@ bool count_key_number(enum gkey k);
  * the CLI offers it, or -1. */
 int count_key_lookup(const char *name, size_t len);
 
-/* A key's value for one socket, as text ("-" when the socket has none; also
- * shared with top: cli/top/). Cached names inside. */
+/* Keys' values as text ("-" when the socket has none), for list and top
+ * (cli/top/): cgroup paths, units and users, each cached. */
 struct ckeys;
 struct obuf;
 
 struct ckeys *ckeys_new(bool numeric);
-void ckeys_put(struct ckeys *c, struct obuf *b, enum gkey key, const struct sdiag_sock *s,
-	       const char *netns);
 /* A tuple value of key as text ("-": none). */
 void ckeys_text(struct ckeys *c, struct obuf *b, enum gkey key, const struct gval *v);
 /* The context gkey_tuple() needs for netns and unit. */

@@ -39,6 +39,7 @@ const struct gkey_def gkey_defs[GK_MAX] = {
 	[GK_LENDPOINT] = { "lendpoint", { 0 }, GT_ENDPOINT, false, GF_PY,
 			   "the local (IP, port) or name" },
 	[GK_RENDPOINT] = { "rendpoint", { 0 }, GT_ENDPOINT, false, GF_PY, "the peer's (IP, port)" },
+	[GK_COOKIE] = { "cookie", { 0 }, GT_INT, true, 0, "the socket's cookie" },
 };
 
 static bool is(const char *name, const char *s, size_t len)
@@ -243,6 +244,7 @@ static void put_key(struct tb *b, enum gkey k, const struct sdiag_sock *s,
 		put_addr(b, s, s->inet.src, true, s->inet.sport);
 		return;
 	case GK_RENDPOINT: put_addr(b, s, s->inet.dst, true, s->inet.dport); return;
+	case GK_COOKIE: put_int(b, true, s->cookie); return;
 	default: put_u8(b, 0); return;
 	}
 }

@@ -50,6 +50,7 @@ enum gkey {
 	GK_STATUS,    /* a TCP-like socket's state, else none */
 	GK_LENDPOINT, /* the local (IP, port), a unix socket's name (Python's old laddr) */
 	GK_RENDPOINT, /* the peer (IP, port) (Python's old raddr) */
+	GK_COOKIE,    /* the socket's cookie: top's conn, no frontend's by name */
 	GK_MAX
 };
 

@@ -13,8 +13,6 @@
 #include "cli/fmt/fmt.h"
 #include "cli/top/top.h"
 
-#define SEP '\x1f'
-
 /* Text as obuf_text_bytes() writes it; printable ASCII (the usual case) at once. */
 static void put_text(struct obuf *b, const char *s, size_t n)
 {
@@ -65,13 +63,11 @@ static void table(struct obuf *b, const struct top_opts *t, const struct top_mod
 	for (size_t i = 0; i < n; i++) {
 		const struct top_group *g = tm_row(m, i);
 
-		const char *f = g->key;
-
 		for (size_t j = 0; j < k->n; j++) {
-			size_t len = (size_t)(strchrnul(f, SEP) - f);
+			size_t len;
 
+			top_key_field(g, j, &len);
 			w[j] = len > w[j] ? len : w[j];
-			f += len + (f[len] != '\0');
 		}
 		for (size_t j = 0; j < TOP_NCOLS; j++) {
 			top_cell(cb, g, seconds, j, &cl);
@@ -101,16 +97,14 @@ static void table(struct obuf *b, const struct top_opts *t, const struct top_mod
 	for (size_t i = 0; i < n; i++) {
 		const struct top_group *g = tm_row(m, i);
 
-		const char *f = g->key;
-
 		for (size_t j = 0; j < k->n; j++) {
-			size_t len = (size_t)(strchrnul(f, SEP) - f);
+			size_t len;
+			const char *f = top_key_field(g, j, &len);
 
 			if (key_shown(k->k[j])) {
 				put_text(b, f, len);
 				obuf_spaces(b, w[j] - len + 1);
 			}
-			f += len + (f[len] != '\0');
 		}
 		for (size_t j = 0; j < TOP_NCOLS; j++) {
 			const struct top_col_row *col = top_col(j);
@@ -141,12 +135,12 @@ static void json_group(struct obuf *b, const struct top_model *m, const struct t
 	obuf_putc(b, '"');
 	for (size_t j = 0; j < k->n; j++) {
 		size_t len;
-		const char *v = top_key_field(g->key, j, &len);
+		const char *v = top_key_field(g, j, &len);
 
 		obuf_puts(b, ",\"");
 		obuf_puts(b, top_key_name(k->k[j]));
 		obuf_puts(b, "\":");
-		if (len == 1 && v[0] == '-')
+		if (g->none & (1u << j))
 			obuf_puts(b, "null");
 		else if (top_key_number(k->k[j]))
 			obuf_put(b, v, len);

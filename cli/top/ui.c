@@ -125,7 +125,7 @@ static void layout(const struct top_model *m, int width, bool show[TOP_NCOLS], i
 		for (size_t j = 0; j < k->n; j++) {
 			size_t len;
 
-			top_key_field(tm_row(m, i)->key, j, &len);
+			top_key_field(tm_row(m, i), j, &len);
 			if (k->k[j] != TK_COOKIE && (int)len > kw[j])
 				kw[j] = (int)len;
 		}
@@ -255,7 +255,7 @@ static void draw(struct ui *u)
 		move(y, 0);
 		for (size_t j = 0; j < k->n; j++) {
 			size_t len;
-			const char *f = top_key_field(g->key, j, &len);
+			const char *f = top_key_field(g, j, &len);
 
 			if (!kw[j])
 				continue;
