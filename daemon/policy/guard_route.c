@@ -23,6 +23,8 @@
 
 #include "daemon/policy/policy.h"
 #include "lib/core/nl.h"
+#include "util/hash.h"
+#include "util/inaddr.h"
 
 #ifndef RTA_UID
 #define RTA_UID 25
@@ -40,22 +42,9 @@ struct guard_routes {
 	size_t cap, n, asked;
 };
 
-static const uint8_t v4mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-
 static size_t alen(uint8_t family)
 {
 	return family == AF_INET ? 4 : 16;
-}
-
-/* IPv4-mapped IPv6 as IPv4. */
-static uint8_t plain(uint8_t family, const uint8_t *in, const uint8_t **out)
-{
-	if (family == AF_INET6 && !memcmp(in, v4mapped, 12)) {
-		*out = in + 12;
-		return AF_INET;
-	}
-	*out = in;
-	return family;
 }
 
 void guard_route_key_of(const struct sdiag_sock *s, struct guard_route_key *ret)
@@ -63,7 +52,7 @@ void guard_route_key_of(const struct sdiag_sock *s, struct guard_route_key *ret)
 	const uint8_t *peer;
 
 	memset(ret, 0, sizeof(*ret));
-	ret->family = plain(s->family, s->inet.dst, &peer);
+	ret->family = in_plain(s->family, s->inet.dst, &peer);
 	memcpy(ret->peer, peer, alen(ret->family));
 	ret->mark = s->has & SDIAG_HAS_MARK ? s->inet.mark : 0;
 	ret->oif = s->inet.ifindex;
@@ -89,7 +78,7 @@ enum guard_verdict guard_decide_route(const struct guard_config *c, const struct
 
 	if (v != GUARD_DESTROY)
 		return v;
-	fam = plain(s->family, s->inet.src, &src);
+	fam = in_plain(s->family, s->inet.src, &src);
 	/* No route, or a peer on this host: the packets never leave by a device. */
 	if (!a || a->err || a->local || !a->has_src || zero(src, alen(fam)))
 		return GUARD_KEEP_UNRELATED;
@@ -146,7 +135,6 @@ size_t guard_routes_asked(const struct guard_routes *r)
 
 static uint64_t key_hash(const struct guard_route_key *k)
 {
-	uint64_t h = 1469598103934665603ULL;
 	uint8_t b[16 + 13];
 
 	memcpy(b, k->peer, 16);
@@ -154,9 +142,7 @@ static uint64_t key_hash(const struct guard_route_key *k)
 	memcpy(b + 20, &k->oif, 4);
 	memcpy(b + 24, &k->uid, 4);
 	b[28] = (uint8_t)(k->family ^ (k->has_uid << 7));
-	for (size_t i = 0; i < sizeof(b); i++)
-		h = (h ^ b[i]) * 1099511628211ULL;
-	return h;
+	return hash_bytes(b, sizeof(b));
 }
 
 static bool key_eq(const struct guard_route_key *a, const struct guard_route_key *b)
