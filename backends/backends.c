@@ -21,6 +21,8 @@
 
 #include "backends/backends.h"
 #include "util/textfile.h"
+#include "util/hash.h"
+#include "util/inaddr.h"
 
 /* A line longer than this is refused (sockdiag-guard.conf(5)); the read
  * buffer holds several. */
@@ -36,8 +38,6 @@ struct sd_open_how {
 };
 #define SD_RESOLVE_NO_MAGICLINKS 0x02
 #define SD_RESOLVE_BENEATH 0x08
-
-static const uint8_t v4mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
 
 struct lp {
 	const char *line; /* start of the line */
@@ -62,15 +62,15 @@ __attribute__((format(printf, 3, 4))) static int fail(const struct lp *p, const 
 
 static uint32_t hash(const struct backend *b)
 {
-	/* FNV-1a over what identifies a backend. */
-	uint32_t h = 2166136261u;
+	/* What identifies a backend: its address, port and family. */
+	uint8_t k[16 + 3];
 	size_t alen = b->family == AF_INET ? 4 : 16;
 
-	for (size_t i = 0; i < alen; i++)
-		h = (h ^ b->addr[i]) * 16777619u;
-	h = (h ^ (b->port & 0xff)) * 16777619u;
-	h = (h ^ (b->port >> 8)) * 16777619u;
-	return (h ^ b->family) * 16777619u;
+	memcpy(k, b->addr, alen);
+	k[alen] = (uint8_t)(b->port & 0xff);
+	k[alen + 1] = (uint8_t)(b->port >> 8);
+	k[alen + 2] = b->family;
+	return (uint32_t)hash_bytes(k, alen + 3);
 }
 
 static bool same(const struct backend *a, const struct backend *b)
@@ -97,7 +97,7 @@ const struct backend *backends_find(const struct backend_set *s, uint8_t family,
 
 	if (!s->n)
 		return NULL;
-	if (family == AF_INET6 && !memcmp(addr, v4mapped, 12)) {
+	if (family == AF_INET6 && in_v4mapped(addr)) {
 		key.family = AF_INET;
 		memcpy(key.addr, addr + 12, 4);
 	} else {
@@ -186,7 +186,7 @@ static int parse_backend(const struct lp *p, const char *tok, size_t len, struct
 	} else if (bracket && inet_pton(AF_INET6, addr, buf) == 1) {
 		ret->family = AF_INET6;
 		memcpy(ret->addr, buf, 16);
-		if (!memcmp(buf, v4mapped, 12)) { /* one backend, however written */
+		if (in_v4mapped(buf)) { /* one backend, however written */
 			ret->family = AF_INET;
 			memset(ret->addr, 0, 16);
 			memcpy(ret->addr, buf + 12, 4);

@@ -35,7 +35,7 @@ struct list_ctx {
 	struct timespec snapshot;	/* --interval: when this snapshot's dump began */
 	struct timespec snapshot_mono;	/* the same on CLOCK_MONOTONIC */
 	struct count *count;		/* --count-by: counted instead of rendered */
-	const struct count_keys *keys;	/* --count-by's keys, or NULL */
+	const struct gkeys *keys;	/* --count-by's keys, or NULL */
 	const struct sdiag_netns *ns;	/* --all-netns, several -N, -N cgroup: */
 	size_t n_ns;
 	struct sdiag_handle *h;	/* -N: opened before any output */
@@ -46,7 +46,7 @@ struct repeat {
 	struct timespec interval;	/* zero: list once */
 	uint64_t count;			/* snapshots; 0 = until a signal */
 	bool count_by;
-	struct count_keys keys;
+	struct gkeys keys;
 };
 
 enum { OPT_INTERVAL = 0x100, OPT_COUNT, OPT_COUNT_BY };
@@ -324,7 +324,7 @@ static int run(struct cli_opts *o, struct list_ctx *c)
 
 	/* Scan only when asked: -p, a filter on pid/comm/user, --count-by process. */
 	if (o->processes || sdiag_filter_needs_procs(o->q.filter) ||
-	    (c->keys && (count_keys_has(c->keys, CK_PROCESS) || count_keys_has(c->keys, CK_PID)))) {
+	    (c->keys && (gkeys_has(c->keys, GK_PROCESS) || gkeys_has(c->keys, GK_PID)))) {
 		r = opts_scan_owners(o, "list", &pm);
 		if (r < 0) {
 			fprintf(stderr, "sockdiag: cannot scan processes: %s%s\n", strerror(-r),

@@ -140,13 +140,13 @@ _sockdiag()
 		return
 		;;
 	--count-by)
-		mapfile -t COMPREPLY < <(_sockdiag_list_words "state proto family netns cgroup unit
-			process pid user lport rport laddr raddr" "$cur")
+		mapfile -t COMPREPLY < <(_sockdiag_list_words "state proto family netns cgroup cgroup_id
+			unit process pid user uid lport rport laddr raddr" "$cur")
 		return
 		;;
 	--by)
-		mapfile -t COMPREPLY < <(_sockdiag_list_words "conn pid comm cgroup unit user raddr
-			rport laddr lport netns state proto family" "$cur")
+		mapfile -t COMPREPLY < <(_sockdiag_list_words "conn pid comm cgroup cgroup_id unit user
+			uid raddr peer rport laddr lport netns state proto family" "$cur")
 		return
 		;;
 	--sort)

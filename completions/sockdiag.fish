@@ -13,7 +13,7 @@ set -l sockdiag_states established syn-sent syn-recv fin-wait-1 fin-wait-2 time-
 set -l sockdiag_tables all inet tcp udp udplite raw mptcp sctp unix unix_stream unix_dgram \
 	unix_seqpacket u_str u_dgr u_seq packet packet_raw packet_dgram p_raw p_dgr netlink vsock \
 	vsock_stream vsock_dgram vsock_seqpacket v_str v_dgr v_seq xdp tipc smc
-set -l sockdiag_keys state proto family netns cgroup unit process pid user lport rport laddr raddr
+set -l sockdiag_keys state proto family netns cgroup cgroup_id unit process pid user uid lport rport laddr raddr
 set -l sockdiag_protos tcp udp udplite raw mptcp sctp smc tipc xdp netlink inet unix \
 	unix_stream unix_dgram unix_seqpacket packet vsock
 # rtnetlink multicast groups by name (the filter's `group G`; sdiag_rtnl_group_name).
@@ -114,7 +114,7 @@ complete -c sockdiag -n '__sockdiag_prev_is group' -a "$sockdiag_nlgroups"
 complete -c sockdiag -n '__sockdiag_prev_is unit' -a '(__sockdiag_units)'
 complete -c sockdiag -n '__sockdiag_prev_is comm' -a '(cat /proc/*/comm 2>/dev/null | sort -u)'
 complete -c sockdiag -n '__sockdiag_prev_is --by' \
-	-a 'conn pid comm cgroup unit user raddr rport laddr lport netns state proto family'
+	-a 'conn pid comm cgroup cgroup_id unit user uid raddr peer rport laddr lport netns state proto family'
 complete -c sockdiag -n '__sockdiag_prev_is --sort' \
 	-a 'rx tx conns closed rtt retrans rqueue wqueue key'
 complete -c sockdiag -n 'string match -q -- "-*" (commandline -ct)' -a '(__sockdiag_opts)'

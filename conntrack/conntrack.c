@@ -17,6 +17,7 @@
 
 #include "conntrack/conntrack.h"
 #include "lib/core/nl.h"
+#include "util/inaddr.h"
 
 /* Requests per sendmsg: a failure's reply (capped: NETLINK_CAP_ACK) costs
  * about 1 KiB of receive buffer, and every one of a batch may fail. */
@@ -313,7 +314,6 @@ out:
 
 bool ct_tuple_of_sock(const struct sdiag_sock *s, struct ct_tuple *ret)
 {
-	static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
 	struct ct_tuple t = { .family = s->family };
 
 	if (s->family != AF_INET && s->family != AF_INET6)
@@ -335,8 +335,7 @@ bool ct_tuple_of_sock(const struct sdiag_sock *s, struct ct_tuple *ret)
 		return false;
 	t.sport = s->inet.sport;
 	t.dport = s->inet.dport;
-	if (s->family == AF_INET6 && !memcmp(s->inet.src, mapped, 12) &&
-	    !memcmp(s->inet.dst, mapped, 12)) {
+	if (s->family == AF_INET6 && in_v4mapped(s->inet.src) && in_v4mapped(s->inet.dst)) {
 		t.family = AF_INET;
 		memcpy(t.src, s->inet.src + 12, 4);
 		memcpy(t.dst, s->inet.dst + 12, 4);

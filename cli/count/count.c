@@ -3,9 +3,10 @@
  * list --count-by KEY[,KEY...]: counts of sockets grouped by the values of
  * the keys, instead of the sockets. What users otherwise write awk for.
  *
- * Each socket's group is the keys' values joined into one string, counted
- * in an open-addressing hash table: memory grows with the number of
- * groups, never with the number of sockets. At the end the groups are sorted
+ * Each socket's group is the keys' values as a typed tuple (util/group.h),
+ * counted in the grouping engine's open-addressing table: memory grows with
+ * the number of groups, never with the number of sockets. Names (cgroup paths,
+ * users) are looked up once per group, when the groups are printed. At the end the groups are sorted
  * (largest first, then by value) and printed as an aligned table or as JSON
  * objects {"KEY": value, ..., "count": N}; with list --interval each row or
  * object starts with the snapshot's time, as records do.
@@ -25,96 +26,43 @@
 #include "cli/fmt/fmt.h"
 #include "util/textfile.h"
 
-static const struct {
-	const char *name;
-	bool number; /* JSON: a number, not a string (when it is one) */
-} keys[CK_MAX] = {
-	[CK_STATE] = { "state", false },     [CK_PROTO] = { "proto", false },
-	[CK_FAMILY] = { "family", false },   [CK_NETNS] = { "netns", false },
-	[CK_CGROUP] = { "cgroup", false },   [CK_UNIT] = { "unit", false },
-	[CK_PROCESS] = { "process", false }, [CK_USER] = { "user", false },
-	[CK_LPORT] = { "lport", true },	     [CK_RPORT] = { "rport", true },
-	[CK_LADDR] = { "laddr", false },     [CK_RADDR] = { "raddr", false },
-	[CK_PID] = { "pid", true },
-};
-
-#define SEP '\x1f' /* between the values of one group's key */
-
-const char *count_key_name(enum count_key k)
+const char *count_key_name(enum gkey k)
 {
-	return k < CK_MAX ? keys[k].name : NULL;
+	return k < GK_MAX ? gkey_defs[k].name : NULL;
 }
 
-bool count_key_number(enum count_key k)
+bool count_key_number(enum gkey k)
 {
-	return k < CK_MAX && keys[k].number;
+	return k < GK_MAX && gkey_defs[k].json_number;
 }
 
 int count_key_lookup(const char *name, size_t len)
 {
-	if (len == 4 && !strncmp(name, "comm", 4))
-		return CK_PROCESS; /* top's name for it */
-	for (unsigned i = 0; i < CK_MAX; i++)
-		if (strlen(keys[i].name) == len && !strncmp(keys[i].name, name, len))
-			return (int)i;
-	return -1;
+	int k = gkey_lookup(name, len);
+
+	return k >= 0 && (gkey_defs[k].fe & GF_CLI) ? k : -1;
 }
 
-/* One rule for every list: KEY[,KEY...], no item empty, none twice. */
-int count_keys_parse(struct count_keys *ret, const char *arg)
+/* One rule for every list: KEY[,KEY...], no item empty, none twice (group.c). */
+int count_keys_parse(struct gkeys *ret, const char *arg)
 {
-	struct count_keys k = { 0 };
-	const char *p = arg;
-	char q[TEXT_QUOTE_LEN];
+	struct gkeys k = { .n = 0 };
+	char err[640];
 
-	if (!*arg) {
-		fprintf(stderr, "sockdiag list: --count-by: no key given\n");
+	if (gkeys_parse(&k, arg, strlen(arg), GF_CLI, GKEYS_MAX, err, sizeof(err)) < 0) {
+		fprintf(stderr, "sockdiag list: --count-by: %s\n", err);
 		return -EINVAL;
-	}
-	for (;;) {
-		size_t len = strcspn(p, ",");
-		int i = count_key_lookup(p, len);
-
-		if (!len) {
-			fprintf(stderr, "sockdiag list: --count-by: an empty key in '%s' (keys are "
-					"separated by single commas)\n",
-				text_excerpt(q, sizeof(q), arg, strlen(arg), 32));
-			return -EINVAL;
-		}
-		if (i < 0 || k.n == COUNT_MAX_KEYS) {
-			fprintf(stderr,
-				"sockdiag list: --count-by: %s '%s' (keys: state, proto, family, "
-				"netns, cgroup, unit, process, pid, user, lport, rport, laddr, raddr)\n",
-				i < 0 ? "unknown key" : "too many keys at",
-				text_excerpt(q, sizeof(q), p, len, 32));
-			return -EINVAL;
-		}
-		if (count_keys_has(&k, (enum count_key)i)) {
-			fprintf(stderr, "sockdiag list: --count-by: key '%s' given twice\n",
-				keys[i].name);
-			return -EINVAL;
-		}
-		k.k[k.n++] = (enum count_key)i;
-		p += len;
-		if (!*p++)
-			break;
 	}
 	*ret = k;
 	return 0;
 }
 
-bool count_keys_has(const struct count_keys *k, enum count_key key)
-{
-	for (size_t i = 0; i < k->n; i++)
-		if (k->k[i] == key)
-			return true;
-	return false;
-}
-
-struct group {
-	char *key; /* values joined by SEP */
-	uint64_t hash;
+/* A group as printed: its count and its values as text. */
+struct row {
 	uint64_t n;
+	unsigned none;			  /* bit k: key k has no value (JSON null) */
+	const char *v[GKEYS_MAX];	  /* into the text buffer */
+	size_t len[GKEYS_MAX];
 };
 
 #define CG_MEMO 256
@@ -137,16 +85,16 @@ struct ckeys {
 	uid_t last_uid;	   /* one-entry cache for user names */
 	char last_user[64];
 	bool have_user;
+	char unit_buf[24];  /* a removed cgroup's id as a unit */
 };
 
 struct count {
-	struct count_keys k;
+	struct gkeys k;
 	struct ckeys *ck;
 	struct out_opts o;
 	const struct timespec *time;	/* --interval: the snapshot's stamp, or NULL */
-	struct group *tab; /* open addressing, key NULL = empty */
-	size_t cap, used;
-	struct obuf kb;	   /* the group key being built */
+	struct gtab tab;
+	uint8_t key[4096];		/* the tuple being built */
 };
 
 struct ckeys *ckeys_new(bool numeric)
@@ -186,7 +134,7 @@ int ckeys_forget(struct ckeys *c)
 	return 0;
 }
 
-int count_new(struct count **ret, const struct count_keys *k, const struct out_opts *o,
+int count_new(struct count **ret, const struct gkeys *k, const struct out_opts *o,
 	      const struct timespec *time)
 {
 	struct count *c = calloc(1, sizeof(*c));
@@ -196,10 +144,8 @@ int count_new(struct count **ret, const struct count_keys *k, const struct out_o
 	c->k = *k;
 	c->o = *o;
 	c->time = time;
-	c->cap = 64;
-	c->tab = calloc(c->cap, sizeof(*c->tab));
 	c->ck = ckeys_new(o->numeric);
-	if (!c->tab || !c->ck || obuf_init(&c->kb, 1024, -1) < 0) {
+	if (!c->ck) {
 		count_free(c);
 		return -ENOMEM;
 	}
@@ -211,11 +157,8 @@ void count_free(struct count *c)
 {
 	if (!c)
 		return;
-	for (size_t i = 0; c->tab && i < c->cap; i++)
-		free(c->tab[i].key);
-	free(c->tab);
+	gtab_free(&c->tab);
 	ckeys_free(c->ck);
-	obuf_fini(&c->kb);
 	free(c);
 }
 
@@ -253,43 +196,6 @@ static size_t unit_of(const char *path, const char **ret)
 	return best_len;
 }
 
-static void put_user(struct ckeys *c, struct obuf *b, const struct sdiag_sock *s)
-{
-	struct passwd *pw;
-
-	if (!(s->has & SDIAG_HAS_UID)) {
-		obuf_putc(b, '-');
-		return;
-	}
-	if (!c->have_user || c->last_uid != s->uid) {
-		pw = c->numeric ? NULL : getpwuid(s->uid);
-		if (pw && strlen(pw->pw_name) < sizeof(c->last_user))
-			strcpy(c->last_user, pw->pw_name);
-		else
-			snprintf(c->last_user, sizeof(c->last_user), "%u", s->uid);
-		c->last_uid = s->uid;
-		c->have_user = true;
-	}
-	obuf_puts(b, c->last_user);
-}
-
-/* An address as a key: a v4-mapped IPv6 one (a dual-stack socket's IPv4 peer) as
- * the IPv4 address it is, so that one peer is one group, whichever socket saw it. */
-static void put_addr(struct obuf *b, const struct sdiag_sock *s, const uint8_t *a)
-{
-	struct in6_addr in6;
-	char buf[64];
-
-	if (!is_inet(s)) {
-		obuf_putc(b, '-');
-		return;
-	}
-	memcpy(&in6, a, sizeof(in6));
-	if (s->family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(&in6))
-		obuf_put(b, buf, fmt_addr(buf, AF_INET, a + 12));
-	else
-		obuf_put(b, buf, fmt_addr(buf, s->family, a));
-}
 
 /* The cgroup path and unit of an id, through a small direct-mapped cache:
  * sockets of a few cgroups arrive interleaved, and every one needs them. */
@@ -310,141 +216,159 @@ static const struct cg_memo *cg_lookup(struct ckeys *c, uint64_t id)
 	return m;
 }
 
-void ckeys_put(struct ckeys *c, struct obuf *b, enum count_key key, const struct sdiag_sock *s,
-	       const char *netns)
+
+static void put_user(struct ckeys *c, struct obuf *b, uint32_t uid)
 {
-	bool cg = is_inet(s) && (s->has & SDIAG_HAS_CGROUP);
-	const struct cg_memo *m = NULL;
-	const char *path = NULL, *str = NULL;
+	struct passwd *pw;
 
-	if (cg && (key == CK_CGROUP || key == CK_UNIT)) {
-		m = cg_lookup(c, s->inet.cgroup_id);
-		path = m->path;
+	if (!c->have_user || c->last_uid != uid) {
+		pw = c->numeric ? NULL : getpwuid(uid);
+		if (pw && strlen(pw->pw_name) < sizeof(c->last_user))
+			strcpy(c->last_user, pw->pw_name);
+		else
+			snprintf(c->last_user, sizeof(c->last_user), "%u", uid);
+		c->last_uid = uid;
+		c->have_user = true;
 	}
+	obuf_puts(b, c->last_user);
+}
 
-	switch (key) {
-	case CK_STATE: str = sdiag_state_name(s->state); break;
-	case CK_PROTO: str = sdiag_table_netid(s->table); break;
-	case CK_FAMILY: str = out_family_name(s); break;
-	case CK_NETNS: str = netns; break;
-	case CK_CGROUP:
-		if (cg && !path)
-			obuf_u64(b, s->inet.cgroup_id); /* removed since: its id */
-		str = cg ? path : NULL;
-		break;
-	case CK_UNIT:
-		if (m && m->unit_len)
-			obuf_put(b, m->unit, m->unit_len);
-		else if (cg && !path)
-			obuf_u64(b, s->inet.cgroup_id);
+/* The unit key's bytes: the innermost unit of the cgroup's path; a removed
+ * cgroup's id; NULL ("-") for none. */
+static const char *unit_cb(void *arg, const struct sdiag_sock *s, size_t *len)
+{
+	struct ckeys *c = arg;
+	const struct cg_memo *m;
+	if (!is_inet(s) || !(s->has & SDIAG_HAS_CGROUP))
+		return NULL;
+	m = cg_lookup(c, s->inet.cgroup_id);
+	if (m->unit_len) {
+		*len = m->unit_len;
+		return m->unit;
+	}
+	if (m->path)
+		return NULL;
+	*len = fmt_u64(c->unit_buf, s->inet.cgroup_id);
+	return c->unit_buf;
+}
+
+struct gkey_ctx ckeys_ctx(struct ckeys *c, const char *netns)
+{
+	return (struct gkey_ctx){ .netns = netns, .unit = unit_cb, .arg = c };
+}
+
+void ckeys_text(struct ckeys *c, struct obuf *b, enum gkey key, const struct gval *v)
+{
+	const struct cg_memo *m;
+	const char *str = NULL;
+	char buf[64];
+
+	if (v->none) {
+		obuf_putc(b, '-');
+		return;
+	}
+	switch (gkey_defs[key].type) {
+	case GT_ADDR:
+	case GT_ENDPOINT: obuf_put(b, buf, fmt_addr(buf, v->family, v->p)); return;
+	case GT_BYTES:
+		if (v->len)
+			obuf_put(b, (const char *)v->p, v->len);
 		else
 			obuf_putc(b, '-');
 		return;
-	case CK_PROCESS: str = s->n_procs ? s->procs[0].comm : NULL; break;
-	case CK_PID:
-		if (!s->n_procs)
-			break;
-		obuf_u64(b, (uint64_t)s->procs[0].pid);
-		return;
-	case CK_USER: put_user(c, b, s); return;
-	case CK_LPORT:
-	case CK_RPORT:
-		if (!is_inet(s))
-			break;
-		obuf_u64(b, key == CK_LPORT ? s->inet.sport : s->inet.dport);
-		return;
-	case CK_LADDR: put_addr(b, s, s->inet.src); return;
-	case CK_RADDR: put_addr(b, s, s->inet.dst); return;
+	case GT_INT: break;
+	}
+	switch (key) {
+	case GK_STATE: str = sdiag_state_name((unsigned)v->u); break;
+	case GK_PROTO: str = sdiag_table_netid((enum sdiag_table)v->u); break;
+	case GK_FAMILY:
+		str = out_family_name(&(struct sdiag_sock){ .family = (uint8_t)v->u });
+		break;
+	case GK_CGROUP:
+		m = cg_lookup(c, v->u);
+		str = m->path;
+		break;
+	case GK_USER: put_user(c, b, (uint32_t)v->u); return;
 	default: break;
 	}
-	if (key == CK_CGROUP && cg && !path)
-		return;
-	obuf_puts(b, str && *str ? str : "-");
-}
-
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (uint8_t)s[i]) * 0x100000001b3ULL;
-	return h ? h : 1;
-}
-
-static int grow(struct count *c)
-{
-	size_t ncap = c->cap * 2;
-	struct group *nt = calloc(ncap, sizeof(*nt));
-
-	if (!nt)
-		return -ENOMEM;
-	for (size_t i = 0; i < c->cap; i++) {
-		size_t j;
-
-		if (!c->tab[i].key)
-			continue;
-		for (j = c->tab[i].hash & (ncap - 1); nt[j].key; j = (j + 1) & (ncap - 1))
-			;
-		nt[j] = c->tab[i];
-	}
-	free(c->tab);
-	c->tab = nt;
-	c->cap = ncap;
-	return 0;
+	if (str)
+		obuf_puts(b, *str ? str : "-");
+	else
+		obuf_u64(b, v->u);
 }
 
 int count_sock(struct count *c, const struct sdiag_sock *s, const char *netns)
 {
-	struct obuf *b = &c->kb;
-	const char *buf;
-	uint64_t h;
-	size_t i;
+	struct gkey_ctx ctx = ckeys_ctx(c->ck, netns);
+	size_t len = gkey_tuple(c->key, sizeof(c->key), &c->k, s, &ctx);
+	bool fresh;
 
-	b->len = 0;
-	for (size_t k = 0; k < c->k.n; k++) {
-		if (k)
-			obuf_putc(b, SEP);
-		ckeys_put(c->ck, b, c->k.k[k], s, netns ? netns : "-");
-	}
-	if (b->err)
-		return b->err;
-	buf = b->p;
-	h = hash_bytes(buf, b->len);
-	for (i = h & (c->cap - 1); c->tab[i].key; i = (i + 1) & (c->cap - 1))
-		if (c->tab[i].hash == h && !strncmp(c->tab[i].key, buf, b->len) &&
-		    !c->tab[i].key[b->len]) {
-			c->tab[i].n++;
-			return 0;
-		}
-	c->tab[i].key = strndup(buf, b->len);
-	if (!c->tab[i].key)
-		return -ENOMEM;
-	c->tab[i].hash = h;
-	c->tab[i].n = 1;
-	if (++c->used * 2 > c->cap)
-		return grow(c);
-	return 0;
+	if (len > sizeof(c->key))
+		return -E2BIG;
+	return gtab_add(&c->tab, c->key, len, &fresh) < 0 ? -ENOMEM : 0;
 }
 
-static int cmp_group(const void *a, const void *b)
+static int cmp_field(const struct row *x, const struct row *y, size_t k)
 {
-	const struct group *x = a, *y = b;
+	size_t n = x->len[k] < y->len[k] ? x->len[k] : y->len[k];
+	int r = memcmp(x->v[k], y->v[k], n);
+
+	if (r || x->len[k] == y->len[k])
+		return r;
+	return x->len[k] < y->len[k] ? -1 : 1;
+}
+
+/* Largest first, then by the values' text, key by key. */
+static int cmp_row(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
 
 	if (x->n != y->n)
 		return x->n > y->n ? -1 : 1;
-	return strcmp(x->key, y->key);
+	for (size_t k = 0; k < GKEYS_MAX && x->len[k] + y->len[k]; k++) {
+		int r = cmp_field(x, y, k);
+
+		if (r)
+			return r;
+	}
+	return 0;
 }
 
-/* The k-th value of a group's key: start and length. */
-static const char *field(const char *key, size_t k, size_t *len)
+/* The groups as rows of text, into t (which must not move afterwards). */
+static int make_rows(struct count *c, struct row *v, struct obuf *t)
 {
-	while (k--)
-		key = strchr(key, SEP) + 1;
-	*len = strcspn(key, "\x1f");
-	return key;
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->tab.cap; i++) {
+		const struct gent *e = &c->tab.e[i];
+		size_t off[GKEYS_MAX];
+
+		if (!e->hash)
+			continue;
+		v[n] = (struct row){ .n = e->count };
+		for (size_t k = 0; k < c->k.n; k++) {
+			struct gval g;
+
+			gkey_field(gtab_key(&c->tab, e), e->len, &c->k, k, &g);
+			off[k] = t->len;
+			ckeys_text(c->ck, t, c->k.k[k], &g);
+			v[n].len[k] = t->len - off[k];
+			if (g.none || (gkey_defs[c->k.k[k]].type == GT_BYTES && !g.len))
+				v[n].none |= 1u << k;
+		}
+		for (size_t k = 0; k < c->k.n; k++)
+			v[n].v[k] = (const char *)(uintptr_t)off[k]; /* an offset until t is done */
+		n++;
+	}
+	if (t->err)
+		return t->err;
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < c->k.n; k++)
+			v[i].v[k] = t->p + (uintptr_t)v[i].v[k];
+	return 0;
 }
 
-static void json_group(struct count *c, struct obuf *b, const struct group *g,
+static void json_group(struct count *c, struct obuf *b, const struct row *g,
 		       const char *time, size_t time_len)
 {
 	obuf_putc(b, '{');
@@ -454,18 +378,15 @@ static void json_group(struct count *c, struct obuf *b, const struct group *g,
 		obuf_puts(b, "\",");
 	}
 	for (size_t k = 0; k < c->k.n; k++) {
-		size_t len;
-		const char *v = field(g->key, k, &len);
-
 		obuf_putc(b, '"');
-		obuf_puts(b, keys[c->k.k[k]].name);
+		obuf_puts(b, gkey_defs[c->k.k[k]].name);
 		obuf_puts(b, "\":");
-		if (len == 1 && v[0] == '-')
+		if (g->none & (1u << k))
 			obuf_puts(b, "null");
-		else if (keys[c->k.k[k]].number)
-			obuf_put(b, v, len);
+		else if (gkey_defs[c->k.k[k]].json_number)
+			obuf_put(b, g->v[k], g->len[k]);
 		else
-			obuf_json_str(b, v, len);
+			obuf_json_str(b, g->v[k], g->len[k]);
 		obuf_putc(b, ',');
 	}
 	obuf_puts(b, "\"count\":");
@@ -473,30 +394,28 @@ static void json_group(struct count *c, struct obuf *b, const struct group *g,
 	obuf_putc(b, '}');
 }
 
-static void table_rows(struct count *c, struct obuf *b, const struct group *v, size_t n,
+static void table_rows(struct count *c, struct obuf *b, const struct row *v, size_t n,
 		       const char *time, size_t time_len)
 {
 	size_t w[COUNT_MAX_KEYS + 1] = { 0 };
 
 	for (size_t k = 0; k < c->k.n; k++)
-		w[k] = c->o.no_header ? 0 : strlen(keys[c->k.k[k]].name);
+		w[k] = c->o.no_header ? 0 : strlen(gkey_defs[c->k.k[k]].name);
 	for (size_t i = 0; i < n; i++)
-		for (size_t k = 0; k < c->k.n; k++) {
-			size_t len;
-
-			field(v[i].key, k, &len);
-			if (len > w[k])
-				w[k] = len;
-		}
+		for (size_t k = 0; k < c->k.n; k++)
+			if (v[i].len[k] > w[k])
+				w[k] = v[i].len[k];
 	if (!c->o.no_header) {
 		if (time_len) {
 			obuf_puts(b, "TIME");
 			obuf_spaces(b, time_len - 4 + 1);
 		}
 		for (size_t k = 0; k < c->k.n; k++) {
-			for (const char *p = keys[c->k.k[k]].name; *p; p++)
-				obuf_putc(b, (char)(*p - 'a' + 'A'));
-			obuf_spaces(b, w[k] - strlen(keys[c->k.k[k]].name) + 1);
+			const char *name = gkey_defs[c->k.k[k]].name;
+
+			for (const char *p = name; *p; p++)
+				obuf_putc(b, *p >= 'a' && *p <= 'z' ? (char)(*p - 'a' + 'A') : *p);
+			obuf_spaces(b, w[k] - strlen(name) + 1);
 		}
 		obuf_puts(b, "COUNT\n");
 	}
@@ -506,11 +425,8 @@ static void table_rows(struct count *c, struct obuf *b, const struct group *v, s
 			obuf_putc(b, ' ');
 		}
 		for (size_t k = 0; k < c->k.n; k++) {
-			size_t len;
-			const char *f = field(v[i].key, k, &len);
-
-			obuf_text_bytes(b, f, len);
-			obuf_spaces(b, w[k] - len + 1);
+			obuf_text_bytes(b, v[i].v[k], v[i].len[k]);
+			obuf_spaces(b, w[k] - v[i].len[k] + 1);
 		}
 		obuf_u64(b, v[i].n);
 		obuf_putc(b, '\n');
@@ -521,25 +437,25 @@ static void table_rows(struct count *c, struct obuf *b, const struct group *v, s
 
 int count_finish(struct count *c)
 {
-	struct group *v = NULL;
+	struct row *v = NULL;
 	char time[48];
 	size_t time_len = 0;
-	struct obuf b;
-	size_t n = 0;
+	struct obuf b, t;
+	size_t n = c->tab.used;
 	int r;
 
 	r = obuf_init(&b, 1 << 16, c->o.fd);
 	if (r < 0)
 		return r;
-	v = malloc((c->used ? c->used : 1) * sizeof(*v));
-	if (!v) {
+	r = obuf_init(&t, 1 << 16, -1);
+	v = malloc((n ? n : 1) * sizeof(*v));
+	if (r < 0 || !v || (r = make_rows(c, v, &t)) < 0) {
 		obuf_fini(&b);
-		return -ENOMEM;
+		obuf_fini(&t);
+		free(v);
+		return r < 0 ? r : -ENOMEM;
 	}
-	for (size_t i = 0; i < c->cap; i++)
-		if (c->tab[i].key)
-			v[n++] = c->tab[i];
-	qsort(v, n, sizeof(*v), cmp_group);
+	qsort(v, n, sizeof(*v), cmp_row);
 	if (c->time)
 		time_len = out_time_fmt(time, c->time, c->o.format != OUT_TABLE);
 	if (c->o.format == OUT_TABLE) {
@@ -561,6 +477,7 @@ int count_finish(struct count *c)
 	if (r == 0)
 		r = obuf_flush(&b);
 	obuf_fini(&b);
+	obuf_fini(&t);
 	free(v);
 	return r;
 }

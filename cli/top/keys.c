@@ -10,27 +10,25 @@
 
 #include "cli/top/model.h"
 
-#define SEP '\x1f'
-
-const char top_keys_help[] = "conn, pid, comm, cgroup, unit, user, raddr, rport, laddr, lport, "
-			     "netns, state, proto, family";
+const char top_keys_help[] = "conn, pid, comm, cgroup, cgroup_id, unit, user, uid, raddr (peer), "
+			     "rport, laddr, lport, netns, state, proto, family";
 
 const char *top_key_name(unsigned k)
 {
-	if (k == CK_PROCESS)
+	if (k == GK_PROCESS)
 		return "comm"; /* list --count-by's "process" */
-	return k == TK_COOKIE ? "cookie" : count_key_name((enum count_key)k);
+	return k < GK_MAX ? gkey_defs[k].name : NULL;
 }
 
 bool top_key_number(unsigned k)
 {
-	return k == TK_COOKIE || count_key_number((enum count_key)k);
+	return k < GK_MAX && gkey_defs[k].json_number;
 }
 
 bool top_keys_need_owner(const struct top_keys *k)
 {
 	for (size_t i = 0; i < k->n; i++)
-		if (k->k[i] == CK_PID || k->k[i] == CK_PROCESS)
+		if (k->k[i] == GK_PID || k->k[i] == GK_PROCESS)
 			return true;
 	return false;
 }
@@ -45,7 +43,7 @@ static bool keys_has(const struct top_keys *k, unsigned key)
 
 int top_keys_parse(struct top_keys *ret, const char *arg, struct top_keys_error *err)
 {
-	static const unsigned conn[] = { CK_PROTO, CK_LADDR, CK_LPORT, CK_RADDR, CK_RPORT,
+	static const unsigned conn[] = { GK_PROTO, GK_LADDR, GK_LPORT, GK_RADDR, GK_RPORT,
 					 TK_COOKIE };
 	struct top_keys k = { .n = 0 };
 	const char *p = arg;
@@ -99,12 +97,23 @@ int top_keys_parse(struct top_keys *ret, const char *arg, struct top_keys_error 
 	return 0;
 }
 
-const char *top_key_field(const char *key, size_t k, size_t *len)
+const char *top_key_field(const struct top_group *g, size_t k, size_t *len)
 {
-	while (k--)
-		key = strchr(key, SEP) + 1;
-	*len = (size_t)(strchrnul(key, SEP) - key);
-	return key;
+	*len = g->koff[k + 1] - g->koff[k];
+	return g->key + g->koff[k];
+}
+
+int top_key_cmp(const struct top_group *a, const struct top_group *b)
+{
+	for (size_t k = 0; k < a->nkeys && k < b->nkeys; k++) {
+		size_t la, lb;
+		const char *x = top_key_field(a, k, &la), *y = top_key_field(b, k, &lb);
+		int c = memcmp(x, y, la < lb ? la : lb);
+
+		if (c || la != lb)
+			return c ? c : la < lb ? -1 : 1;
+	}
+	return (a->nkeys > b->nkeys) - (a->nkeys < b->nkeys);
 }
 
 /* ---- sorting ------------------------------------------------------------------------------- */
@@ -128,7 +137,7 @@ static int cmp_key(const void *a, const void *b, void *arg)
 {
 	const struct top_group *g = arg;
 
-	return strcmp(g[*(const uint32_t *)a].key, g[*(const uint32_t *)b].key);
+	return top_key_cmp(&g[*(const uint32_t *)a], &g[*(const uint32_t *)b]);
 }
 
 int top_rank_keys(struct top_group *g, size_t ng)
@@ -186,7 +195,7 @@ static int cmp_rows(const void *a, const void *b, void *arg)
 	else if (s->ranked)
 		c = x->krank < y->krank ? -1 : x->krank > y->krank;
 	else
-		c = strcmp(x->key, y->key);
+		c = top_key_cmp(x, y);
 	return s->ascending ? -c : c;
 }
 

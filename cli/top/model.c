@@ -17,9 +17,9 @@
 
 #include "cli/fmt/fmt.h"
 #include "cli/top/model.h"
+#include "util/hash.h"
 
 #define NONE UINT32_MAX
-#define SEP '\x1f'
 #define GONE_REFRESHES 2	/* how long a socket missing from the dumps waits for its event */
 #define OWNER_TRIES 3		/* owner lookups of a socket (accept() shows the inode first) */
 
@@ -53,6 +53,7 @@ struct tsock {
 
 struct top_model {
 	struct top_keys k;
+	struct gkeys gk;	/* the same keys, for gkey_tuple() */
 	struct ckeys *ck;
 	const char *const *labels;
 	struct tsock *socks;
@@ -76,27 +77,19 @@ struct top_model {
 	double seconds;		/* the last interval */
 	enum top_col sort;
 	bool ascending;
-	struct obuf kb;
+	struct obuf kb;		/* a new group's text */
+	uint8_t tb[4096];	/* a socket's tuple */
 };
 
+static void set_gkeys(struct top_model *m, const struct top_keys *k)
+{
+	m->k = *k;
+	m->gk.n = k->n;
+	for (size_t i = 0; i < k->n; i++)
+		m->gk.k[i] = (enum gkey)k->k[i];
+}
+
 /* ---- tables -------------------------------------------------------------------------------- */
-
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 31;
-	x *= 0x7fb5d329728ea185ULL;
-	x ^= x >> 27;
-	return x;
-}
-
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (uint8_t)s[i]) * 0x100000001b3ULL;
-	return h ? h : 1;
-}
 
 int tm_new(struct top_model **ret, const struct top_keys *k, struct ckeys *ck,
 	   const char *const *labels)
@@ -105,7 +98,7 @@ int tm_new(struct top_model **ret, const struct top_keys *k, struct ckeys *ck,
 
 	if (!m)
 		return -ENOMEM;
-	m->k = *k;
+	set_gkeys(m, k);
 	m->ck = ck;
 	m->labels = labels;
 	m->icap = 1024;
@@ -124,8 +117,10 @@ int tm_new(struct top_model **ret, const struct top_keys *k, struct ckeys *ck,
 
 static void groups_clear(struct top_model *m)
 {
-	for (size_t i = 0; i < m->ng; i++)
+	for (size_t i = 0; i < m->ng; i++) {
 		free(m->groups[i].key);
+		free(m->groups[i].tuple);
+	}
 	m->ng = 0;
 	m->nrows = 0;
 	memset(m->gidx, 0, m->gicap * sizeof(*m->gidx));
@@ -149,7 +144,7 @@ void tm_free(struct top_model *m)
 /* The hash slot of a cookie: where it is, or the empty slot where it would go. */
 static size_t sock_slot(const struct top_model *m, uint64_t cookie)
 {
-	size_t mask = m->icap - 1, i = mix(cookie) & mask;
+	size_t mask = m->icap - 1, i = hash_u64(cookie) & mask;
 
 	while (m->idx[i] && m->socks[m->idx[i] - 1].cookie != cookie)
 		i = (i + 1) & mask;
@@ -197,7 +192,7 @@ static void sock_remove(struct top_model *m, size_t i)
 		j = (j + 1) & mask;
 		if (!m->idx[j])
 			break;
-		home = mix(m->socks[m->idx[j] - 1].cookie) & mask;
+		home = hash_u64(m->socks[m->idx[j] - 1].cookie) & mask;
 		/* Move j into the hole unless its home lies cyclically in (hole, j]. */
 		if ((j > hole && (home <= hole || home > j)) ||
 		    (j < hole && home <= hole && home > j)) {
@@ -213,17 +208,40 @@ static void sock_remove(struct top_model *m, size_t i)
 	m->n--;
 }
 
-/* The group of a key (built in m->kb): found or added. Returns its index or NONE. */
-static uint32_t group_of(struct top_model *m)
+/* A new group's key as text, from its tuple: 0 or -ENOMEM. */
+static int group_text(struct top_model *m, struct top_group *g)
 {
-	const char *key = m->kb.p;
-	size_t len = m->kb.len, mask = m->gicap - 1, i;
-	uint64_t h = hash_bytes(key, len);
+	struct obuf *b = &m->kb;
+
+	b->len = 0;
+	g->nkeys = (uint8_t)m->gk.n;
+	for (size_t k = 0; k < m->gk.n; k++) {
+		enum gkey key = m->gk.k[k];
+		struct gval v;
+
+		g->koff[k] = (uint32_t)b->len;
+		gkey_field(g->tuple, g->tlen, &m->gk, k, &v);
+		ckeys_text(m->ck, b, key, &v);
+		if (v.none || (gkey_defs[key].type == GT_BYTES && !v.len))
+			g->none |= 1u << k;
+	}
+	g->koff[m->gk.n] = (uint32_t)b->len;
+	if (b->err)
+		return b->err;
+	g->key = strndup(b->p, b->len);
+	return g->key ? 0 : -ENOMEM;
+}
+
+/* The group of a tuple (len bytes in m->tb): found or added. Returns its index or NONE. */
+static uint32_t group_of(struct top_model *m, size_t len)
+{
+	size_t mask = m->gicap - 1, i;
+	uint64_t h = hash_bytes(m->tb, len);
 	struct top_group *g;
 
 	for (i = h & mask; m->gidx[i]; i = (i + 1) & mask) {
 		g = &m->groups[m->gidx[i] - 1];
-		if (g->hash == h && !strncmp(g->key, key, len) && !g->key[len])
+		if (g->hash == h && g->tlen == len && !memcmp(g->tuple, m->tb, len))
 			return m->gidx[i] - 1;
 	}
 	if (m->ng == m->gcap) {
@@ -237,9 +255,16 @@ static uint32_t group_of(struct top_model *m)
 	}
 	g = &m->groups[m->ng];
 	memset(g, 0, sizeof(*g));
-	g->key = strndup(key, len);
-	if (!g->key)
+	g->tuple = malloc(len ? len : 1);
+	if (!g->tuple)
 		return NONE;
+	memcpy(g->tuple, m->tb, len);
+	g->tlen = (uint32_t)len;
+	if (group_text(m, g) < 0) {
+		free(g->tuple);
+		free(g->key);
+		return NONE;
+	}
 	g->hash = h;
 	m->ranked = false;
 	m->gidx[i] = (uint32_t)(++m->ng);
@@ -263,13 +288,14 @@ static uint32_t group_of(struct top_model *m)
 	return (uint32_t)(m->ng - 1);
 }
 
-/* The key of a socket as a record count.c's keys can read. */
+/* The key of a socket: its tuple, from a record made of what the socket keeps. */
 static uint32_t sock_group(struct top_model *m, const struct tsock *t)
 {
 	struct sdiag_proc p = { .pid = t->pid };
 	struct sdiag_sock s = { .table = t->table, .family = t->family, .state = t->state,
 				.uid = t->uid, .cookie = t->cookie };
-	struct obuf *b = &m->kb;
+	struct gkey_ctx ctx = ckeys_ctx(m->ck, m->labels ? m->labels[t->ns] : NULL);
+	size_t len;
 
 	memcpy(p.comm, t->comm, sizeof(p.comm));
 	s.has = (t->flags & TS_UID ? SDIAG_HAS_UID : 0) | (t->flags & TS_CGROUP ? SDIAG_HAS_CGROUP : 0);
@@ -284,19 +310,8 @@ static uint32_t sock_group(struct top_model *m, const struct tsock *t)
 		s.procs = &p;
 		s.n_procs = 1;
 	}
-	b->len = 0;
-	for (size_t k = 0; k < m->k.n; k++) {
-		if (k)
-			obuf_putc(b, SEP);
-		if (m->k.k[k] == TK_COOKIE)
-			obuf_u64(b, t->cookie);
-		else
-			ckeys_put(m->ck, b, (enum count_key)m->k.k[k], &s,
-				  m->labels && m->labels[t->ns] ? m->labels[t->ns] : "-");
-	}
-	if (b->err)
-		return NONE;
-	return group_of(m);
+	len = gkey_tuple(m->tb, sizeof(m->tb), &m->gk, &s, &ctx);
+	return len > sizeof(m->tb) ? NONE : group_of(m, len);
 }
 
 /* ---- the refresh --------------------------------------------------------------------------- */
@@ -400,7 +415,7 @@ int tm_sock(struct top_model *m, const struct sdiag_sock *s, unsigned ns)
 		}
 		if (t->state != s->state) {
 			t->state = s->state;
-			if (has_key(m, CK_STATE))
+			if (has_key(m, GK_STATE))
 				ungroup(m, t);
 		}
 		if (!t->inode && s->inode) {	/* accepted since */
@@ -559,6 +574,7 @@ static void groups_compact(struct top_model *m)
 
 		if (!g->refs && !g->ev_closed) {
 			free(g->key);
+			free(g->tuple);
 			map[i] = NONE;
 			continue;
 		}
@@ -705,7 +721,7 @@ int tm_end(struct top_model *m, double seconds)
 
 int tm_set_keys(struct top_model *m, const struct top_keys *k)
 {
-	m->k = *k;
+	set_gkeys(m, k);
 	groups_clear(m);
 	for (size_t i = 0; i < m->n; i++)
 		m->socks[i].gidx = NONE;

@@ -31,12 +31,13 @@
 #include "cli/count/count.h"
 #include "sockdiag.h"
 
-/* The keys of top: count.c's, and the socket's cookie (what `conn` adds). */
-#define TK_COOKIE CK_MAX
-#define TK_MAX (CK_MAX + 1)
+/* The keys of top: the grouping engine's (util/group.h), with the socket's cookie (GK_COOKIE,
+ * what `conn` adds; no frontend takes it by name). */
+#define TK_COOKIE GK_COOKIE
+#define TK_MAX GK_MAX
 
 struct top_keys {
-	unsigned k[COUNT_MAX_KEYS];	/* enum count_key, or TK_COOKIE */
+	unsigned k[COUNT_MAX_KEYS];	/* enum gkey, or TK_COOKIE */
 	size_t n;
 	bool conn;			/* given as `conn`: one row per socket */
 };
@@ -87,7 +88,12 @@ const char *top_col_name(enum top_col c);
 
 /* One group in the last interval. */
 struct top_group {
-	char *key;		/* the keys' values joined by 0x1f ("-": none) */
+	char *key;		/* the keys' values as text, one after the other (top_key_field) */
+	uint32_t koff[COUNT_MAX_KEYS + 1];	/* where each value's text starts in key */
+	uint32_t none;		/* bit j: key j has no value ("-"; JSON null) */
+	uint8_t nkeys;
+	uint8_t *tuple;		/* the keys' values (util/group.h): the group's identity */
+	uint32_t tlen;
 	uint64_t hash;
 	uint64_t rx, tx;	/* bytes in the interval */
 	double rx_bps, tx_bps;	/* bytes per second */
@@ -148,7 +154,8 @@ const struct top_group *tm_total(const struct top_model *m);
 size_t tm_nsocks(const struct top_model *m);
 size_t tm_ngroups(const struct top_model *m);
 
-/* Sorting (keys.c). The groups' krank from the order of their keys (strcmp):
+/* Sorting (keys.c). The groups' krank from the order of their keys (their text,
+ * key by key: top_key_cmp):
  * 0 or -ENOMEM. The rows (group indexes) by a column, largest first (RX and
  * TX: then the other one), then the key (krank when ranked, else strcmp);
  * ascending turns it all around. */
@@ -156,7 +163,9 @@ int top_rank_keys(struct top_group *g, size_t ng);
 void top_sort_rows(uint32_t *rows, size_t n, const struct top_group *g, enum top_col col,
 		   bool ascending, bool ranked);
 
-/* The k-th value of a group's key: start and length. */
-const char *top_key_field(const char *key, size_t k, size_t *len);
+/* The k-th value of a group's key as text: start and length. */
+const char *top_key_field(const struct top_group *g, size_t k, size_t *len);
+/* Two groups' keys in text order, key by key (a value before its longer extensions). */
+int top_key_cmp(const struct top_group *a, const struct top_group *b);
 
 #endif

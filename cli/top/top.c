@@ -270,8 +270,9 @@ int cmd_top(int argc, char **argv)
 			 "          2, 5m)\n"
 			 "          --count N (N refreshes, then exit)\n"
 			 "          --by KEY[,KEY...] (one row per group of: conn (each socket),\n"
-			 "          pid, comm, cgroup, unit, user, raddr, rport, laddr, lport, netns,\n"
-			 "          state, proto, family; default pid)\n"
+			 "          pid, comm, cgroup, cgroup_id, unit, user, uid, raddr (peer),\n"
+			 "          rport, laddr, lport, netns, state, proto, family; default pid;\n"
+			 "          also their other names: process, rip, lip, netid)\n"
 			 "          --sort COLUMN (rx (default), tx, conns, closed, rtt, retrans,\n"
 			 "          rqueue, wqueue, key; +COLUMN: ascending)\n",
 	};

@@ -76,13 +76,41 @@ uint64_t src_lost(const struct top_src *s);
 /* One snapshot in o's format to o->out.fd. Returns 0 or a negative errno. */
 int batch_snapshot(const struct top_opts *t, const struct top_model *m,
 		   const struct timespec *when, double seconds);
-/* Numbers as the table and the screen show them, NUL-terminated into buf
- * (16 bytes): bytes per second "0", "999", "1.23k", "45.6M"; microseconds
- * as milliseconds "0.05", "12.3", "1234"; a count per second "0", "0.5". */
-void top_fmt_rate(char *buf, double v);
-void top_fmt_rtt(char *buf, uint64_t us);
-/* The owner of a group, "comm/pid", or "-" when its sockets have several or none. */
-void top_fmt_owner(char *buf, size_t size, const struct top_group *g);
+
+/* ---- cols.c ------------------------------------------------------------------------------- */
+
+/* A group's value: its JSON member and, if the table shows it, its column. */
+struct top_col_row {
+	const char *json;	/* its JSON member */
+	const char *head;	/* its column's head; NULL: JSON only */
+	int width;		/* the column's width on the screen */
+	int prio;		/* dropped first when the screen is narrow: the highest */
+	bool left;		/* aligned left */
+	enum top_col sort;	/* the --sort column it shows, TC_MAX none */
+	int col;		/* its place among the columns after the keys; -1 none */
+	uint64_t (*num)(const struct top_group *g, double seconds);	/* its JSON number */
+	void (*text)(struct obuf *b, const struct top_group *g, double seconds); /* its cell */
+	void (*jtext)(struct obuf *b, const struct top_group *g, double seconds); /* JSON not a number */
+	bool null_if_zero;	/* JSON: null for 0 */
+};
+
+#define TOP_NROWS 12
+#define TOP_NCOLS 9
+extern const struct top_col_row top_rows[TOP_NROWS];
+/* The c-th column after the keys (c < TOP_NCOLS). */
+const struct top_col_row *top_col(size_t c);
+/* Column c's cell for g, into the scratch buffer b: NUL-terminated, its length in len. */
+const char *top_cell(struct obuf *b, const struct top_group *g, double seconds, size_t c,
+		     size_t *len);
+/* g's values as JSON members, each preceded by a comma: ,"rx_bytes":1,... */
+void top_json_values(struct obuf *b, const struct top_group *g, double seconds);
+/* Numbers as the table and the screen show them: bytes per second "0", "999", "1.23k",
+ * "45.6M"; microseconds as milliseconds "0.05", "12.3", "1234" ("-": 0); a count per
+ * second "0", "0.5"; the owner of a group "comm/pid", "-" when its sockets have several
+ * or none. printf's digits, without printf (cli/fmt). */
+void top_put_rate(struct obuf *b, double v);
+void top_put_rtt(struct obuf *b, uint64_t us);
+void top_put_owner(struct obuf *b, const struct top_group *g);
 
 /* ---- ui.c --------------------------------------------------------------------------------- */
 

@@ -42,6 +42,8 @@ int ui_run(struct top_run *r, int sigfd)
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
 
+#include "cli/fmt/fmt.h"
+
 bool ui_available(void)
 {
 	return true;
@@ -64,22 +66,8 @@ struct ui {
 	size_t scroll;
 	uint64_t refreshes;	/* since the baseline (--count) */
 	char status[256];
+	struct obuf cell;	/* a cell's text (top_cell) */
 };
-
-/* The numeric columns after the keys, in the order shown. */
-static const struct {
-	const char *head;
-	int width;
-	int prio;		/* dropped first when the screen is narrow: the highest */
-	enum top_col sort;
-} cols[] = {
-	{ "CONNS", 6, 3, TC_CONNS },   { "CLOSED", 6, 5, TC_CLOSED },
-	{ "RX/s", 7, 0, TC_RX },       { "TX/s", 7, 0, TC_TX },
-	{ "RTT(ms)", 7, 4, TC_RTT },   { "RETR/s", 6, 6, TC_RETRANS },
-	{ "RECV-Q", 7, 7, TC_RQUEUE }, { "SEND-Q", 7, 8, TC_WQUEUE },
-	{ "OWNER", 16, 9, TC_MAX },
-};
-#define NCOLS (sizeof(cols) / sizeof(cols[0]))
 
 /* Up to width cells of s (len bytes) at the cursor, each byte sequence that
  * is not a printable character of the locale shown as '?'. Returns the cells. */
@@ -123,23 +111,8 @@ static void put_right(const char *s, int width)
 	addnstr(s, n);
 }
 
-static void cell(const struct top_group *g, double seconds, size_t c, char *buf, size_t size)
-{
-	switch (c) {
-	case 0: snprintf(buf, size, "%u", g->conns); break;
-	case 1: snprintf(buf, size, "%u", g->closed); break;
-	case 2: top_fmt_rate(buf, g->rx_bps); break;
-	case 3: top_fmt_rate(buf, g->tx_bps); break;
-	case 4: top_fmt_rtt(buf, g->rtt_us); break;
-	case 5: top_fmt_rate(buf, seconds > 0 ? (double)g->retrans / seconds : 0); break;
-	case 6: snprintf(buf, size, "%llu", (unsigned long long)g->rqueue); break;
-	case 7: snprintf(buf, size, "%llu", (unsigned long long)g->wqueue); break;
-	default: top_fmt_owner(buf, size, g); break;
-	}
-}
-
 /* Which columns fit, and how wide each key column is. */
-static void layout(const struct top_model *m, int width, bool show[NCOLS], int kw[])
+static void layout(const struct top_model *m, int width, bool show[TOP_NCOLS], int kw[])
 {
 	const struct top_keys *k = tm_keys(m);
 	int used = 0, nk = 0;
@@ -152,7 +125,7 @@ static void layout(const struct top_model *m, int width, bool show[NCOLS], int k
 		for (size_t j = 0; j < k->n; j++) {
 			size_t len;
 
-			top_key_field(tm_row(m, i)->key, j, &len);
+			top_key_field(tm_row(m, i), j, &len);
 			if (k->k[j] != TK_COOKIE && (int)len > kw[j])
 				kw[j] = (int)len;
 		}
@@ -161,16 +134,16 @@ static void layout(const struct top_model *m, int width, bool show[NCOLS], int k
 			kw[j] = 40;
 		used += kw[j] ? kw[j] + 1 : 0;
 	}
-	for (size_t c = 0; c < NCOLS; c++) {
+	for (size_t c = 0; c < TOP_NCOLS; c++) {
 		show[c] = true;
-		used += cols[c].width + 1;
+		used += top_col(c)->width + 1;
 	}
 	/* Too wide: drop the least useful columns, then narrow the keys. */
 	for (int prio = 9; used > width && prio > 0; prio--)
-		for (size_t c = 0; c < NCOLS; c++)
-			if (show[c] && cols[c].prio == prio && used > width) {
+		for (size_t c = 0; c < TOP_NCOLS; c++)
+			if (show[c] && top_col(c)->prio == prio && used > width) {
 				show[c] = false;
-				used -= cols[c].width + 1;
+				used -= top_col(c)->width + 1;
 			}
 	for (size_t j = 0; used > width && j < k->n; j++)
 		if (kw[j] > 8) {
@@ -213,8 +186,10 @@ static void draw(struct ui *u)
 	const struct top_keys *k = tm_keys(m);
 	const struct top_group *tot = tm_total(m);
 	int kw[COUNT_MAX_KEYS], x, y = 0, hdr = 4;
-	bool show[NCOLS];
-	char a[16], b[16], t[32], v[64], line[256];
+	bool show[TOP_NCOLS];
+	char t[32], line[256];
+	const char *v;
+	size_t vlen;
 	struct tm tm;
 	size_t n = tm_nrows(m), page;
 
@@ -226,16 +201,24 @@ static void draw(struct ui *u)
 	}
 	localtime_r(&u->r->when.tv_sec, &tm);
 	strftime(t, sizeof(t), "%H:%M:%S", &tm);
-	top_fmt_rate(a, tot->rx_bps);
-	top_fmt_rate(b, tot->tx_bps);
 	snprintf(line, sizeof(line), "sockdiag top  %s  every %.3gs%s  sort %s%s  (h: help)", t,
 		 (double)u->r->t->interval.tv_sec + (double)u->r->t->interval.tv_nsec / 1e9,
 		 u->paused ? "  PAUSED" : "", top_col_name(u->r->t->sort),
 		 u->r->t->ascending ? " (ascending)" : "");
 	mvaddnstr(y++, 0, line, COLS);
-	snprintf(line, sizeof(line), "sockets %u  closed %u  RX %sB/s  TX %sB/s  rows %zu",
-		 tot->conns, tot->closed, a, b, n);
-	mvaddnstr(y++, 0, line, COLS);
+	u->cell.len = 0;
+	obuf_puts(&u->cell, "sockets ");
+	obuf_u64(&u->cell, tot->conns);
+	obuf_puts(&u->cell, "  closed ");
+	obuf_u64(&u->cell, tot->closed);
+	obuf_puts(&u->cell, "  RX ");
+	top_put_rate(&u->cell, tot->rx_bps);
+	obuf_puts(&u->cell, "B/s  TX ");
+	top_put_rate(&u->cell, tot->tx_bps);
+	obuf_puts(&u->cell, "B/s  rows ");
+	obuf_u64(&u->cell, n);
+	mvaddnstr(y++, 0, u->cell.err ? "" : u->cell.p,
+		  (int)u->cell.len < COLS && !u->cell.err ? (int)u->cell.len : u->cell.err ? 0 : COLS);
 	move(y++, 0);
 	put_text(u, u->status[0] ? u->status : src_error(u->r->src),
 		 strlen(u->status[0] ? u->status : src_error(u->r->src)), COLS);
@@ -250,14 +233,14 @@ static void draw(struct ui *u)
 			addch((chtype)(*p - 'a' + 'A'));
 		printw("%*s", kw[j] - x + 1, "");
 	}
-	for (size_t c = 0; c < NCOLS; c++) {
+	for (size_t c = 0; c < TOP_NCOLS; c++) {
 		if (!show[c])
 			continue;
-		if (c + 1 == NCOLS)
-			printw("%-*s", cols[c].width, cols[c].head);
+		if (top_col(c)->left)
+			printw("%-*s", top_col(c)->width, top_col(c)->head);
 		else
-			put_right(cols[c].head, cols[c].width);
-		addch(cols[c].sort == u->r->t->sort ? '*' : ' ');
+			put_right(top_col(c)->head, top_col(c)->width);
+		addch(top_col(c)->sort == u->r->t->sort ? '*' : ' ');
 	}
 	getyx(stdscr, y, x);
 	printw("%*s", COLS > x ? COLS - x : 0, "");
@@ -272,22 +255,22 @@ static void draw(struct ui *u)
 		move(y, 0);
 		for (size_t j = 0; j < k->n; j++) {
 			size_t len;
-			const char *f = top_key_field(g->key, j, &len);
+			const char *f = top_key_field(g, j, &len);
 
 			if (!kw[j])
 				continue;
 			x = put_text(u, f, len, kw[j]);
 			printw("%*s", kw[j] - x + 1, "");
 		}
-		for (size_t c = 0; c < NCOLS; c++) {
+		for (size_t c = 0; c < TOP_NCOLS; c++) {
 			if (!show[c])
 				continue;
-			cell(g, u->r->seconds, c, v, sizeof(v));
-			if (c + 1 == NCOLS) {
+			v = top_cell(&u->cell, g, u->r->seconds, c, &vlen);
+			if (c + 1 == TOP_NCOLS) {
 				getyx(stdscr, y, x);
-				put_text(u, v, strlen(v), COLS - x);
+				put_text(u, v, vlen, COLS - x);
 			} else {
-				put_right(v, cols[c].width);
+				put_right(v, top_col(c)->width);
 				addch(' ');
 			}
 		}
@@ -474,8 +457,13 @@ int ui_run(struct top_run *r, int sigfd)
 	setlocale(LC_ALL, "");
 	setlocale(LC_NUMERIC, "C"); /* 1.5, not 1,5 */
 	u.utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
+	if (obuf_init(&u.cell, 256, -1) < 0) {
+		fprintf(stderr, "sockdiag top: %s\n", strerror(ENOMEM));
+		return EXIT_RUNTIME;
+	}
 	scr = newterm(NULL, stdout, stdin); /* initscr() would exit on a bad TERM */
 	if (!scr) {
+		obuf_fini(&u.cell);
 		fprintf(stderr, "sockdiag top: cannot set up the terminal (TERM=%s)\n",
 			getenv("TERM") ? getenv("TERM") : "");
 		return EXIT_RUNTIME;
@@ -489,6 +477,7 @@ int ui_run(struct top_run *r, int sigfd)
 	e = loop(&u, sigfd);
 	endwin();
 	delscreen(scr);
+	obuf_fini(&u.cell);
 	if (e < 0)
 		fprintf(stderr, "sockdiag top: %s\n", strerror(-e));
 	if (src_failed(r->src) && src_error(r->src)[0])

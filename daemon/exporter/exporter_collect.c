@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "daemon/exporter/exporter.h"
+#include "util/hash.h"
 
 /* RTT bucket bounds in microseconds (tcp_info's unit); the last is +Inf. */
 static const uint32_t rtt_bounds_us[EXP_RTT_BUCKETS - 1] = {
@@ -40,16 +41,6 @@ static int set_init(struct exp_set *s, size_t cap)
 	return s->slots ? 0 : -ENOMEM;
 }
 
-static uint64_t hash_key(const struct exp_key *k)
-{
-	const uint8_t *b = (const uint8_t *)k;
-	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
-
-	for (size_t i = 0; i < sizeof(*k); i++)
-		h = (h ^ b[i]) * 1099511628211ULL;
-	return h;
-}
-
 /* The entry for k, added if there is room; NULL (counted as dropped) if not. */
 static struct exp_entry *set_get(struct exp_set *s, const struct exp_key *k)
 {
@@ -57,7 +48,7 @@ static struct exp_entry *set_get(struct exp_set *s, const struct exp_key *k)
 
 	if (!s->slots)
 		return NULL;
-	for (i = hash_key(k) % s->nslots;; i = (i + 1) % s->nslots) {
+	for (i = hash_bytes(k, sizeof(*k)) % s->nslots;; i = (i + 1) % s->nslots) {
 		struct exp_entry *e = &s->slots[i];
 
 		if (e->used && !memcmp(&e->k, k, sizeof(*k)))

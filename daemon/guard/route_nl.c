@@ -14,6 +14,7 @@
 
 #include "daemon/guard/rtnl.h"
 #include "lib/core/nl.h"
+#include "util/hash.h"
 
 #ifndef RTA_UID
 #define RTA_UID 25
@@ -72,7 +73,6 @@ size_t guard_routes_asked(const struct guard_routes *r)
 
 static uint64_t key_hash(const struct guard_route_key *k)
 {
-	uint64_t h = 1469598103934665603ULL;
 	uint8_t b[16 + 13];
 
 	memcpy(b, k->peer, 16);
@@ -80,9 +80,7 @@ static uint64_t key_hash(const struct guard_route_key *k)
 	memcpy(b + 20, &k->oif, 4);
 	memcpy(b + 24, &k->uid, 4);
 	b[28] = (uint8_t)(k->family ^ (k->has_uid << 7));
-	for (size_t i = 0; i < sizeof(b); i++)
-		h = (h ^ b[i]) * 1099511628211ULL;
-	return h;
+	return hash_bytes(b, sizeof(b));
 }
 
 static bool key_eq(const struct guard_route_key *a, const struct guard_route_key *b)

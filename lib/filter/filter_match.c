@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 
 #include "lib/filter/filter.h"
+#include "util/inaddr.h"
 
 #ifndef AF_VSOCK
 #define AF_VSOCK 40
@@ -63,7 +64,6 @@ static bool match_host(const struct sd_fnode *n, const struct sdiag_sock *s)
 	const struct sd_fhost *h = &n->u.host;
 	const uint8_t *addr = n->dir == SD_DIR_SRC ? s->inet.src : s->inet.dst;
 	uint16_t port = n->dir == SD_DIR_SRC ? s->inet.sport : s->inet.dport;
-	static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
 
 	if (!is_inet(s))
 		return false;
@@ -73,7 +73,7 @@ static bool match_host(const struct sd_fnode *n, const struct sdiag_sock *s)
 		return true;
 	if (h->family != s->family) {
 		/* An IPv4 condition also matches v4-mapped addresses. */
-		return s->family == AF_INET6 && h->family == AF_INET && !memcmp(addr, mapped, 12) &&
+		return s->family == AF_INET6 && h->family == AF_INET && in_v4mapped(addr) &&
 		       prefix_eq(addr + 12, h->addr, h->plen);
 	}
 	return prefix_eq(addr, h->addr, h->plen);

@@ -35,6 +35,7 @@
 
 #include "lib/ops/destroy.h"
 #include "lib/ops/ops.h"
+#include "util/hash.h"
 
 #define DEFAULT_BATCH 1024u
 #define REUSEPORT_TRIES 64u /* remote ports tried before "gone" */
@@ -399,14 +400,6 @@ struct cookie_set {
 	size_t used;
 };
 
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	return x;
-}
-
 static int set_grow(struct cookie_set *c)
 {
 	size_t ncap = c->cap ? c->cap * 2 : 1024;
@@ -419,7 +412,7 @@ static int set_grow(struct cookie_set *c)
 
 		if (!c->keys[i])
 			continue;
-		for (j = mix(c->keys[i]) & (ncap - 1); nk[j]; j = (j + 1) & (ncap - 1))
+		for (j = hash_u64(c->keys[i]) & (ncap - 1); nk[j]; j = (j + 1) & (ncap - 1))
 			;
 		nk[j] = c->keys[i];
 	}
@@ -436,7 +429,7 @@ static int set_insert(struct cookie_set *c, uint64_t key)
 
 	if ((c->used + 1) * 2 > c->cap && set_grow(c) < 0)
 		return -ENOMEM;
-	for (i = mix(key) & (c->cap - 1); c->keys[i]; i = (i + 1) & (c->cap - 1))
+	for (i = hash_u64(key) & (c->cap - 1); c->keys[i]; i = (i + 1) & (c->cap - 1))
 		if (c->keys[i] == key)
 			return 1;
 	c->keys[i] = key;
@@ -448,7 +441,7 @@ static bool set_has(const struct cookie_set *c, uint64_t key)
 {
 	if (!c->cap)
 		return false;
-	for (size_t i = mix(key) & (c->cap - 1); c->keys[i]; i = (i + 1) & (c->cap - 1))
+	for (size_t i = hash_u64(key) & (c->cap - 1); c->keys[i]; i = (i + 1) & (c->cap - 1))
 		if (c->keys[i] == key)
 			return true;
 	return false;

@@ -14,19 +14,10 @@
 #include <string.h>
 
 #include "lib/ops/ops.h"
+#include "util/hash.h"
 
 #define WINDOW_SLOTS 4096
 #define WINDOW_GEN_SHIFT 8	/* a generation is 256 records, about one datagram */
-
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
 
 int sd_seen_init(struct sd_seen *s, bool full)
 {
@@ -60,7 +51,7 @@ static int seen_grow(struct sd_seen *s)
 
 		if (!s->keys[i])
 			continue;
-		for (j = mix64(s->keys[i]) & (ncap - 1); nk[j]; j = (j + 1) & (ncap - 1))
+		for (j = hash_u64(s->keys[i]) & (ncap - 1); nk[j]; j = (j + 1) & (ncap - 1))
 			;
 		nk[j] = s->keys[i];
 	}
@@ -87,9 +78,9 @@ uint64_t sd_dedup_key(const struct sdiag_sock *s)
 		return s->cookie;
 	for (size_t i = 0; i < sizeof(s->inet.dst); i += sizeof(w)) {
 		memcpy(&w, s->inet.dst + i, sizeof(w));
-		h = mix64(h ^ w);
+		h = hash_u64(h ^ w);
 	}
-	h = mix64(h ^ s->inet.dport) ^ s->cookie;
+	h = hash_u64(h ^ s->inet.dport) ^ s->cookie;
 	return h ? h : 1;	/* 0 means "no key" to the seen table */
 }
 
@@ -103,7 +94,7 @@ int sd_seen_check(struct sd_seen *s, uint64_t cookie)
 	if (!s->full) {
 		uint64_t gen = s->count++ >> WINDOW_GEN_SHIFT;
 
-		i = mix64(cookie) & (s->cap - 1);
+		i = hash_u64(cookie) & (s->cap - 1);
 		if (s->keys[i] == cookie && s->gens[i] + 2 >= gen)
 			return 1;
 		/* Overwrite: an evicted cookie only weakens suppression. */
@@ -111,7 +102,7 @@ int sd_seen_check(struct sd_seen *s, uint64_t cookie)
 		s->gens[i] = gen;
 		return 0;
 	}
-	for (i = mix64(cookie) & (s->cap - 1); s->keys[i]; i = (i + 1) & (s->cap - 1))
+	for (i = hash_u64(cookie) & (s->cap - 1); s->keys[i]; i = (i + 1) & (s->cap - 1))
 		if (s->keys[i] == cookie)
 			return 1;
 	s->keys[i] = cookie;

@@ -26,6 +26,7 @@
 
 #include "lib/core/internal.h"
 #include "lib/owners/proc.h"
+#include "util/hash.h"
 
 /* What the scan collects, per process and per socket descriptor. A process's
  * descriptors are pushed one after the other, so each refers to the last
@@ -61,14 +62,6 @@ struct sdiag_procmap {
 	enum sdiag_owners source;	/* SDIAG_OWNERS_PROC or SDIAG_OWNERS_BPF */
 	int bpf_err;		/* why the BPF iterator was not used, or 0 */
 };
-
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 31;
-	x *= 0x7fb5d329728ea185ULL;
-	x ^= x >> 27;
-	return x;
-}
 
 static void *grow(void *a, size_t *cap, size_t size)
 {
@@ -257,7 +250,7 @@ static struct slot *slot_of(struct slot *slots, size_t nslots, uint64_t inode)
 {
 	size_t i;
 
-	for (i = mix(inode) & (nslots - 1); slots[i].count; i = (i + 1) & (nslots - 1))
+	for (i = hash_u64(inode) & (nslots - 1); slots[i].count; i = (i + 1) & (nslots - 1))
 		if (slots[i].inode == inode)
 			break;
 	return &slots[i];
@@ -481,7 +474,7 @@ void sd_procmap_prefetch(const struct sdiag_procmap *m, uint64_t inode, int stag
 	if (!m->nslots || !inode)
 		return;
 	if (stage == 0) {
-		__builtin_prefetch(&m->slots[mix(inode) & (m->nslots - 1)]);
+		__builtin_prefetch(&m->slots[hash_u64(inode) & (m->nslots - 1)]);
 		return;
 	}
 	sl = slot_of(m->slots, m->nslots, inode);

@@ -30,11 +30,6 @@ static const struct {
 	{ "all", T(TCP) | T(UDP) | SDIAG_TABLES_UNIX, SDIAG_AF_ALL },
 };
 
-static const char *const key_names[SDPY_K_MAX] = {
-	"family", "type", "status", "state", "netid", "laddr", "raddr", "lip", "lport",
-	"rip", "rport", "uid", "cgroup", "cgroup_id", "pid", "comm",
-};
-
 /* At most 32 bytes of user text, control characters escaped, into out. */
 static const char *quote(char *out, size_t size, const char *s, size_t len)
 {
@@ -95,72 +90,20 @@ void sdpy_kind_error(const char *name, size_t len, char *buf, size_t size)
 		 quote(q, sizeof(q), name, len));
 }
 
-int sdpy_keys_add(struct sdpy_keys *keys, const char *name, size_t len, char *err, size_t size)
+int sdpy_keys_add(struct gkeys *keys, const char *name, size_t len, char *err, size_t size)
 {
-	char q[160];
-	int k;
-
-	if (len == 0) {
-		snprintf(err, size, "an empty key");
-		return -EINVAL;
-	}
-	for (k = 0; k < SDPY_K_MAX; k++)
-		if (strlen(key_names[k]) == len && !memcmp(key_names[k], name, len))
-			break;
-	if (k == SDPY_K_MAX) {
-		snprintf(err, size,
-			 "unknown key '%s' (keys: family, type, status, state, netid, laddr, raddr, "
-			 "lip, lport, rip, rport, uid, cgroup, cgroup_id, pid, comm)",
-			 quote(q, sizeof(q), name, len));
-		return -EINVAL;
-	}
-	for (size_t i = 0; i < keys->n; i++)
-		if (keys->k[i] == (enum sdpy_ckey)k) {
-			snprintf(err, size, "key '%s' given twice", key_names[k]);
-			return -EINVAL;
-		}
-	if (keys->n == SDPY_MAX_KEYS) {
-		snprintf(err, size, "too many keys (at most %d)", SDPY_MAX_KEYS);
-		return -EINVAL;
-	}
-	keys->k[keys->n++] = (enum sdpy_ckey)k;
-	return 0;
+	return gkeys_add(keys, name, len, GF_PY, SDPY_MAX_KEYS, err, size);
 }
 
-int sdpy_keys_parse(struct sdpy_keys *keys, const char *list, size_t len, char *err,
+int sdpy_keys_parse(struct gkeys *keys, const char *list, size_t len, char *err,
 		    size_t size)
 {
-	const char *p = list, *end = list + len;
-	char q[160];
-
-	if (len == 0) {
-		snprintf(err, size, "no key given");
-		return -EINVAL;
-	}
-	for (;;) {
-		const char *comma = memchr(p, ',', (size_t)(end - p));
-		size_t n = comma ? (size_t)(comma - p) : (size_t)(end - p);
-
-		if (n == 0) {
-			snprintf(err, size,
-				 "an empty key in '%s' (keys are separated by single commas)",
-				 quote(q, sizeof(q), list, len));
-			return -EINVAL;
-		}
-		if (sdpy_keys_add(keys, p, n, err, size) < 0)
-			return -EINVAL;
-		if (!comma)
-			return 0;
-		p = comma + 1;
-	}
+	return gkeys_parse(keys, list, len, GF_PY, SDPY_MAX_KEYS, err, size);
 }
 
-bool sdpy_keys_need_procs(const struct sdpy_keys *keys)
+bool sdpy_keys_need_procs(const struct gkeys *keys)
 {
-	for (size_t i = 0; i < keys->n; i++)
-		if (keys->k[i] == SDPY_K_PID || keys->k[i] == SDPY_K_COMM)
-			return true;
-	return false;
+	return gkeys_has(keys, GK_PID) || gkeys_has(keys, GK_PROCESS);
 }
 
 int sdpy_netns_check(const char *spec, size_t len, char *err, size_t size)

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "sockdiag.h"
+#include "util/group.h"
 
 /* What a kind name selects. */
 struct sdpy_kind {
@@ -30,29 +31,18 @@ int sdpy_kind_lookup(const char *name, size_t len, struct sdpy_kind *ret);
 /* The text of the error for an unknown kind, the name quoted. */
 void sdpy_kind_error(const char *name, size_t len, char *buf, size_t size);
 
-/* count_by's keys. */
-enum sdpy_ckey {
-	SDPY_K_FAMILY, SDPY_K_TYPE, SDPY_K_STATUS, SDPY_K_STATE, SDPY_K_NETID, SDPY_K_LADDR,
-	SDPY_K_RADDR, SDPY_K_LIP, SDPY_K_LPORT, SDPY_K_RIP, SDPY_K_RPORT, SDPY_K_UID,
-	SDPY_K_CGROUP, SDPY_K_CGROUP_ID, SDPY_K_PID, SDPY_K_COMM, SDPY_K_MAX
-};
-
+/* count_by's keys: the grouping engine's (util/group.h), those GF_PY offers. */
 #define SDPY_MAX_KEYS 8
-
-struct sdpy_keys {
-	enum sdpy_ckey k[SDPY_MAX_KEYS];
-	size_t n;
-};
 
 /* Add one key name. The CLI's rule for --count-by: no key empty, none twice, at most
  * SDPY_MAX_KEYS. Returns 0, or -EINVAL with the reason in err (one line). */
-int sdpy_keys_add(struct sdpy_keys *keys, const char *name, size_t len, char *err, size_t size);
+int sdpy_keys_add(struct gkeys *keys, const char *name, size_t len, char *err, size_t size);
 /* A comma-separated list of keys (KEY[,KEY...]) added one by one; an empty list, or an
  * empty item ("pid,", ",pid", "pid,,lport"), is refused. Returns 0 or -EINVAL. */
-int sdpy_keys_parse(struct sdpy_keys *keys, const char *list, size_t len, char *err,
+int sdpy_keys_parse(struct gkeys *keys, const char *list, size_t len, char *err,
 		    size_t size);
 /* Whether the keys need the owners (pid, comm). */
-bool sdpy_keys_need_procs(const struct sdpy_keys *keys);
+bool sdpy_keys_need_procs(const struct gkeys *keys);
 
 /* A netns argument's text (a name under /run/netns, a path, pid:N): not empty, no NUL.
  * Returns 0, or -EINVAL with the reason in err. */

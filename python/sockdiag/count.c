@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * count_by(): groups counted during the dump, without the GIL and without a
- * Python object per socket. Each socket's key is the bytes of the fields
- * asked for; the groups are an open-addressing hash table of those bytes, and
- * each keeps one record of its own, from which its key's Python values are
- * made at the end. Memory grows with the groups, not the sockets.
+ * Python object per socket, by the grouping engine the CLI's --count-by uses
+ * (util/group.h): each socket's key is a typed tuple, counted in its table;
+ * each group keeps one record of its own, from which its key's Python values
+ * are made at the end. Memory grows with the groups, not the sockets.
  */
 #include "python/sockdiag/sdpy.h"
 #include "python/sockdiag/args.h"
@@ -15,178 +15,41 @@
 #include <sys/socket.h>
 #include <arpa/inet.h>
 
-struct group {
-	uint64_t hash, count;
-	uint32_t key_off, key_len;
-	uint32_t rec;		/* index in the groups' chunk */
-};
+#include "util/group.h"
 
 struct counter {
 	const struct sdpy_query *sq;
-	struct sdpy_keys keys;
+	struct gkeys keys;
 	struct sdpy_chunk reps;	/* one record per group */
-	struct sdpy_chunk tmp;	/* the current socket's record */
-	struct group *g;	/* hash table, size a power of two */
-	size_t size, used;
-	uint8_t *kbuf;		/* the groups' keys */
-	size_t klen, kcap;
-	uint8_t key[4096];	/* the current socket's key */
+	struct gtab tab;
+	uint8_t key[4096];	/* the current socket's tuple */
 };
-
-static size_t put(uint8_t *k, size_t n, const void *p, size_t len)
-{
-	if (len && n + len <= 4096)	/* p may be NULL when len is 0 (an empty name) */
-		memcpy(k + n, p, len);
-	return n + len;
-}
 
 static bool is_inet(const struct sdpy_rec *r)
 {
 	return r->family == AF_INET || r->family == AF_INET6;
 }
 
-/* The key's bytes for one field of r. */
-static size_t key_field(const struct sdpy_chunk *c, const struct sdpy_rec *r, enum sdpy_ckey k,
-			uint8_t *b, size_t n)
-{
-	bool local = k == SDPY_K_LADDR || k == SDPY_K_LIP || k == SDPY_K_LPORT;
-	uint8_t v8;
-	uint32_t v32 = UINT32_MAX;
-
-	switch (k) {
-	case SDPY_K_FAMILY: return put(b, n, &r->family, 1);
-	case SDPY_K_TYPE: return put(b, n, &r->type, 1);
-	case SDPY_K_STATE: return put(b, n, &r->state, 1);
-	case SDPY_K_NETID: return put(b, n, &r->table, 1);
-	case SDPY_K_STATUS:
-		v8 = is_inet(r) && r->type == SOCK_STREAM ? r->state : 0xff;
-		return put(b, n, &v8, 1);
-	case SDPY_K_LADDR:
-	case SDPY_K_RADDR:
-		n = put(b, n, &r->family, 1);
-		if (r->family == AF_UNIX && local)
-			return put(b, put(b, n, &r->name_len, 4), c->arena + r->name_off, r->name_len);
-		n = put(b, n, local ? r->src : r->dst, 16);
-		return put(b, n, local ? &r->sport : &r->dport, 2);
-	case SDPY_K_LIP:
-	case SDPY_K_RIP:
-		n = put(b, n, &r->family, 1);
-		return is_inet(r) ? put(b, n, local ? r->src : r->dst, 16) : n;
-	case SDPY_K_LPORT:
-	case SDPY_K_RPORT:
-		n = put(b, n, &r->family, 1);
-		return is_inet(r) ? put(b, n, local ? &r->sport : &r->dport, 2) : n;
-	case SDPY_K_UID:
-		if (r->flags & SDPY_R_UID)
-			v32 = r->uid;
-		return put(b, n, &v32, 4);
-	case SDPY_K_CGROUP:
-	case SDPY_K_CGROUP_ID:
-		v8 = (r->flags & SDPY_R_CGROUP) != 0;
-		n = put(b, n, &v8, 1);
-		return put(b, n, &r->cgroup, 8);
-	case SDPY_K_PID:
-		if (r->n_procs)
-			v32 = (uint32_t)r->procs[0].pid;
-		return put(b, n, &v32, 4);
-	case SDPY_K_COMM:
-		v8 = r->n_procs > 0;
-		n = put(b, n, &v8, 1);
-		return v8 ? put(b, n, r->procs[0].comm, sizeof(r->procs[0].comm)) : n;
-	default:
-		return n;
-	}
-}
-
-static uint64_t hash(const uint8_t *p, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 1099511628211ull;
-	return h | 1;	/* 0 marks an empty slot */
-}
-
-static int rehash(struct counter *ct)
-{
-	size_t nsize = ct->size ? ct->size * 2 : 64;
-	struct group *ng = calloc(nsize, sizeof(*ng));
-
-	if (!ng)
-		return -ENOMEM;
-	for (size_t i = 0; i < ct->size; i++) {
-		size_t j;
-
-		if (!ct->g[i].hash)
-			continue;
-		for (j = ct->g[i].hash & (nsize - 1); ng[j].hash; j = (j + 1) & (nsize - 1))
-			;
-		ng[j] = ct->g[i];
-	}
-	free(ct->g);
-	ct->g = ng;
-	ct->size = nsize;
-	return 0;
-}
-
-static int add_group(struct counter *ct, size_t slot, uint64_t h, size_t len,
-		     const struct sdiag_sock *s)
-{
-	int r;
-
-	if (ct->klen + len > UINT32_MAX)
-		return -ENOMEM;
-	if (ct->klen + len > ct->kcap) {
-		size_t ncap = ct->kcap ? ct->kcap : 4096;
-		uint8_t *p;
-
-		while (ncap < ct->klen + len)
-			ncap *= 2;
-		if (!(p = realloc(ct->kbuf, ncap)))
-			return -ENOMEM;
-		ct->kbuf = p;
-		ct->kcap = ncap;
-	}
-	r = sdpy_chunk_add(&ct->reps, s, false);
-	if (r < 0)
-		return r;
-	memcpy(ct->kbuf + ct->klen, ct->key, len);
-	ct->g[slot] = (struct group){ .hash = h, .count = 1, .key_off = (uint32_t)ct->klen,
-				      .key_len = (uint32_t)len, .rec = (uint32_t)ct->reps.n - 1 };
-	ct->klen += len;
-	ct->used++;
-	return 0;
-}
-
 static int count_cb(const struct sdiag_sock *s, void *userdata)
 {
 	struct counter *ct = userdata;
-	const struct sdpy_rec *r;
-	size_t len = 0, slot;
-	uint64_t h;
+	size_t len = gkey_tuple(ct->key, sizeof(ct->key), &ct->keys, s, NULL);
+	bool fresh;
+	long slot;
 	int e;
 
-	sdpy_chunk_reset(&ct->tmp);
-	e = sdpy_chunk_add(&ct->tmp, s, false);
-	if (e < 0)
-		return e;
-	r = &ct->tmp.recs[0];
-	for (size_t i = 0; i < ct->keys.n; i++)
-		len = key_field(&ct->tmp, r, ct->keys.k[i], ct->key, len);
 	if (len > sizeof(ct->key))
 		return -E2BIG;
-	if ((ct->used + 1) * 2 > ct->size && (e = rehash(ct)) < 0)
+	slot = gtab_add(&ct->tab, ct->key, len, &fresh);
+	if (slot < 0)
+		return (int)slot;
+	if (!fresh)
+		return 0;
+	e = sdpy_chunk_add(&ct->reps, s, false);
+	if (e < 0)
 		return e;
-	h = hash(ct->key, len);
-	for (slot = h & (ct->size - 1); ct->g[slot].hash; slot = (slot + 1) & (ct->size - 1)) {
-		const struct group *g = &ct->g[slot];
-
-		if (g->hash == h && g->key_len == len && !memcmp(ct->kbuf + g->key_off, ct->key, len)) {
-			ct->g[slot].count++;
-			return 0;
-		}
-	}
-	return add_group(ct, slot, h, len, s);
+	ct->tab.e[slot].aux = (uint32_t)ct->reps.n - 1;
+	return 0;
 }
 
 static int count_run(struct sdpy_query *sq, struct counter *ct)
@@ -200,44 +63,46 @@ static int count_run(struct sdpy_query *sq, struct counter *ct)
 	return r;
 }
 
-static PyObject *ip_or_none(const struct sdpy_rec *r, bool local)
+/* An address of the tuple (a v4-mapped one already as IPv4). */
+static PyObject *ip_of(const struct gval *v)
 {
 	char buf[64];
 
-	if (!is_inet(r))
+	if (v->none)
 		Py_RETURN_NONE;
-	if (!inet_ntop(r->family, local ? r->src : r->dst, buf, sizeof(buf)))
+	if (!inet_ntop(v->family, v->p, buf, sizeof(buf)))
 		return PyErr_SetFromErrno(PyExc_OSError);
 	return PyUnicode_FromString(buf);
 }
 
 static PyObject *key_value(struct sdpy_state *st, const struct sdpy_chunk *c,
-			   const struct sdpy_rec *r, enum sdpy_ckey k, struct sdpy_cgmap *cg)
+			   const struct sdpy_rec *r, enum gkey k, const struct gval *v,
+			   struct sdpy_cgmap *cg)
 {
 	switch (k) {
-	case SDPY_K_FAMILY: return sdpy_family(st, r->family);
-	case SDPY_K_TYPE: return sdpy_kind(st, r->type);
-	case SDPY_K_STATUS: return sdpy_status(st, r);
-	case SDPY_K_STATE: return Py_NewRef(r->state < SDIAG_SS_MAX ? st->state[r->state] : Py_None);
-	case SDPY_K_NETID: return Py_NewRef(r->table < SDIAG_T_MAX ? st->netid[r->table] : Py_None);
-	case SDPY_K_LADDR: return sdpy_endpoint(st, c, r, true, NULL);
-	case SDPY_K_RADDR: return sdpy_endpoint(st, c, r, false, NULL);
-	case SDPY_K_LIP: return ip_or_none(r, true);
-	case SDPY_K_RIP: return ip_or_none(r, false);
-	case SDPY_K_LPORT:
+	case GK_FAMILY: return sdpy_family(st, r->family);
+	case GK_TYPE: return sdpy_kind(st, r->type);
+	case GK_STATUS: return sdpy_status(st, r);
+	case GK_STATE: return Py_NewRef(r->state < SDIAG_SS_MAX ? st->state[r->state] : Py_None);
+	case GK_PROTO: return Py_NewRef(r->table < SDIAG_T_MAX ? st->netid[r->table] : Py_None);
+	case GK_LENDPOINT: return sdpy_endpoint(st, c, r, true, NULL);
+	case GK_RENDPOINT: return sdpy_endpoint(st, c, r, false, NULL);
+	case GK_LADDR:
+	case GK_RADDR: return ip_of(v);
+	case GK_LPORT:
 		return is_inet(r) ? sdpy_port(st, r->sport) : Py_NewRef(Py_None);
-	case SDPY_K_RPORT:
+	case GK_RPORT:
 		return is_inet(r) ? sdpy_port(st, r->dport) : Py_NewRef(Py_None);
-	case SDPY_K_UID:
+	case GK_UID:
 		return r->flags & SDPY_R_UID ? PyLong_FromUnsignedLong(r->uid) : Py_NewRef(Py_None);
-	case SDPY_K_CGROUP:
+	case GK_CGROUP:
 		return r->flags & SDPY_R_CGROUP ? sdpy_cgroup_path(cg, r->cgroup) : Py_NewRef(Py_None);
-	case SDPY_K_CGROUP_ID:
+	case GK_CGROUP_ID:
 		return r->flags & SDPY_R_CGROUP ? PyLong_FromUnsignedLongLong(r->cgroup) :
 						  Py_NewRef(Py_None);
-	case SDPY_K_PID:
+	case GK_PID:
 		return r->n_procs ? PyLong_FromLong(r->procs[0].pid) : Py_NewRef(Py_None);
-	case SDPY_K_COMM:
+	case GK_PROCESS:
 		if (!r->n_procs)
 			Py_RETURN_NONE;
 		return PyUnicode_DecodeFSDefaultAndSize(r->procs[0].comm,
@@ -247,28 +112,49 @@ static PyObject *key_value(struct sdpy_state *st, const struct sdpy_chunk *c,
 	}
 }
 
+/* A group's key: the value itself for one key, a tuple for several. */
+static PyObject *group_key(struct sdpy_state *st, const struct counter *ct, const struct gent *g,
+			   struct sdpy_cgmap *cg)
+{
+	const struct sdpy_rec *r = &ct->reps.recs[g->aux];
+	PyObject *key = ct->keys.n == 1 ? NULL : PyTuple_New((Py_ssize_t)ct->keys.n);
+
+	if (ct->keys.n > 1 && !key)
+		return NULL;
+	for (size_t k = 0; k < ct->keys.n; k++) {
+		struct gval v;
+		PyObject *o;
+
+		gkey_field(gtab_key(&ct->tab, g), g->len, &ct->keys, k, &v);
+		o = key_value(st, &ct->reps, r, ct->keys.k[k], &v, cg);
+		if (ct->keys.n == 1)
+			return o;
+		if (!o) {
+			Py_DECREF(key);
+			return NULL;
+		}
+		PyTuple_SET_ITEM(key, (Py_ssize_t)k, o);
+	}
+	return key;
+}
+
 static PyObject *result_dict(struct sdpy_state *st, const struct counter *ct)
 {
 	struct sdpy_cgmap cg = { 0 };
 	PyObject *d = PyDict_New();
 
-	for (size_t i = 0; d && i < ct->size; i++) {
-		const struct group *g = &ct->g[i];
-		const struct sdpy_rec *r = &ct->reps.recs[g->rec];
-		PyObject *key, *n;
+	for (size_t i = 0; d && i < ct->tab.cap; i++) {
+		const struct gent *g = &ct->tab.e[i];
+		PyObject *key, *n, *old;
 
 		if (!g->hash)
 			continue;
-		key = PyTuple_New((Py_ssize_t)ct->keys.n);
-		for (size_t k = 0; key && k < ct->keys.n; k++) {
-			PyObject *v = key_value(st, &ct->reps, r, ct->keys.k[k], &cg);
-
-			if (!v)
-				Py_CLEAR(key);
-			else
-				PyTuple_SET_ITEM(key, (Py_ssize_t)k, v);
-		}
-		n = key ? PyLong_FromUnsignedLongLong(g->count) : NULL;
+		key = group_key(st, ct, g, &cg);
+		/* Two tuples may give one Python value (a removed cgroup's path): add. */
+		old = key ? PyDict_GetItemWithError(d, key) : NULL;
+		n = key && !PyErr_Occurred() ?
+			    PyLong_FromUnsignedLongLong(g->count + (old ? PyLong_AsUnsignedLongLong(old) : 0)) :
+			    NULL;
 		if (!n || PyDict_SetItem(d, key, n) < 0)
 			Py_CLEAR(d);
 		Py_XDECREF(key);
@@ -359,9 +245,7 @@ PyObject *sdpy_count_by(PyObject *module, PyObject *args, PyObject *kwds)
 		res = result_dict(st, ct);
 out:
 	sdpy_chunk_free(&ct->reps);
-	sdpy_chunk_free(&ct->tmp);
-	free(ct->g);
-	free(ct->kbuf);
+	gtab_free(&ct->tab);
 	PyMem_Free(ct);
 	sdpy_query_free(&sq);
 	return res;

@@ -196,11 +196,14 @@ out:
 PyDoc_STRVAR(count_by_doc,
 "count_by(keys, kind='inet', filter=None, netns=None)\n"
 "--\n\n"
-"Count sockets by keys: a dict {tuple of the keys' values: count}. keys is a\n"
-"sequence of names, or one string of names separated by commas (none empty,\n"
-"none twice): family, type, status, state, netid, laddr, raddr, lip, lport,\n"
-"rip, rport, uid, cgroup, cgroup_id, pid, comm (pid and comm: the first\n"
-"owner's; they make it scan the processes). Values are as in Socket.\n"
+"Count sockets by keys: a dict {value: count} for one key, {tuple of the\n"
+"keys' values: count} for several. keys is a sequence of names, or one string\n"
+"of names separated by commas (none empty, none twice), those of sockdiag list\n"
+"--count-by: state, proto (netid), family, laddr (lip), raddr (rip, peer): the\n"
+"IP, lport, rport, uid, cgroup, cgroup_id, pid, process (comm) (pid and\n"
+"process: the first owner's; they make it scan the processes), and type,\n"
+"status, lendpoint, rendpoint ((ip, port) as Socket.laddr, raddr).\n"
+"Values are as in Socket.\n"
 "Counted in C without the GIL: memory grows with the groups, not the sockets.");
 
 PyDoc_STRVAR(iter_doc,

@@ -7,6 +7,7 @@
  * stream sockets).
  */
 #include "python/sockdiag/sdpy.h"
+#include "util/hash.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -273,14 +274,10 @@ PyObject *sdpy_cgroup_path(struct sdpy_cgmap *m, uint64_t id)
 static PyObject *ip_str(uint8_t family, const uint8_t *a, struct sdpy_addr_cache *ac)
 {
 	size_t alen = family == AF_INET ? 4 : 16;
-	uint32_t h = 2166136261u;
 	char buf[INET6_ADDRSTRLEN];
 	PyObject *s;
-	unsigned i;
+	unsigned i = (unsigned)(hash_bytes(a, alen) % SDPY_ADDR_CACHE);
 
-	for (size_t k = 0; k < alen; k++)
-		h = (h ^ a[k]) * 16777619u;
-	i = h % SDPY_ADDR_CACHE;
 	if (ac && ac->e[i].str && ac->e[i].family == family && !memcmp(ac->e[i].addr, a, alen))
 		return Py_NewRef(ac->e[i].str);
 	if (!inet_ntop(family, a, buf, sizeof(buf)))

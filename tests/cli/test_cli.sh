@@ -3,7 +3,7 @@
 # End-to-end tests of the sockdiag CLI (options, exit codes, table, JSON,
 # NDJSON), run inside a private network namespace this script creates; the
 # checks are in test_cli.py (or SCRIPT, e.g. test_options.py).
-# Usage: test_cli.sh PATH-TO-SOCKDIAG [SCRIPT].
+# Usage: test_cli.sh PATH-TO-SOCKDIAG [SCRIPT [ARG]] (ARG: a second argument of SCRIPT).
 # Exit 0 pass, 1 fail, 77 cannot run here (skip).
 set -eu
 
@@ -30,4 +30,4 @@ if [ "$(readlink /proc/self/ns/net)" = "$(readlink /proc/1/ns/net)" ]; then
 	exit 1
 fi
 ip link set lo up
-exec python3 "$here/${2:-test_cli.py}" "$sockdiag"
+exec python3 "$here/${2:-test_cli.py}" "$sockdiag" ${3+"$3"}

@@ -78,12 +78,27 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* The row whose key is `key`, or NULL. */
+/* The row whose key values, written here joined by 0x1f, are `key`, or NULL. */
 static const struct top_group *row(const struct top_model *m, const char *key)
 {
-	for (size_t i = 0; i < tm_nrows(m); i++)
-		if (!strcmp(tm_row(m, i)->key, key))
-			return tm_row(m, i);
+	for (size_t i = 0; i < tm_nrows(m); i++) {
+		const struct top_group *g = tm_row(m, i);
+		char text[512];
+		size_t n = 0, len;
+
+		for (size_t k = 0; k < g->nkeys && n + 1 < sizeof(text); k++) {
+			const char *v = top_key_field(g, k, &len);
+
+			if (k)
+				text[n++] = '\x1f';
+			len = len < sizeof(text) - 1 - n ? len : sizeof(text) - 1 - n;
+			memcpy(text + n, v, len);
+			n += len;
+		}
+		text[n] = '\0';
+		if (!strcmp(text, key))
+			return g;
+	}
 	return NULL;
 }
 
@@ -377,7 +392,7 @@ static void check_rx_order(const struct top_model *m, bool ascending)
 				       *b = tm_row(m, ascending ? i : i + 1);
 
 		assert_true(a->rx > b->rx || (a->rx == b->rx && a->tx > b->tx) ||
-			    (a->rx == b->rx && a->tx == b->tx && strcmp(a->key, b->key) < 0));
+			    (a->rx == b->rx && a->tx == b->tx && top_key_cmp(a, b) < 0));
 	}
 }
 
@@ -426,7 +441,7 @@ static void test_keys_parse(void **state)
 	(void)state;
 	assert_int_equal(top_keys_parse(&k, "pid,comm,unit", &e), 0);
 	assert_int_equal(k.n, 3);
-	assert_int_equal(k.k[1], CK_PROCESS);
+	assert_int_equal(k.k[1], GK_PROCESS);
 	assert_int_equal(top_keys_parse(&k, "conn,pid", &e), 0);
 	assert_int_equal(k.n, 7);
 	assert_true(k.conn);
@@ -439,11 +454,11 @@ static void test_keys_parse(void **state)
 	assert_int_equal(e.kind, TKE_TWICE);
 	assert_int_equal(top_keys_parse(&k, "pid,comm,pid", &e), -EINVAL);
 	assert_int_equal(e.kind, TKE_TWICE);
-	assert_int_equal(e.key, CK_PID);
+	assert_int_equal(e.key, GK_PID);
 	assert_false(e.in_conn);
 	assert_int_equal(top_keys_parse(&k, "rport,conn", &e), -EINVAL);
 	assert_int_equal(e.kind, TKE_TWICE);
-	assert_int_equal(e.key, CK_RPORT);
+	assert_int_equal(e.key, GK_RPORT);
 	assert_true(e.in_conn);
 	for (const char *const *a = (const char *const[]){ "pid,", ",pid", "pid,,comm", ",",
 							     NULL }; *a; a++) {

@@ -24,12 +24,12 @@ static void check_text(const char *s, size_t size)
 		abort();
 }
 
-static void check_keys(const struct sdpy_keys *k)
+static void check_keys(const struct gkeys *k)
 {
 	if (k->n == 0 || k->n > SDPY_MAX_KEYS)
 		abort();
 	for (size_t i = 0; i < k->n; i++) {
-		if ((unsigned)k->k[i] >= SDPY_K_MAX)
+		if ((unsigned)k->k[i] >= GK_MAX || !(gkey_defs[k->k[i]].fe & GF_PY))
 			abort();
 		for (size_t j = 0; j < i; j++)
 			if (k->k[i] == k->k[j])
@@ -55,7 +55,7 @@ static void kind(const char *s, size_t n)
 
 static void key_list(const char *s, size_t n)
 {
-	struct sdpy_keys k = { 0 };
+	struct gkeys k = { 0 };
 	char err[512];
 
 	if (sdpy_keys_parse(&k, s, n, err, sizeof(err)) < 0) {
@@ -71,7 +71,7 @@ static void key_list(const char *s, size_t n)
 
 static void key_items(const char *s, size_t n)
 {
-	struct sdpy_keys k = { 0 };
+	struct gkeys k = { 0 };
 	const char *p = s, *end = s + n;
 	char err[512];
 

@@ -124,6 +124,8 @@ static void check_sort(const char *arg, const uint8_t *p, size_t n)
 			keys[ng][i] = (char)('a' + (p[i] >> 2) % 3);
 		keys[ng][kl] = '\0';
 		g[ng].key = keys[ng];
+		g[ng].nkeys = 1;
+		g[ng].koff[1] = (uint32_t)kl;
 		g[ng].rx = p[1] % 4;
 		g[ng].tx = p[2] % 4;
 		g[ng].conns = p[3] % 3;

@@ -229,7 +229,7 @@ def test_socket_cgroup_path():
             assert sockdiag.count_by(("cgroup", "lport"), kind="tcp",
                                      filter="sport = :7911") == {("/" + name, 7911): 1}
             assert sockdiag.count_by(("cgroup_id",), kind="tcp",
-                                     filter="sport = :7911") == {(s.cgroup_id,): 1}
+                                     filter="sport = :7911") == {s.cgroup_id: 1}
         finally:
             p.stdin.close()
             p.wait(timeout=30 * SLOW)

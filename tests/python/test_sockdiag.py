@@ -7,6 +7,7 @@ import collections
 import ctypes
 import errno
 import gc
+import ipaddress
 import os
 import resource
 import socket
@@ -191,9 +192,21 @@ def test_kinds():
 
 
 def test_count_by(population):
+    """Groups as the records give them; the CLI's vocabulary (laddr/raddr the IP, a
+    v4-mapped one as IPv4, lip/rip/netid/comm/peer aliases); one key's groups are
+    plain values, several keys' tuples."""
     socks = sockdiag.connections("all", processes=True)
-    for keys in (("family", "status"), ("laddr",), ("netid", "state", "lport"), ("pid", "comm"),
-                 ("rip", "rport", "uid")):
+
+    def ip(c, a):
+        if c.family not in (socket.AF_INET, socket.AF_INET6):
+            return None
+        if a:
+            x = ipaddress.ip_address(a.ip)
+            return str(x.ipv4_mapped) if x.version == 6 and x.ipv4_mapped else a.ip
+        return "0.0.0.0" if c.family == socket.AF_INET else "::"
+
+    for keys in (("family", "status"), ("lendpoint",), ("netid", "state", "lport"),
+                 ("pid", "comm"), ("rip", "rport", "uid"), ("laddr",), ("peer",), ("state",)):
         want = collections.Counter()
         for c in socks:
             v = []
@@ -203,18 +216,26 @@ def test_count_by(population):
                     v.append((c.laddr.port if c.laddr else 0) if inet else None)
                 elif k == "rport":
                     v.append((c.raddr.port if c.raddr else 0) if inet else None)
-                elif k == "rip":
-                    v.append(c.raddr.ip if c.raddr else (None if c.family == socket.AF_UNIX else
-                             ("0.0.0.0" if c.family == socket.AF_INET else "::")))
+                elif k in ("rip", "peer"):
+                    v.append(ip(c, c.raddr))
+                elif k == "laddr":
+                    v.append(ip(c, c.laddr))
+                elif k == "lendpoint":
+                    v.append(c.laddr)
                 elif k == "comm":
                     v.append(c.processes[0].comm if c.processes else None)
                 else:
                     v.append(getattr(c, k))
-            want[tuple(v)] += 1
+            want[tuple(v) if len(keys) > 1 else v[0]] += 1
         assert sockdiag.count_by(keys, kind="all") == dict(want), keys
     assert sockdiag.count_by("status,family") == sockdiag.count_by(["status", "family"])
+    assert sockdiag.count_by("raddr", kind="tcp") == sockdiag.count_by("rip", kind="tcp")
+    assert sockdiag.count_by(("process", "proto"), kind="tcp") == \
+        sockdiag.count_by(("comm", "netid"), kind="tcp")
     with pytest.raises(ValueError, match="unknown key"):
         sockdiag.count_by("colour")
+    with pytest.raises(ValueError, match="unknown key 'unit'"):
+        sockdiag.count_by("unit")
 
 
 FILTER_ERRORS = [

@@ -23,19 +23,7 @@
 #include <sys/socket.h>
 
 #include "daemon/guard/core/core.h"
-
-static const uint8_t v4mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-
-/* The socket's address in a family's form: IPv4-mapped IPv6 becomes IPv4. */
-static uint8_t plain_addr(uint8_t family, const uint8_t *in, const uint8_t **out)
-{
-	if (family == AF_INET6 && !memcmp(in, v4mapped, 12)) {
-		*out = in + 12;
-		return AF_INET;
-	}
-	*out = in;
-	return family;
-}
+#include "util/inaddr.h"
 
 static size_t addr_len(uint8_t family)
 {
@@ -77,7 +65,7 @@ static bool is_link_local(const struct guard_addr *a)
 static bool uses_addr(const struct sdiag_sock *s, const struct guard_addr *a)
 {
 	const uint8_t *src;
-	uint8_t fam = plain_addr(s->family, s->inet.src, &src);
+	uint8_t fam = in_plain(s->family, s->inet.src, &src);
 
 	if (!same_addr(fam, src, a->family, a->addr))
 		return false;
@@ -150,8 +138,8 @@ static bool in_cgroups(const struct guard_cgroup *v, size_t n, const struct sdia
 static enum guard_verdict exempt(const struct guard_config *c, const struct sdiag_sock *s)
 {
 	const uint8_t *src, *dst;
-	uint8_t fs = plain_addr(s->family, s->inet.src, &src);
-	uint8_t fd = plain_addr(s->family, s->inet.dst, &dst);
+	uint8_t fs = in_plain(s->family, s->inet.src, &src);
+	uint8_t fd = in_plain(s->family, s->inet.dst, &dst);
 
 	if (c->exempt_loopback && (is_loopback(fs, src) || is_loopback(fd, dst)))
 		return GUARD_KEEP_LOOPBACK;

@@ -22,23 +22,11 @@
 #include <linux/rtnetlink.h>
 
 #include "daemon/guard/core/core.h"
-
-static const uint8_t v4mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+#include "util/inaddr.h"
 
 static size_t alen(uint8_t family)
 {
 	return family == AF_INET ? 4 : 16;
-}
-
-/* IPv4-mapped IPv6 as IPv4. */
-static uint8_t plain(uint8_t family, const uint8_t *in, const uint8_t **out)
-{
-	if (family == AF_INET6 && !memcmp(in, v4mapped, 12)) {
-		*out = in + 12;
-		return AF_INET;
-	}
-	*out = in;
-	return family;
 }
 
 void guard_route_key_of(const struct sdiag_sock *s, struct guard_route_key *ret)
@@ -46,7 +34,7 @@ void guard_route_key_of(const struct sdiag_sock *s, struct guard_route_key *ret)
 	const uint8_t *peer;
 
 	memset(ret, 0, sizeof(*ret));
-	ret->family = plain(s->family, s->inet.dst, &peer);
+	ret->family = in_plain(s->family, s->inet.dst, &peer);
 	memcpy(ret->peer, peer, alen(ret->family));
 	ret->mark = s->has & SDIAG_HAS_MARK ? s->inet.mark : 0;
 	ret->oif = s->inet.ifindex;
@@ -72,7 +60,7 @@ enum guard_verdict guard_decide_route(const struct guard_config *c, const struct
 
 	if (v != GUARD_DESTROY)
 		return v;
-	fam = plain(s->family, s->inet.src, &src);
+	fam = in_plain(s->family, s->inet.src, &src);
 	/* No route, or a peer on this host: the packets never leave by a device. */
 	if (!a || a->err || a->local || !a->has_src || zero(src, alen(fam)))
 		return GUARD_KEEP_UNRELATED;
