@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "daemon/exporter/exporter.h"
+#include "util/clock.h"
 #include "util/hash.h"
 
 /* RTT bucket bounds in microseconds (tcp_info's unit); the last is +Inf. */
@@ -325,10 +326,7 @@ out:
 
 static double now_s(clockid_t clk)
 {
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return (double)clock_ns(clk) / 1e9;
 }
 
 int exp_collect(const struct exp_config *c, const struct exp_target *t, struct exp_agg **ret)
