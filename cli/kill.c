@@ -464,7 +464,6 @@ int cmd_kill(int argc, char **argv)
 		{ "conntrack", no_argument, NULL, OPT_CONNTRACK },
 		{ 0 },
 	};
-	static const char *const refuse[] = { "summary", NULL };
 	struct kill_opts k = { 0 };
 	struct opt_extra extra = {
 		.longopts = longopts,
@@ -473,7 +472,7 @@ int cmd_kill(int argc, char **argv)
 		.ctx = &k,
 		.usage = kill_usage,
 		.synopsis = "[OPTIONS] {FILTER|--all|--dead-backends FILE}",
-		.refuse = refuse,
+		.takes = OPTS_G_ALL & ~OPTS_G_SUMMARY,
 	};
 	struct cli_opts o;
 	struct sdiag_filter *f = NULL;

@@ -368,6 +368,7 @@ int cmd_list(int argc, char **argv)
 		.shortopts = "",
 		.handle = repeat_opt,
 		.ctx = &rp,
+		.takes = OPTS_G_ALL,
 		.usage = "Repeat:   --interval DURATION (a snapshot every DURATION: 500ms, 2s,\n"
 			 "          1m; each record stamped with its time)\n"
 			 "          --count N (with --interval: N snapshots, then exit)\n"

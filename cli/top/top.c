@@ -190,14 +190,6 @@ static int batch_run(struct top_run *r, int sigfd)
 	return (e < 0 && e != -EPIPE) || src_failed(r->src) ? EXIT_RUNTIME : EXIT_OK;
 }
 
-/* The shared options top has no use for: other tables, details it does not show. */
-static const char *const refuse[] = {
-	"raw", "mptcp", "sctp", "udplite", "smc", "unix", "packet", "netlink", "vsock", "xdp",
-	"tipc", "query", "socket", "family", "bound-inactive", "options", "extended", "memory",
-	"info", "tos", "processes", "threads", "oneline", "no-queues", "inet-sockopt", "cgroup",
-	"summary", "bpf", "context", "contexts", "resolve", NULL,
-};
-
 int cmd_top(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -213,7 +205,9 @@ int cmd_top(int argc, char **argv)
 		.shortopts = "b",
 		.handle = top_opt,
 		.ctx = &t,
-		.refuse = refuse,
+		/* TCP and UDP, their counters: no other table, no detail it does not show. */
+		.takes = OPTS_G_INET | OPTS_G_STATES | OPTS_G_OUTPUT | OPTS_G_NETNS |
+			 OPTS_G_DUMP | OPTS_G_FILTER,
 		.usage = "Top:      -b|--batch (snapshots on stdout, not the full-screen view; also\n"
 			 "          when stdout is not a terminal, and with --json/--ndjson)\n"
 			 "          --interval DURATION (refresh every DURATION, default 1s: 500ms,\n"
