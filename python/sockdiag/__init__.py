@@ -25,4 +25,4 @@ from ._sockdiag import (ConnectionIterator, FilterError, Socket, Watch, addr, co
 
 __all__ = ["connections", "iter_connections", "count_by", "kill", "watch",
            "Socket", "Watch", "ConnectionIterator", "FilterError", "addr", "proc"]
-__version__ = "0.1.0"
+__version__ = "1.0.0"

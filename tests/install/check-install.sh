@@ -36,7 +36,7 @@ root=$dest$prefix
 lib=$dest$libdir
 
 for f in "$root/bin/sockdiag" "$root/include/sockdiag.h" "$lib/libsockdiag.so" \
-	"$lib/libsockdiag.so.0" "$lib/pkgconfig/libsockdiag.pc" \
+	"$lib/libsockdiag.so.1" "$lib/pkgconfig/libsockdiag.pc" \
 	"$root/share/man/man8/sockdiag.8" "$root/share/man/man3/libsockdiag.3" \
 	"$root/share/man/man5/sockdiag-guard.conf.5"; do
 	[ -e "$f" ] || fail "not installed: ${f#$dest}"
@@ -47,7 +47,7 @@ done
 ok "files under $prefix (libdir $libdir)"
 
 # Only the public API is exported, every symbol under the version node.
-syms=$(nm -D --defined-only "$lib/libsockdiag.so.0" | awk '$2 ~ /^[TDBRVW]$/ {print $3}')
+syms=$(nm -D --defined-only "$lib/libsockdiag.so.1" | awk '$2 ~ /^[TDBRVW]$/ {print $3}')
 [ -n "$syms" ] || fail "no exported symbols"
 bad=$(echo "$syms" | grep -v -E '^(sdiag_[a-z0-9_]+@@LIBSOCKDIAG_[0-9.]+|LIBSOCKDIAG_[0-9.]+)$' || true)
 [ -z "$bad" ] || fail "unexpected exports: $(echo $bad)"
@@ -160,7 +160,7 @@ sanflags=()
 # shellcheck disable=SC2086
 "$cc" -std=gnu11 -Wall -Werror "${sanflags[@]}" "$tmp/user.c" -o "$tmp/user" $flags ||
 	fail "a program using the installed library does not compile"
-readelf -d "$tmp/user" | grep 'NEEDED.*libsockdiag.so.0' >/dev/null || fail "user not linked to libsockdiag.so.0"
+readelf -d "$tmp/user" | grep 'NEEDED.*libsockdiag.so.1' >/dev/null || fail "user not linked to libsockdiag.so.1"
 # The programs dump sockets: only ever in a private network namespace, never
 # this machine's (no fallback: a machine where unshare fails fails the test).
 unshare -n true 2>/dev/null ||
@@ -311,8 +311,8 @@ if [ -n "$pyext" ]; then
 		' sh "$dest" "$prefix" "$tmp" "$py") || fail "the installed Python module does not import and dump (exit $?): $out"
 		read -r file loaded n <<<"$out"
 		[ "$file" = "$pkg/__init__.py" ] || fail "imported another sockdiag: $out"
-		[ "$(readlink -f "$dest$loaded")" = "$(readlink -f "$lib/libsockdiag.so.0")" ] ||
-			fail "the module loaded $loaded, not the installed $libdir/libsockdiag.so.0: $out"
+		[ "$(readlink -f "$dest$loaded")" = "$(readlink -f "$lib/libsockdiag.so.1")" ] ||
+			fail "the module loaded $loaded, not the installed $libdir/libsockdiag.so.1: $out"
 		[ "$n" -ge 1 ] || fail "the installed module dumped no netlink socket (its own is one): $out"
 		ok "Python module in $pkg, where $py looks: imports (no PYTHONPATH) and dumps: $out"
 	else
