@@ -27,6 +27,7 @@
 #include "cli/commands.h"
 #include "cli/opts/options.h"
 #include "cli/render/output.h"
+#include "cli/run/run.h"
 #include "conntrack/conntrack.h"
 #include "sockdiag.h"
 #include "util/textfile.h"
@@ -67,6 +68,7 @@ struct kill_ctx {
 	const char *netns;    /* label for rows and the summary, or NULL */
 	uint64_t netns_inode; /* its inode (--all-netns), 0 = none */
 	struct tally t;
+	struct tally *total; /* --all-netns, several -N: the sum of every t */
 	int out_err; /* first write error */
 	/* --conntrack with a FILTER: the flows of the sockets destroyed. */
 	struct ct_tuple *flows;
@@ -380,63 +382,30 @@ static void tally_add(struct tally *a, const struct tally *b)
 	a->ct_deleted += b->ct_deleted;
 }
 
-/* The namespaces of --all-netns, or of -N given several times or as
- * cgroup:/unit:. Returns 0, or an exit status after printing why. */
-static int netns_set(const struct cli_opts *o, struct sdiag_netns **ns, size_t *n)
+/* One namespace of --all-netns or several -N: its own tally, summed. */
+static int kill_ns(void *ctx, const struct sdiag_netns *ns, int fd)
 {
+	struct kill_ctx *c = ctx;
+	struct sdiag_handle *h = NULL;
 	int r;
 
-	if (o->all_netns) {
-		r = sdiag_netns_list(ns, n);
-		if (r < 0)
-			fprintf(stderr, "sockdiag kill: cannot list network namespaces: %s\n",
-				strerror(-r));
-		return r < 0 ? EXIT_RUNTIME : 0;
-	}
-	r = opts_netns_list(o, "kill", ns, n);
-	if (r < 0)
-		return r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
-	if (!*n)
-		fprintf(stderr, "sockdiag kill: -N: no process in those cgroups, no namespace\n");
-	return 0;
-}
-
-/* Every namespace of the set in turn; one that cannot be entered is
- * reported and skipped. Returns 0 or the worst exit status. */
-static int kill_many(struct kill_ctx *c, struct tally *total, const struct sdiag_netns *ns,
-		     size_t n)
-{
-	int r, worst = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		struct sdiag_handle *h = NULL;
-		int fd = -1;
-
-		c->netns = ns[i].label;
-		c->netns_inode = ns[i].inode;
-		memset(&c->t, 0, sizeof(c->t));
-		r = sdiag_netns_open(ns[i].path, &fd);
-		if (r >= 0)
-			r = sdiag_open_netns(&h, fd);
-		if (r < 0) {
-			fprintf(stderr, "sockdiag kill: netns %s: cannot enter: %s\n", ns[i].label,
-				strerror(-r));
-			if (fd >= 0)
-				close(fd);
-			worst = worst ? worst : EXIT_RUNTIME;
-			continue;
-		}
+	c->netns = ns->label;
+	c->netns_inode = ns->inode;
+	memset(&c->t, 0, sizeof(c->t));
+	r = sdiag_open_netns(&h, fd);
+	if (r < 0) {
+		fprintf(stderr, "sockdiag kill: netns %s: cannot enter: %s\n", ns->label,
+			strerror(-r));
+		r = EXIT_RUNTIME;
+	} else {
 		r = kill_in(c, h, fd, true);
-		close(fd);
 		sdiag_close(h);
-		summary(c, &c->t, ns[i].label);
-		tally_add(total, &c->t);
-		if (r > worst)
-			worst = r;
+		summary(c, &c->t, ns->label);
+		tally_add(c->total, &c->t);
 	}
 	c->netns = NULL;
 	c->netns_inode = 0;
-	return worst;
+	return r;
 }
 
 /* The handle, and the namespace's descriptor in *ret_fd (-1: this one; the
@@ -495,7 +464,6 @@ int cmd_kill(int argc, char **argv)
 		{ "conntrack", no_argument, NULL, OPT_CONNTRACK },
 		{ 0 },
 	};
-	static const char *const refuse[] = { "summary", NULL };
 	struct kill_opts k = { 0 };
 	struct opt_extra extra = {
 		.longopts = longopts,
@@ -504,7 +472,7 @@ int cmd_kill(int argc, char **argv)
 		.ctx = &k,
 		.usage = kill_usage,
 		.synopsis = "[OPTIONS] {FILTER|--all|--dead-backends FILE}",
-		.refuse = refuse,
+		.takes = OPTS_G_ALL & ~OPTS_G_SUMMARY,
 	};
 	struct cli_opts o;
 	struct sdiag_filter *f = NULL;
@@ -575,9 +543,9 @@ int cmd_kill(int argc, char **argv)
 			o.out.columns |= OUT_COL_PROCESS;
 	}
 	o.out.columns |= OUT_COL_RESULT;
-	many = o.all_netns || opts_netns_many(&o);
+	many = run_netns_many(&o);
 	if (many) {
-		status = netns_set(&o, &ns, &n_ns);
+		status = run_netns_set(&o, "kill", &ns, &n_ns);
 		if (status)
 			goto out;
 		o.out.columns |= OUT_COL_NETNS;
@@ -604,7 +572,8 @@ int cmd_kill(int argc, char **argv)
 		goto out;
 	}
 	if (many) {
-		status = kill_many(&c, &total, ns, n_ns);
+		c.total = &total;
+		status = run_each_netns("kill", ns, n_ns, kill_ns, &c);
 	} else {
 		status = kill_in(&c, h, nsfd, false);
 		total = c.t;

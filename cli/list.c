@@ -22,6 +22,7 @@
 #include "cli/count/count.h"
 #include "cli/opts/options.h"
 #include "cli/render/output.h"
+#include "cli/run/run.h"
 #include "cli/summary.h"
 #include "util/textfile.h"
 
@@ -33,53 +34,33 @@ struct list_ctx {
 	bool failed;
 	int out_err;		/* the renderer's error, which stops the dump */
 	struct timespec snapshot;	/* --interval: when this snapshot's dump began */
-	struct timespec snapshot_mono;	/* the same on CLOCK_MONOTONIC */
+	uint64_t snapshot_mono;		/* the same on CLOCK_MONOTONIC, ns */
 	struct count *count;		/* --count-by: counted instead of rendered */
 	const struct gkeys *keys;	/* --count-by's keys, or NULL */
 	const struct sdiag_netns *ns;	/* --all-netns, several -N, -N cgroup: */
 	size_t n_ns;
+	const struct sdiag_query *q;	/* this snapshot's query */
 	struct sdiag_handle *h;	/* -N: opened before any output */
 };
 
-/* --interval, --count and --count-by */
+/* --interval, --count (interval zero: list once) and --count-by */
 struct repeat {
-	struct timespec interval;	/* zero: list once */
-	uint64_t count;			/* snapshots; 0 = until a signal */
+	struct run_sched sched;
 	bool count_by;
 	struct gkeys keys;
 };
 
-enum { OPT_INTERVAL = 0x100, OPT_COUNT, OPT_COUNT_BY };
+enum { OPT_COUNT_BY = 0x100 };
 
 static int repeat_opt(void *ctx, int val, const char *arg)
 {
 	struct repeat *rp = ctx;
-	char *end;
 
 	if (val == OPT_COUNT_BY) {
 		rp->count_by = true;
 		return count_keys_parse(&rp->keys, arg);
 	}
-	if (val == OPT_INTERVAL) {
-		if (opts_duration(arg, &rp->interval) < 0) {
-			char q[TEXT_QUOTE_LEN];
-
-			fprintf(stderr, "sockdiag list: --interval: '%s' is not a duration "
-					"(1ms to 365 days: 500ms, 2, 1.5s, 5m, 1h)\n", TQ(q, arg));
-			return -EINVAL;
-		}
-		return 0;
-	}
-	errno = 0;
-	rp->count = strtoull(arg, &end, 10);
-	if (errno || *end || *arg < '0' || *arg > '9' || rp->count == 0) {
-		char q[TEXT_QUOTE_LEN];
-
-		fprintf(stderr, "sockdiag list: --count: '%s' is not a positive number\n",
-			TQ(q, arg));
-		return -EINVAL;
-	}
-	return 0;
+	return run_sched_opt(&rp->sched, "list", val, arg);
 }
 
 static int sock_cb(const struct sdiag_sock *s, void *userdata)
@@ -232,7 +213,7 @@ static int list_one(struct list_ctx *c, const struct sdiag_query *q, int nsfd, c
 		r = nsfd < 0 ? sdiag_open(&h) : sdiag_open_netns(&h, nsfd);
 	if (r < 0) {
 		if (nsfd >= 0)	/* named by its label, or as given to -N */
-			fprintf(stderr, "sockdiag: netns %s: cannot enter: %s\n",
+			fprintf(stderr, "sockdiag list: netns %s: cannot enter: %s\n",
 				label ? label : c->opts->netns, strerror(-r));
 		else
 			fprintf(stderr, "sockdiag: cannot open a sock_diag socket: %s\n",
@@ -255,51 +236,16 @@ static int list_one(struct list_ctx *c, const struct sdiag_query *q, int nsfd, c
 	return 0;
 }
 
-/* Each namespace of the list in turn, labelled (--all-netns, several -N). */
-static int list_many(struct list_ctx *c, const struct sdiag_query *q)
+/* One namespace of the set, labelled (--all-netns, several -N). */
+static int list_ns(void *ctx, const struct sdiag_netns *ns, int fd)
 {
-	int r = 0;
-
-	for (size_t i = 0; i < c->n_ns && r >= 0; i++) {
-		int fd = open(c->ns[i].path, O_RDONLY | O_CLOEXEC);
-
-		if (fd < 0) {
-			fprintf(stderr, "sockdiag: netns %s: cannot enter: %s\n", c->ns[i].label,
-				strerror(errno));
-			c->failed = true;
-			continue;
-		}
-		c->extra.netns_inode = c->ns[i].inode;
-		r = list_one(c, q, fd, c->ns[i].label);
-		close(fd);
-	}
-	c->extra.netns_inode = 0;
-	c->failed |= !c->n_ns;
-	return r < 0 ? r : 0;
-}
-
-/* The namespaces of --all-netns, or of -N given several times or as
- * cgroup:/unit:. Returns 0, or an exit status after printing why. */
-static int netns_set(struct cli_opts *o, struct sdiag_netns **ns, size_t *n)
-{
+	struct list_ctx *c = ctx;
 	int r;
 
-	if (o->all_netns) {
-		r = sdiag_netns_list(ns, n);
-		if (r < 0)
-			fprintf(stderr, "sockdiag: cannot list network namespaces: %s\n",
-				strerror(-r));
-		return r < 0 ? EXIT_RUNTIME : 0;
-	}
-	r = opts_netns_list(o, "list", ns, n);
-	if (r < 0)
-		return r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
-	if (!*n) {
-		/* Nothing to list: an error, not an empty table. */
-		fprintf(stderr, "sockdiag list: -N: no process in those cgroups, no namespace\n");
-		return EXIT_RUNTIME;
-	}
-	return 0;
+	c->extra.netns_inode = ns->inode;
+	r = list_one(c, c->q, fd, ns->label);
+	c->extra.netns_inode = 0;
+	return r;
 }
 
 static int open_netns(const char *spec, struct sdiag_handle **ret)
@@ -335,8 +281,12 @@ static int run(struct cli_opts *o, struct list_ctx *c)
 		}
 		q.procmap = pm;
 	}
-	if (o->all_netns || opts_netns_many(o)) {
-		r = list_many(c, &q);
+	if (run_netns_many(o)) {
+		c->q = &q;
+		r = run_each_netns("list", c->ns, c->n_ns, list_ns, c);
+		if (r > 0)
+			c->failed = true;
+		r = r < 0 ? r : 0;
 	} else {
 		r = list_one(c, &q, -1, NULL);	/* in c->h's namespace when -N opened one */
 	}
@@ -356,28 +306,22 @@ static void block_stop_signals(sigset_t *mask)
 	sigprocmask(SIG_BLOCK, mask, NULL);
 }
 
-/* Sleep until start + n * interval (CLOCK_MONOTONIC). Returns true when a
- * stop signal came instead, or is pending: a snapshot that takes longer than
- * the interval leaves no time to sleep, and the signal must still stop us. */
-static bool wait_next(const sigset_t *mask, const struct timespec *start,
-		      const struct timespec *interval, uint64_t n)
+/* Sleep until the nth snapshot is due. Returns true when a stop signal came
+ * instead, or is pending: a snapshot that takes longer than the interval
+ * leaves no time to sleep, and the signal must still stop us. */
+static bool wait_next(const sigset_t *mask, const struct run_sched *sched, uint64_t start,
+		      uint64_t n)
 {
-	static const struct timespec poll = { 0, 0 };
-	struct timespec now, left;
-	double due = (double)start->tv_sec + (double)start->tv_nsec / 1e9 +
-		     (double)n * ((double)interval->tv_sec + (double)interval->tv_nsec / 1e9);
-	double d;
+	struct deadline due = run_due(sched, start, n);
+	struct timespec left;
 
 	for (;;) {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		d = due - ((double)now.tv_sec + (double)now.tv_nsec / 1e9);
-		if (d <= 0)
-			return sigtimedwait(mask, NULL, &poll) >= 0;
-		left.tv_sec = (time_t)d;
-		left.tv_nsec = (long)((d - (double)left.tv_sec) * 1e9);
+		left = ts_from_ns(deadline_left_ns(due));
 		if (sigtimedwait(mask, NULL, &left) >= 0)
 			return true;
 		if (errno != EAGAIN && errno != EINTR)
+			return false;
+		if (!deadline_left_ns(due))
 			return false;
 	}
 }
@@ -393,7 +337,7 @@ static int snapshot(struct cli_opts *o, struct list_ctx *c)
 	 * next snapshots back: two neighbours may be closer than an interval). */
 	if (c->extra.time) {
 		clock_gettime(CLOCK_REALTIME, &c->snapshot);
-		clock_gettime(CLOCK_MONOTONIC, &c->snapshot_mono);
+		c->snapshot_mono = mono_ns();
 	}
 	r = c->keys ? count_new(&c->count, c->keys, &o->out, c->extra.time) :
 		      out_new(&c->out, &o->out);
@@ -414,17 +358,17 @@ static int snapshot(struct cli_opts *o, struct list_ctx *c)
 int cmd_list(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "interval", required_argument, NULL, OPT_INTERVAL },
-		{ "count", required_argument, NULL, OPT_COUNT },
+		RUN_SCHED_LONGOPTS,
 		{ "count-by", required_argument, NULL, OPT_COUNT_BY },
 		{ 0 },
 	};
-	struct repeat rp = { .count = 0 };
+	struct repeat rp = { .count_by = false };
 	const struct opt_extra extra = {
 		.longopts = longopts,
 		.shortopts = "",
 		.handle = repeat_opt,
 		.ctx = &rp,
+		.takes = OPTS_G_ALL,
 		.usage = "Repeat:   --interval DURATION (a snapshot every DURATION: 500ms, 2s,\n"
 			 "          1m; each record stamped with its time)\n"
 			 "          --count N (with --interval: N snapshots, then exit)\n"
@@ -436,7 +380,7 @@ int cmd_list(int argc, char **argv)
 	struct list_ctx c = { 0 };
 	struct sdiag_netns *ns = NULL;
 	size_t n_ns = 0;
-	struct timespec start;
+	uint64_t start = 0;
 	struct cli_opts o;
 	sigset_t stop;
 	int r, status;
@@ -446,7 +390,7 @@ int cmd_list(int argc, char **argv)
 		return EXIT_OK;
 	if (r < 0)
 		return r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
-	if (rp.count && !rp.interval.tv_sec && !rp.interval.tv_nsec) {
+	if (rp.sched.count && !run_interval_ns(&rp.sched)) {
 		fprintf(stderr, "sockdiag list: --count needs --interval\n");
 		status = EXIT_USAGE;
 		goto out;
@@ -468,8 +412,8 @@ int cmd_list(int argc, char **argv)
 			fprintf(stderr, "sockdiag: filter: %s\n", strerror(-r));
 		goto out;
 	}
-	if (o.all_netns || opts_netns_many(&o)) {
-		status = netns_set(&o, &ns, &n_ns);
+	if (run_netns_many(&o)) {
+		status = run_netns_set(&o, "list", &ns, &n_ns);
 		if (status)
 			goto out;
 		o.out.columns |= OUT_COL_NETNS;
@@ -484,7 +428,7 @@ int cmd_list(int argc, char **argv)
 		status = EXIT_RUNTIME;
 		goto out;
 	}
-	if (!rp.interval.tv_sec && !rp.interval.tv_nsec) {
+	if (!run_interval_ns(&rp.sched)) {
 		r = snapshot(&o, &c);
 		/* The reader went away (a closed pipe): not a failure of ours. */
 		status = (r < 0 && r != -EPIPE) || c.failed ? EXIT_RUNTIME : EXIT_OK;
@@ -497,7 +441,8 @@ int cmd_list(int argc, char **argv)
 		r = snapshot(&o, &c);
 		if (n == 1)
 			start = c.snapshot_mono;
-		if (r < 0 || (rp.count && n >= rp.count) || wait_next(&stop, &start, &rp.interval, n))
+		if (r < 0 || (rp.sched.count && n >= rp.sched.count) ||
+		    wait_next(&stop, &rp.sched, start, n))
 			break;
 	}
 	status = (r < 0 && r != -EPIPE) || c.failed ? EXIT_RUNTIME : EXIT_OK;

@@ -224,19 +224,15 @@ int cmd_watch(int argc, char **argv)
 		{ 0 },
 	};
 	struct watch_ctx w = { .extra = { .time = &w.now } };
-	/* The kernel announces TCP and UDP only, with no owner and no state to choose. */
-	static const char *const refuse[] = {
-		"raw", "mptcp", "sctp", "udplite", "smc", "unix", "packet", "netlink", "vsock",
-		"xdp", "tipc", "query", "socket", "all", "listening", "bound-inactive",
-		"processes", "owners", "verbose", "all-netns", "no-kernel-filter", "inet-sockopt",
-		"summary", "threads", "bpf", "context", "contexts", NULL,
-	};
 	const struct opt_extra extra = {
 		.longopts = longopts,
 		.shortopts = "",
 		.handle = watch_opt,
 		.ctx = &w,
-		.refuse = refuse,
+		/* The kernel announces TCP and UDP only, with no owner and no state to
+		 * choose. */
+		.takes = OPTS_G_INET | OPTS_G_FAMILY | OPTS_G_DETAILS | OPTS_G_LAYOUT |
+			 OPTS_G_OUTPUT | OPTS_G_NETNS | OPTS_G_FILTER,
 		.usage = "Watch:    --count N (stop after N events)\n"
 			 "          --rcvbuf BYTES (receive buffer, default 32 MiB)\n",
 	};

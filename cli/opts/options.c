@@ -428,7 +428,7 @@ static bool is_extra(const struct opt_extra *extra, int c)
 	return c > 0 && c < 256 && extra->shortopts && strchr(extra->shortopts, c) && c != ':';
 }
 
-/* --help, one item per common option (name: its long name, as refuse lists it). */
+/* --help, one item per common option (name: its long name, as groups[] lists it). */
 static const struct {
 	const char *group;	/* a new group starts here */
 	const char *name;
@@ -471,11 +471,43 @@ static bool is_extra_name(const struct opt_extra *extra, const char *name)
 	return false;
 }
 
+/* Each common option's group (options.h), by long name. */
+static const struct {
+	unsigned group;
+	const char *names;	/* " NAME NAME ... " */
+} groups[] = {
+	{ OPTS_G_INET, " tcp udp ipv4 ipv6 " },
+	{ OPTS_G_FAMILY, " family " },
+	{ OPTS_G_TABLES, " raw mptcp sctp unix packet tipc vsock xdp netlink udplite smc query "
+			 "socket " },
+	{ OPTS_G_STATES, " all listening " },
+	{ OPTS_G_BOUND, " bound-inactive " },
+	{ OPTS_G_DETAILS, " options extended memory info tos cgroup " },
+	{ OPTS_G_SOCKOPT, " inet-sockopt bpf context contexts " },
+	{ OPTS_G_PROCS, " processes threads " },
+	{ OPTS_G_LAYOUT, " resolve oneline no-queues " },
+	{ OPTS_G_OUTPUT, " numeric no-header json ndjson " },
+	{ OPTS_G_SUMMARY, " summary " },
+	{ OPTS_G_NETNS, " netns " },
+	{ OPTS_G_DUMP, " all-netns no-kernel-filter owners verbose " },
+	{ OPTS_G_FILTER, " filter " },
+};
+
+/* Is common option `name` outside the groups the command takes? (-h, -V: never.) */
 static bool refused(const struct opt_extra *extra, const char *name)
 {
-	for (size_t i = 0; extra && extra->refuse && extra->refuse[i]; i++)
-		if (!strcmp(extra->refuse[i], name))
-			return true;
+	size_t len = strlen(name);
+
+	if (!extra)
+		return false;
+	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
+		const char *p = groups[i].names;
+
+		while ((p = strstr(p, name)) && !(p[-1] == ' ' && p[len] == ' '))
+			p += len;
+		if (p)
+			return !(extra->takes & groups[i].group);
+	}
 	return false;
 }
 

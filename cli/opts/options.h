@@ -68,9 +68,31 @@ struct opt_extra {
 	const char *usage;		/* extra lines for --help, or NULL */
 	const char *synopsis;		/* after "Usage: sockdiag CMD ", default
 					 * "[OPTIONS] [FILTER]" */
-	/* Long names of common options this command does not accept (NULL-terminated):
-	 * --help leaves them out and giving one is a usage error. */
-	const char *const *refuse;
+	/* The groups of common options this command takes (OPTS_G_*): --help
+	 * shows those only, and any other is a usage error ("option '--raw' is
+	 * not accepted by top"). A new common option joins a group, and so
+	 * reaches only the commands that opted in to it. */
+	unsigned takes;
+};
+
+/* The common options by group (opt_extra.takes); -h and -V always. */
+enum {
+	OPTS_G_INET = 1u << 0,		/* -t -u -4 -6 */
+	OPTS_G_FAMILY = 1u << 1,	/* -f */
+	OPTS_G_TABLES = 1u << 2,	/* -w -M -S -x -0 --udplite --smc --netlink --vsock
+					 * --xdp --tipc -A */
+	OPTS_G_STATES = 1u << 3,	/* -a -l */
+	OPTS_G_BOUND = 1u << 4,		/* -B */
+	OPTS_G_DETAILS = 1u << 5,	/* -o -e -m -i --tos --cgroup */
+	OPTS_G_SOCKOPT = 1u << 6,	/* --inet-sockopt -b -Z -z: details of a dump */
+	OPTS_G_PROCS = 1u << 7,		/* -p -T */
+	OPTS_G_LAYOUT = 1u << 8,	/* -r -O -Q */
+	OPTS_G_OUTPUT = 1u << 9,	/* -n -H --json --ndjson */
+	OPTS_G_SUMMARY = 1u << 10,	/* -s */
+	OPTS_G_NETNS = 1u << 11,	/* -N */
+	OPTS_G_DUMP = 1u << 12,		/* --all-netns --no-kernel-filter --owners -v */
+	OPTS_G_FILTER = 1u << 13,	/* -F */
+	OPTS_G_ALL = (1u << 14) - 1,
 };
 
 enum {

@@ -76,18 +76,9 @@ int src_open(struct top_src **ret, struct cli_opts *o, bool owners)
 		return -ENOMEM;
 	s->o = o;
 	s->owners = owners;
-	if (o->all_netns) {
-		r = sdiag_netns_list(&s->list, &n);
-		if (r < 0)
-			fprintf(stderr, "sockdiag top: cannot list network namespaces: %s\n",
-				strerror(-r));
-	} else if (opts_netns_many(o)) {
-		r = opts_netns_list(o, "top", &s->list, &n);
-		if (r == 0 && !n) {
-			fprintf(stderr, "sockdiag top: -N: no process in those cgroups, no "
-					"namespace\n");
-			r = -ENOENT;
-		}
+	if (run_netns_many(o)) {
+		r = run_netns_set(o, "top", &s->list, &n);
+		r = r == EXIT_USAGE ? -EINVAL : r ? -ENOENT : 0;
 	}
 	if (r < 0)
 		goto fail;
@@ -101,8 +92,7 @@ int src_open(struct top_src **ret, struct cli_opts *o, bool owners)
 		const char *label = s->list ? s->list[i].label : NULL;
 
 		if (s->list) {
-			fd = open(s->list[i].path, O_RDONLY | O_CLOEXEC);
-			r = fd < 0 ? -errno : 0;
+			r = sdiag_netns_open(s->list[i].path, &fd);
 		} else if (o->netns) {
 			r = sdiag_netns_open(o->netns, &fd);
 			if (r < 0)

@@ -23,7 +23,7 @@
 #include "util/sigfd.h"
 #include "util/textfile.h"
 
-enum { OPT_INTERVAL = 0x100, OPT_COUNT, OPT_BY, OPT_SORT, OPT_BATCH = 'b' };
+enum { OPT_BY = 0x100, OPT_SORT, OPT_BATCH = 'b' };
 
 /* One line for a --by list top_keys_parse() refused, in list --count-by's words. */
 static void by_error(const char *arg, const struct top_keys_error *e)
@@ -57,28 +57,12 @@ static int top_opt(void *ctx, int val, const char *arg)
 {
 	struct top_opts *t = ctx;
 	struct top_keys_error kerr;
-	char q[TEXT_QUOTE_LEN], *end;
+	char q[TEXT_QUOTE_LEN];
 	int c;
 
 	switch (val) {
 	case OPT_BATCH:
 		t->batch = true;
-		return 0;
-	case OPT_INTERVAL:
-		if (opts_duration(arg, &t->interval) < 0) {
-			fprintf(stderr, "sockdiag top: --interval: '%s' is not a duration "
-					"(1ms to 365 days: 500ms, 2, 1.5s, 5m, 1h)\n", TQ(q, arg));
-			return -EINVAL;
-		}
-		return 0;
-	case OPT_COUNT:
-		errno = 0;
-		t->count = strtoull(arg, &end, 10);
-		if (errno || *end || *arg < '0' || *arg > '9' || t->count == 0) {
-			fprintf(stderr, "sockdiag top: --count: '%s' is not a positive number\n",
-				TQ(q, arg));
-			return -EINVAL;
-		}
 		return 0;
 	case OPT_BY:
 		if (top_keys_parse(&t->keys, arg, &kerr) < 0) {
@@ -98,13 +82,9 @@ static int top_opt(void *ctx, int val, const char *arg)
 		t->ascending = arg[0] == '+';
 		return 0;
 	default:
-		return -EINVAL;
+		c = run_sched_opt(&t->sched, "top", val, arg);
+		return c == -ENOENT ? -EINVAL : c;
 	}
-}
-
-static double secs(const struct timespec *a, const struct timespec *b)
-{
-	return (double)(a->tv_sec - b->tv_sec) + (double)(a->tv_nsec - b->tv_nsec) / 1e9;
 }
 
 int top_events(struct top_run *r)
@@ -112,43 +92,27 @@ int top_events(struct top_run *r)
 	return src_events(r->src, r->m);
 }
 
-/* a + (b - a) / 2 */
-static struct timespec midpoint(const struct timespec *a, const struct timespec *b)
-{
-	double d = secs(b, a) / 2;
-	struct timespec m = *a;
-
-	m.tv_sec += (time_t)d;
-	m.tv_nsec += (long)((d - (double)(time_t)d) * 1e9);
-	if (m.tv_nsec >= 1000000000L) {
-		m.tv_sec++;
-		m.tv_nsec -= 1000000000L;
-	}
-	return m;
-}
-
 int top_refresh(struct top_run *r)
 {
-	struct timespec m0, m1, r0, r1, mono, real;
-	bool first = !r->mono.tv_sec && !r->mono.tv_nsec;
+	uint64_t m0, m1, r0, r1, mono;
+	bool first = !r->mono;
 	int e;
 
-	clock_gettime(CLOCK_MONOTONIC, &m0);
-	clock_gettime(CLOCK_REALTIME, &r0);
+	m0 = mono_ns();
+	r0 = real_ns();
 	tm_begin(r->m);
 	e = src_dump(r->src, r->m);
 	if (e < 0)
 		return e;
 	/* The counters were read during the dump: its middle is the snapshot's time
 	 * (the process scan for new owners comes after it). */
-	clock_gettime(CLOCK_MONOTONIC, &m1);
-	clock_gettime(CLOCK_REALTIME, &r1);
-	mono = midpoint(&m0, &m1);
-	real = midpoint(&r0, &r1);
+	m1 = mono_ns();
+	r1 = real_ns();
+	mono = m0 + (m1 - m0) / 2;
 	src_owners(r->src, r->m);
-	r->seconds = first ? 0 : secs(&mono, &r->mono);
+	r->seconds = first ? 0 : (double)(mono - r->mono) / 1e9;
 	r->mono = mono;
-	r->when = real;
+	r->when = ts_from_ns(r0 + (r1 > r0 ? (r1 - r0) / 2 : 0));
 	return tm_end(r->m, r->seconds);
 }
 
@@ -160,9 +124,9 @@ static int open_signals(void)
 			  SFD_NONBLOCK);
 }
 
-/* Wait until `due` (CLOCK_MONOTONIC), reading destroy events as they come.
+/* Wait until `due`, reading destroy events as they come.
  * Returns 1 when a stop signal came, 0 at the due time, <0 on error. */
-static int wait_until(struct top_run *r, int sigfd, const struct timespec *due)
+static int wait_until(struct top_run *r, int sigfd, struct deadline due)
 {
 	struct pollfd p[65];
 	size_t n;
@@ -170,15 +134,11 @@ static int wait_until(struct top_run *r, int sigfd, const struct timespec *due)
 	p[0] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
 	n = 1 + src_pollfds(r->src, p + 1, 64);
 	for (;;) {
-		struct timespec now;
-		double left;
 		int e;
 
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		left = secs(due, &now);
-		if (left <= 0)
+		if (!deadline_left_ns(due))
 			return 0;
-		e = poll(p, n, (int)(left * 1000) + 1);
+		e = poll(p, n, deadline_poll_ms(due));
 		if (e < 0 && errno != EINTR)
 			return -errno;
 		if (e <= 0)
@@ -201,25 +161,16 @@ static int wait_until(struct top_run *r, int sigfd, const struct timespec *due)
 
 static int batch_run(struct top_run *r, int sigfd)
 {
-	struct timespec start;
+	const struct run_sched *s = &r->t->sched;
 	char said[256] = "";
+	uint64_t start;
 	int e = 0;
 
 	/* The schedule starts once the baseline is taken (its owner scan can be slow):
 	 * the first snapshot is a whole interval later. */
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	for (uint64_t n = 1; !r->t->count || n <= r->t->count; n++) {
-		double off = (double)n * ((double)r->t->interval.tv_sec +
-					  (double)r->t->interval.tv_nsec / 1e9);
-		struct timespec due = start;
-
-		due.tv_sec += (time_t)off;
-		due.tv_nsec += (long)((off - (double)(time_t)off) * 1e9);
-		if (due.tv_nsec >= 1000000000L) {
-			due.tv_sec++;
-			due.tv_nsec -= 1000000000L;
-		}
-		e = wait_until(r, sigfd, &due);
+	start = mono_ns();
+	for (uint64_t n = 1; !s->count || n <= s->count; n++) {
+		e = wait_until(r, sigfd, run_due(s, start, n));
 		if (e)
 			break;
 		e = top_refresh(r);
@@ -239,31 +190,24 @@ static int batch_run(struct top_run *r, int sigfd)
 	return (e < 0 && e != -EPIPE) || src_failed(r->src) ? EXIT_RUNTIME : EXIT_OK;
 }
 
-/* The shared options top has no use for: other tables, details it does not show. */
-static const char *const refuse[] = {
-	"raw", "mptcp", "sctp", "udplite", "smc", "unix", "packet", "netlink", "vsock", "xdp",
-	"tipc", "query", "socket", "family", "bound-inactive", "options", "extended", "memory",
-	"info", "tos", "processes", "threads", "oneline", "no-queues", "inet-sockopt", "cgroup",
-	"summary", "bpf", "context", "contexts", "resolve", NULL,
-};
-
 int cmd_top(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "interval", required_argument, NULL, OPT_INTERVAL },
-		{ "count", required_argument, NULL, OPT_COUNT },
+		RUN_SCHED_LONGOPTS,
 		{ "by", required_argument, NULL, OPT_BY },
 		{ "sort", required_argument, NULL, OPT_SORT },
 		{ "batch", no_argument, NULL, OPT_BATCH },
 		{ 0 },
 	};
-	struct top_opts t = { .interval = { 1, 0 }, .sort = TC_RX };
+	struct top_opts t = { .sched.interval = { 1, 0 }, .sort = TC_RX };
 	const struct opt_extra extra = {
 		.longopts = longopts,
 		.shortopts = "b",
 		.handle = top_opt,
 		.ctx = &t,
-		.refuse = refuse,
+		/* TCP and UDP, their counters: no other table, no detail it does not show. */
+		.takes = OPTS_G_INET | OPTS_G_STATES | OPTS_G_OUTPUT | OPTS_G_NETNS |
+			 OPTS_G_DUMP | OPTS_G_FILTER,
 		.usage = "Top:      -b|--batch (snapshots on stdout, not the full-screen view; also\n"
 			 "          when stdout is not a terminal, and with --json/--ndjson)\n"
 			 "          --interval DURATION (refresh every DURATION, default 1s: 500ms,\n"

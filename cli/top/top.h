@@ -13,12 +13,13 @@
 #include <time.h>
 
 #include "cli/opts/options.h"
+#include "cli/run/run.h"
 #include "cli/top/model.h"
 
 struct top_opts {
 	struct cli_opts *o;		/* the shared options (query, format, -N ...) */
-	struct timespec interval;	/* --interval, default 1 s */
-	uint64_t count;			/* --count: snapshots, 0 = until stopped */
+	struct run_sched sched;		/* --interval (default 1 s), --count (0: until
+					 * stopped) */
 	struct top_keys keys;		/* --by */
 	enum top_col sort;		/* --sort */
 	bool ascending;
@@ -31,7 +32,7 @@ struct top_run {
 	struct top_opts *t;
 	struct top_src *src;
 	struct top_model *m;
-	struct timespec mono;	/* when the last refresh's dumps began */
+	uint64_t mono;		/* the last refresh's time, CLOCK_MONOTONIC ns */
 	struct timespec when;	/* the same, CLOCK_REALTIME (the snapshot's time) */
 	double seconds;		/* the interval it closed */
 };

@@ -202,7 +202,7 @@ static void draw(struct ui *u)
 	localtime_r(&u->r->when.tv_sec, &tm);
 	strftime(t, sizeof(t), "%H:%M:%S", &tm);
 	snprintf(line, sizeof(line), "sockdiag top  %s  every %.3gs%s  sort %s%s  (h: help)", t,
-		 (double)u->r->t->interval.tv_sec + (double)u->r->t->interval.tv_nsec / 1e9,
+		 (double)run_interval_ns(&u->r->t->sched) / 1e9,
 		 u->paused ? "  PAUSED" : "", top_col_name(u->r->t->sort),
 		 u->r->t->ascending ? " (ascending)" : "");
 	mvaddnstr(y++, 0, line, COLS);
@@ -309,17 +309,17 @@ static void next_keys(struct ui *u)
 	set_keys(u);
 }
 
-static void set_interval(struct ui *u, double factor)
+/* The interval twice as long (longer) or half as long, within 0.1 s to 1 h. */
+static void set_interval(struct ui *u, bool longer)
 {
-	struct timespec *iv = &u->r->t->interval;
-	double s = ((double)iv->tv_sec + (double)iv->tv_nsec / 1e9) * factor;
+	uint64_t ns = run_interval_ns(&u->r->t->sched);
 
-	if (s < 0.1)
-		s = 0.1;
-	if (s > 3600)
-		s = 3600;
-	iv->tv_sec = (time_t)s;
-	iv->tv_nsec = (long)((s - (double)iv->tv_sec) * 1e9);
+	ns = longer ? ns * 2 : ns / 2;
+	if (ns < CLOCK_NS_PER_SEC / 10)
+		ns = CLOCK_NS_PER_SEC / 10;
+	if (ns > 3600 * CLOCK_NS_PER_SEC)
+		ns = 3600 * CLOCK_NS_PER_SEC;
+	u->r->t->sched.interval = ts_from_ns(ns);
 }
 
 static void set_sort(struct ui *u, int col, bool toggle)
@@ -360,8 +360,8 @@ static bool key(struct ui *u, int ch)
 	case 'r': set_sort(u, u->r->t->sort, true); break;
 	case '<': set_sort(u, (int)u->r->t->sort - 1, false); break;
 	case '>': set_sort(u, (int)u->r->t->sort + 1, false); break;
-	case '+': set_interval(u, 2); break;
-	case '-': set_interval(u, 0.5); break;
+	case '+': set_interval(u, true); break;
+	case '-': set_interval(u, false); break;
 	case KEY_UP: u->scroll -= u->scroll > 0; break;
 	case KEY_DOWN: u->scroll++; break;
 	case KEY_PPAGE: u->scroll = u->scroll > page ? u->scroll - page : 0; break;
@@ -373,14 +373,6 @@ static bool key(struct ui *u, int ch)
 		break;
 	}
 	return false;
-}
-
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static void resize(void)
@@ -396,30 +388,28 @@ static int loop(struct ui *u, int sigfd)
 {
 	struct pollfd p[66];
 	size_t n;
-	double next = mono_now() + (double)u->r->t->interval.tv_sec +
-		      (double)u->r->t->interval.tv_nsec / 1e9;
+	const struct run_sched *s = &u->r->t->sched;
+	struct deadline next = deadline_at(mono_ns() + run_interval_ns(s));
 
 	p[0] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
 	p[1] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
 	n = 2 + src_pollfds(u->r->src, p + 2, 64);
 	for (;;) {
-		const struct timespec *iv = &u->r->t->interval;
-		double now = mono_now(), wait;
+		uint64_t now = mono_ns();
 		int e, ch;
 
-		if (!u->paused && now >= next) {
+		if (!u->paused && now >= next.ns) {
 			/* --count N: the Nth refresh was shown for an interval. */
-			if (u->r->t->count && u->refreshes == u->r->t->count)
+			if (s->count && u->refreshes == s->count)
 				return 0;
 			u->refreshes++;
 			e = top_refresh(u->r);
 			if (e < 0)
 				return e;
-			next = now + (double)iv->tv_sec + (double)iv->tv_nsec / 1e9;
+			next = deadline_at(now + run_interval_ns(s));
 		}
 		draw(u);
-		wait = u->paused ? 3600 : next - mono_now();
-		e = poll(p, n, wait > 0 ? (int)(wait * 1000) + 1 : 0);
+		e = poll(p, n, u->paused ? 3600 * 1000 : deadline_poll_ms(next));
 		if (e < 0 && errno != EINTR)
 			return -errno;
 		if (e <= 0)

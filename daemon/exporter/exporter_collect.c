@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "daemon/exporter/exporter.h"
+#include "util/clock.h"
 #include "util/hash.h"
 
 /* RTT bucket bounds in microseconds (tcp_info's unit); the last is +Inf. */
@@ -323,21 +324,13 @@ out:
 
 /* ---- the pass --------------------------------------------------------------------------- */
 
-static double now_s(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 int exp_collect(const struct exp_config *c, const struct exp_target *t, struct exp_agg **ret)
 {
 	SDIAG_OPTS(sdiag_query, q,
 			.tables = c->tables, .states = 0, .afs = SDIAG_AF_ALL,
 			.show = c->tcp_info ? SDIAG_SHOW_INFO : 0);
 	struct sdiag_procmap *pm = NULL;
-	double t0 = now_s(CLOCK_MONOTONIC);
+	uint64_t t0 = mono_ns();
 	struct pass *p = calloc(1, sizeof(*p));
 	struct exp_agg *a = calloc(1, sizeof(*a));
 	int r = -ENOMEM;
@@ -371,8 +364,8 @@ int exp_collect(const struct exp_config *c, const struct exp_target *t, struct e
 	r = 0;
 	if (c->by_cgroup)
 		find_cgroup_names(c, a);
-	a->duration_s = now_s(CLOCK_MONOTONIC) - t0;
-	a->timestamp = now_s(CLOCK_REALTIME);
+	a->duration_s = (double)(mono_ns() - t0) / 1e9;
+	a->timestamp = (double)real_ns() / 1e9;
 	*ret = a;
 	a = NULL;
 out:

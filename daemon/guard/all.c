@@ -54,6 +54,7 @@
 #include "daemon/common/log.h"
 #include "daemon/guard/all.h"
 #include "sockdiag.h"
+#include "util/clock.h"
 #include "util/sigfd.h"
 
 #define NETNS_DIR "/run/netns"
@@ -94,14 +95,6 @@ struct sup {
 };
 
 #define logsup(...) daemon_log("sockdiag-guard", __VA_ARGS__)
-
-static uint64_t now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
-}
 
 /* The child: enter the namespace and be the guard there. Never returns. */
 static void child_main(struct sup *s, pid_t parent, int nsfd, const char *c_label)
@@ -164,7 +157,7 @@ static int spawn(struct sup *s, struct child *c, const char *path)
 	close(fd);
 	c->pid = pid;
 	c->state = CH_RUNNING;
-	c->due_ms = now_ms();
+	c->due_ms = mono_ms();
 	return 0;
 }
 
@@ -267,7 +260,7 @@ static int scan(struct sup *s)
 {
 	struct sdiag_netns *ns = NULL;
 	size_t n = 0, k = 0;
-	uint64_t now = now_ms();
+	uint64_t now = mono_ms();
 	int r;
 
 	s->next_scan_ms = now + SCAN_MS;
@@ -346,7 +339,7 @@ static bool named_pending(struct sup *s)
 
 static void reap(struct sup *s)
 {
-	uint64_t now = now_ms();
+	uint64_t now = mono_ms();
 	int status;
 	pid_t pid;
 
@@ -411,7 +404,7 @@ static int on_signal(struct sup *s)
 /* The next wake-up: the regular scan, a guard due to start, the fast window. */
 static void arm(struct sup *s)
 {
-	uint64_t now = now_ms(), next = s->next_scan_ms;
+	uint64_t now = mono_ms(), next = s->next_scan_ms;
 	struct itimerspec it = { 0 };
 
 	for (size_t i = 0; i < s->n; i++)
@@ -420,14 +413,13 @@ static void arm(struct sup *s)
 	if (s->fast_until_ms > now && now + FAST_MS < next)
 		next = now + FAST_MS;
 	next = next > now ? next : now + 1;
-	it.it_value.tv_sec = (time_t)(next / 1000);
-	it.it_value.tv_nsec = (long)(next % 1000) * 1000000;
+	it.it_value = ts_from_ms(next);
 	timerfd_settime(s->tfd, TFD_TIMER_ABSTIME, &it, NULL);
 }
 
 static int on_timer(struct sup *s)
 {
-	uint64_t ticks, now = now_ms();
+	uint64_t ticks, now = mono_ms();
 	bool due = now >= s->next_scan_ms;
 
 	(void)!read(s->tfd, &ticks, sizeof(ticks));
@@ -444,7 +436,7 @@ static int on_inotify(struct sup *s)
 
 	while (read(s->ino, buf, sizeof(buf)) > 0)
 		; /* which name does not matter: the scan compares everything */
-	s->fast_until_ms = now_ms() + FAST_FOR_MS;
+	s->fast_until_ms = mono_ms() + FAST_FOR_MS;
 	return scan(s);
 }
 

@@ -34,6 +34,7 @@
 #include "daemon/common/log.h"
 #include "daemon/guard/backends.h"
 #include "daemon/guard/metrics.h"
+#include "util/clock.h"
 
 #define BACKENDS_SETTLE_MS 50
 #define BACKENDS_REWATCH_MS 1000
@@ -265,14 +266,6 @@ static bool reload(struct guard_backends *b, struct guard_metrics *m)
 static bool keep(const struct sdiag_sock *s, void *data)
 {
 	return guard_exempt(data, s) != GUARD_DESTROY;
-}
-
-static double ms_since(const struct timespec *t0)
-{
-	struct timespec t1;
-
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
 uint64_t guard_backends_due(const struct guard_backends *b)

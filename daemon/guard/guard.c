@@ -34,6 +34,7 @@
 #include "daemon/metrics/http.h"
 #include "lib/core/nl.h"
 #include "util/argerr.h"
+#include "util/clock.h"
 #include "util/textfile.h"
 
 /* Route events come in bursts (a VPN adds a dozen routes): the pass runs
@@ -59,22 +60,6 @@ struct guard {
 };
 
 #define logline(...) daemon_log(g->log_name, __VA_ARGS__)
-
-static uint64_t now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
-}
-
-static double ms_since(const struct timespec *t0)
-{
-	struct timespec t1;
-
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
-}
 
 /* ---- acting ------------------------------------------------------------------------------ */
 
@@ -271,7 +256,7 @@ out:
 /* Removals wait out the grace period; judged in on_timer(). */
 static int hold(struct guard *g, struct guard_pending *p)
 {
-	uint64_t now = now_ms();
+	uint64_t now = mono_ms();
 	char what[128];
 	int r = 0;
 
@@ -339,15 +324,14 @@ static void arm_timer(struct guard *g)
 		next = guard_backends_due(&g->bk);
 	if (next != NEVER) {
 		next = next ? next : 1; /* 0 would disarm */
-		its.it_value.tv_sec = (time_t)(next / 1000);
-		its.it_value.tv_nsec = (long)(next % 1000) * 1000000;
+		its.it_value = ts_from_ms(next);
 	}
 	timerfd_settime(g->timerfd, TFD_TIMER_ABSTIME, &its, NULL);
 }
 
 static int on_timer(struct guard *g)
 {
-	uint64_t expirations, now = now_ms();
+	uint64_t expirations, now = mono_ms();
 	int r = 0;
 
 	(void)!read(g->timerfd, &expirations, sizeof(expirations));
@@ -364,11 +348,11 @@ static int on_timer(struct guard *g)
 	if (r == 0 && g->reap_due <= now) {
 		guard_reap_all(g->h, &g->cfg, g->opt.dry_run || g->cfg.dry_run, &g->bk,
 			       g->metrics, g->log_name);
-		g->reap_due = now_ms() + g->cfg.reap_interval_ms;
+		g->reap_due = mono_ms() + g->cfg.reap_interval_ms;
 	}
 	if (r == 0 && guard_backends_due(&g->bk) <= now)
 		guard_backends_run(&g->bk, g->h, &g->cfg, g->opt.dry_run || g->cfg.dry_run,
-				   g->metrics, now_ms());
+				   g->metrics, mono_ms());
 	return r;
 }
 
@@ -378,7 +362,7 @@ static void routes_changed(struct guard *g)
 	uint32_t settle = g->cfg.grace_ms > ROUTE_SETTLE_MS ? g->cfg.grace_ms : ROUTE_SETTLE_MS;
 
 	if (g->routes && g->route_due == NEVER)
-		g->route_due = now_ms() + settle;
+		g->route_due = mono_ms() + settle;
 }
 
 /* After the configuration was (re)loaded: route events and reaping follow it. */
@@ -401,8 +385,8 @@ static void policies_configured(struct guard *g)
 		g->routes = NULL;
 		g->route_due = NEVER;
 	}
-	g->reap_due = g->cfg.n_reaps ? now_ms() + g->cfg.reap_interval_ms : NEVER;
-	guard_backends_configure(&g->bk, &g->cfg, now_ms());
+	g->reap_due = g->cfg.n_reaps ? mono_ms() + g->cfg.reap_interval_ms : NEVER;
+	guard_backends_configure(&g->bk, &g->cfg, mono_ms());
 	if (g->cfg.grace_ms || g->routes || g->cfg.n_reaps)
 		logline("grace %u ms; route changes %s; %zu reap rule%s every %u s (at most %u "
 			"sockets each)",
@@ -633,7 +617,7 @@ static int loop(struct guard *g)
 				return r;
 		}
 		if (p[3].revents & POLLIN)
-			guard_backends_on_event(&g->bk, now_ms());
+			guard_backends_on_event(&g->bk, mono_ms());
 		if (p[2].revents & POLLIN) {
 			r = on_timer(g);
 			if (r < 0)

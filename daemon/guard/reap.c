@@ -16,6 +16,7 @@
 #include "daemon/guard/backends.h"
 #include "daemon/guard/guard.h"
 #include "daemon/guard/metrics.h"
+#include "util/clock.h"
 
 /* Every destroyable state; listeners only when the rule has a state clause
  * that allows them. */
@@ -105,12 +106,13 @@ void guard_reap_all(struct sdiag_handle *h, const struct guard_config *c, bool d
 	for (size_t i = 0; i < c->n_reaps; i++) {
 		const struct guard_reap *rule = &c->reaps[i];
 		struct guard_reap_result res;
-		struct timespec t0, t1;
+		struct timespec t0;
+		double ms;
 		int r;
 
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		r = guard_reap_rule(h, c, rule, dry, bk, &res);
-		clock_gettime(CLOCK_MONOTONIC, &t1);
+		ms = ms_since(&t0);
 		if (r == 0)
 			guard_metrics_conntrack(m, res.ct_deleted);
 		if (r < 0)
@@ -130,7 +132,6 @@ void guard_reap_all(struct sdiag_handle *h, const struct guard_config *c, bool d
 				   "gone %zu, failed %zu; kept %zu exempt) in %.2f ms",
 				   rule->line, rule->expr, res.destroyed,
 				   res.destroyed == 1 ? "" : "s", res.gone, res.failed, res.kept,
-				   (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
-					   (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+				   ms);
 	}
 }

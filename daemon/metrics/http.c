@@ -54,6 +54,7 @@
 #include <microhttpd.h>
 
 #include "daemon/metrics/http.h"
+#include "util/clock.h"
 #include "util/textfile.h"
 
 #ifndef SOCKDIAG_MHD_SONAME
@@ -134,14 +135,6 @@ struct http_server {
 	unsigned nscrapers, idle;
 	bool stopping, watching;
 };
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int mhd_load(struct mhd *m, char *err, size_t errlen)
 {
@@ -234,7 +227,7 @@ static void set_waiting(struct http_server *s, struct conn *conn, bool waiting)
 	conn->waiting = waiting;
 	if (waiting) {
 		conn->wait_seq = ++s->wait_seq;
-		conn->deadline = now_ms() + HEADER_DEADLINE_MS;
+		conn->deadline = (int64_t)mono_ms() + HEADER_DEADLINE_MS;
 	}
 }
 
@@ -245,7 +238,7 @@ static void job_run(struct http_server *s, struct job *j)
 	pthread_mutex_lock(&s->mu);
 	j->done = true;
 	if (j->conn)
-		j->conn->deadline = now_ms() + SEND_DEADLINE_MS;
+		j->conn->deadline = (int64_t)mono_ms() + SEND_DEADLINE_MS;
 	pthread_mutex_unlock(&s->mu);
 	s->mhd.resume_connection(j->c);
 }
@@ -395,19 +388,19 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	case HTTP_PAGE_METRICS:
 		return metrics_page(s, c, (struct job **)con_cls);
 	case HTTP_PAGE_INDEX:
-		set_deadline(s, conn_of(m, c), now_ms() + SEND_DEADLINE_MS);
+		set_deadline(s, conn_of(m, c), (int64_t)mono_ms() + SEND_DEADLINE_MS);
 		if (asprintf(&body, page_fmt, s->o.title, s->o.title) < 0)
 			return MHD_NO;
 		return reply(m, c, MHD_HTTP_OK, "text/html; charset=utf-8", body, strlen(body), true,
 			     NULL);
 	case HTTP_PAGE_BAD_METHOD:
-		set_deadline(s, conn_of(m, c), now_ms() + SEND_DEADLINE_MS);
+		set_deadline(s, conn_of(m, c), (int64_t)mono_ms() + SEND_DEADLINE_MS);
 		return reply_text(m, c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed\n",
 				  "GET, HEAD");
 	case HTTP_PAGE_NOT_FOUND:
 		break;
 	}
-	set_deadline(s, conn_of(m, c), now_ms() + SEND_DEADLINE_MS);
+	set_deadline(s, conn_of(m, c), (int64_t)mono_ms() + SEND_DEADLINE_MS);
 	return reply_text(m, c, MHD_HTTP_NOT_FOUND, "not found: try /metrics\n", NULL);
 }
 
@@ -531,7 +524,7 @@ static void *watchdog(void *arg)
 
 	pthread_mutex_lock(&s->mu);
 	while (!s->stopping) {
-		int64_t now = now_ms();
+		int64_t now = (int64_t)mono_ms();
 
 		for (struct conn *c = s->conns; c; c = c->next) {
 			if (c->deadline && c->deadline <= now) {
@@ -539,10 +532,7 @@ static void *watchdog(void *arg)
 				c->deadline = 0;
 			}
 		}
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_nsec += WATCH_MS * 1000000L;
-		ts.tv_sec += ts.tv_nsec / 1000000000L;
-		ts.tv_nsec %= 1000000000L;
+		ts = ts_from_ms(mono_ms() + WATCH_MS);
 		pthread_cond_timedwait(&s->tick, &s->mu, &ts);
 	}
 	pthread_mutex_unlock(&s->mu);

@@ -5,6 +5,7 @@
  * wait and its Python handler runs (KeyboardInterrupt...).
  */
 #include "python/sockdiag/sdpy.h"
+#include "util/clock.h"
 
 #include <errno.h>
 #include <math.h>
@@ -60,10 +61,7 @@ static int read_pending(struct sdpy_watch *wo)
 
 static double now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return (double)mono_ns() / 1e9;
 }
 
 /* Wait until readable or timeout seconds (< 0: forever). Returns 1 readable,

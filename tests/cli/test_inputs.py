@@ -348,6 +348,13 @@ if cgroot:
     try:
         expect("list -N cgroup:<empty cgroup>", ["list", "-N", "cgroup:/" + cg], 1,
                "no process in those cgroups, no namespace")
+        # kill takes the same set (cli/run/): the error alone, no empty pass
+        # (no summary line, no JSON array), the same status.
+        expect("kill -N cgroup:<empty cgroup>", ["kill", "-N", "cgroup:/" + cg, "--all"], 1,
+               "no process in those cgroups, no namespace")
+        expect("kill --json -N cgroup:<empty cgroup>",
+               ["kill", "--json", "-N", "cgroup:/" + cg, "--all"], 1,
+               "no process in those cgroups, no namespace")
     finally:
         os.rmdir(os.path.join(cgroot, cg))
 else:

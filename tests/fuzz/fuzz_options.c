@@ -50,7 +50,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		{ 0 },
 	};
 	const struct opt_extra extra = { .longopts = longopts, .shortopts = "",
-					 .handle = extra_cb, .usage = "  --count N\n" };
+					 .handle = extra_cb, .usage = "  --count N\n",
+					 .takes = OPTS_G_ALL };
 	char *argv[66], *copy;
 	struct cli_opts o;
 	int argc = 1, r;

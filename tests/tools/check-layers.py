@@ -56,6 +56,7 @@ LAYERS = [
     ['cli/fields'],
     ['cli/render'],
     ['cli/count', 'cli/opts'],
+    ['cli/run'],
     ['cli/top'],
     ['cli', 'python/sockdiag'],
 ]
