@@ -18,28 +18,6 @@
 
 #include "daemon/guard/core/core.h"
 
-/* ---- reaping (reap.c) ------------------------------------------------------------------- */
-
-struct guard_reap_result {
-	size_t matched;		/* selected and not exempt (stops counting at cap + 1) */
-	size_t kept;		/* selected but exempt */
-	size_t destroyed, gone, failed;
-	size_t ct_deleted;	/* conntrack entries of the destroyed (conntrack = yes) */
-	bool refused;		/* matched > cap: nothing destroyed */
-};
-
-/* One pass of one rule: dump with its filter, apply the exemptions, destroy
- * the rest in one batch unless more than cap match (or dry_run). */
-struct guard_backends;
-int guard_reap_rule(struct sdiag_handle *h, const struct guard_config *c,
-		    const struct guard_reap *rule, bool dry_run, struct guard_backends *bk,
-		    struct guard_reap_result *ret);
-/* Every rule's pass, each logged (under log_name) when it matched or failed;
- * the conntrack entries it deleted counted in m (NULL: no metrics). */
-struct guard_metrics;
-void guard_reap_all(struct sdiag_handle *h, const struct guard_config *c, bool dry_run,
-		    struct guard_backends *bk, struct guard_metrics *m, const char *log_name);
-
 /* The sockets an event can concern: TCP and UDP (UDP-Lite too), both families. */
 #define GUARD_TABLES                                                                               \
 	(SDIAG_TABLE_BIT(SDIAG_T_TCP) | SDIAG_TABLE_BIT(SDIAG_T_UDP) |                             \
