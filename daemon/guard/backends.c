@@ -114,8 +114,10 @@ static int set_path(struct guard_backends *b, const char *path)
 	return 0;
 }
 
-void guard_backends_configure(struct guard_backends *b, const struct guard_config *c,
-			      uint64_t now_ms)
+/* After the configuration was (re)loaded: follow its dead-backends, backend-
+ * interval and dead-backends-max keys; the file is read again and a pass
+ * made at now_ms. */
+static void configure(struct guard_backends *b, const struct guard_config *c, uint64_t now_ms)
 {
 	b->interval_ms = c->backend_interval_ms;
 	b->max = c->backends_max;
@@ -169,7 +171,11 @@ static int event_kind(const struct guard_backends *b, const struct inotify_event
 	return EV_NONE;
 }
 
-void guard_backends_on_event(struct guard_backends *b, uint64_t now_ms)
+/* Events in the file's directory: those that end a write of the file (a
+ * close after writing, a rename onto it, a ConfigMap's ..data swap), its
+ * removal and the directory's own removal read it again shortly; the rest
+ * (other names, a file still being written) are ignored. */
+static void on_event(struct guard_backends *b, uint64_t now_ms)
 {
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 	bool lost = false;
@@ -264,7 +270,8 @@ static void warn_exempt(struct guard_backends *b, const struct guard_config *c)
 	}
 }
 
-uint64_t guard_backends_due(const struct guard_backends *b)
+/* When the next step is due (NEVER: none). */
+static uint64_t next_due(const struct guard_backends *b)
 {
 	return earlier(earlier(b->read_due, b->pass_due), b->watch_due);
 }
@@ -333,15 +340,15 @@ out:
 		free(sel[i]);
 	free(sel);
 	guard_action_fini(&a);
-	src->due = guard_backends_due(b);
+	src->due = next_due(b);
 	src->fd = b->ifd;
 	return 0;
 }
 
 static int backends_ready(struct guard *g, struct guard_source *src)
 {
-	guard_backends_on_event(&g->bk, guard_now_ms());
-	src->due = guard_backends_due(&g->bk);
+	on_event(&g->bk, guard_now_ms());
+	src->due = next_due(&g->bk);
 	return 0;
 }
 
@@ -349,13 +356,13 @@ void guard_backends_setup(struct guard *g)
 {
 	struct guard_source *s = guard_source(g, "dead-backends");
 
-	guard_backends_configure(&g->bk, &g->cfg, guard_now_ms());
+	configure(&g->bk, &g->cfg, guard_now_ms());
 	if (!s)
 		return;
 	s->ready = backends_ready;
 	s->expired = backends_expired;
 	s->fd = g->bk.ifd;
-	s->due = guard_backends_due(&g->bk);
+	s->due = next_due(&g->bk);
 }
 
 void guard_backends_fini(struct guard_backends *b)

@@ -35,17 +35,5 @@ struct guard_backends {
 
 void guard_backends_init(struct guard_backends *b, const char *log_name);
 void guard_backends_fini(struct guard_backends *b);
-/* After the configuration was (re)loaded: follow its dead-backends, backend-
- * interval, dead-backends-max and conntrack keys; the file is read again and
- * a pass made at now_ms. */
-void guard_backends_configure(struct guard_backends *b, const struct guard_config *c,
-			      uint64_t now_ms);
-/* Events in the file's directory: those that end a write of the file (a
- * close after writing, a rename onto it, a ConfigMap's ..data swap), its
- * removal and the directory's own removal read it again shortly; the rest
- * (other names, a file still being written) are ignored. */
-void guard_backends_on_event(struct guard_backends *b, uint64_t now_ms);
-/* When the next step is due (UINT64_MAX: none). */
-uint64_t guard_backends_due(const struct guard_backends *b);
 
 #endif

@@ -86,7 +86,7 @@ static int render(void *ctx, bool openmetrics, char **ret_body, size_t *ret_len)
 		"Sockets the policy picked, by outcome of the destroy.", "outcome", outcomes,
 		outcome, 4);
 	counter(&o, "sockdiag_guard_kept_sockets",
-		"Sockets an event concerned that the policy kept, by reason.", "reason", reasons,
+		"Sockets a policy concerned that it kept, by reason.", "reason", reasons,
 		c.kept, GUARD_DESTROY);
 	counter(&o, "sockdiag_guard_resyncs",
 		"Full dumps of links and addresses after lost rtnetlink events.", NULL, none,
