@@ -140,9 +140,11 @@ static void configure(struct guard_backends *b, const struct guard_config *c, ui
 		}
 		arm(b, now_ms);
 	}
-	/* A SIGHUP or a new configuration: read the file again, a pass now. */
+	/* A SIGHUP or a new configuration: read the file again, a pass now;
+	 * the exemptions may have changed. */
 	b->read_due = b->pass_due = now_ms;
 	b->read_complete = true;
+	b->warn_exempt = true;
 }
 
 enum { EV_NONE, EV_GONE, EV_COMPLETE };

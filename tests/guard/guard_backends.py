@@ -475,30 +475,44 @@ def phase_interval(pop):
 
 def phase_exempt_warning(pop):
     """A listed backend the configuration exempts (127.0.0.1:80 with the
-    default exempt-loopback = yes): one warning per load of the file, naming
-    the line and the exemption, never the file's text; nothing else
-    exempt is warned about."""
+    default exempt-loopback = yes): one warning per load of the file or of
+    the configuration, naming the line and the exemption, never the file's
+    text; nothing else exempt is warned about."""
     path = os.path.join(TMP, "dead-exempt")
+    conf = os.path.join(TMP, "guard.conf")
     with open(path, "w") as f:
         f.write("# dead\n10.0.0.1:81/tcp\n\n127.0.0.1:80\n[::1]:80/udp\n")
     g = Guard("dead-backends = %s\nbackend-interval = 0\n" % path)
+
+    def warned(line):
+        return len([l for l in g.text().splitlines() if "line %d lists" % line in l])
     try:
         check(g.wait_line(r"dead-backends: 3 backends from ") is not None,
               "exempt warning: file read: " + g.text())
-        w4 = g.wait_line(r"dead-backends: line 4 .*exempt-loopback")
-        w5 = g.wait_line(r"dead-backends: line 5 .*exempt-loopback")
+        w4 = g.wait_line(r"dead-backends: line 4 lists a backend that exempt-loopback exempts")
+        w5 = g.wait_line(r"dead-backends: line 5 lists a backend that exempt-loopback exempts")
         check(w4 is not None and w5 is not None and "127.0.0.1" not in g.text() and
               "::1" not in g.text(), "exempt warning: lines 4 and 5, by exempt-loopback, "
               "without the file's text: " + g.text())
-        check("line 2 " not in g.text(), "exempt warning: 10.0.0.1:81 is not exempt: " + g.text())
-        g.hup()
+        check(warned(2) == 0, "exempt warning: 10.0.0.1:81 is not exempt: " + g.text())
+        # The file again, the same configuration: one warning each again.
         with open(path, "a") as f:
             f.write("10.0.0.1:82/tcp\n")
         check(g.wait_line(r"dead-backends: 4 backends from ") is not None,
               "exempt warning: file read again: " + g.text())
-        n = len([l for l in g.text().splitlines() if "line 4 " in l])
-        check(wait(lambda: len([l for l in g.text().splitlines() if "line 4 " in l]) == 2, 5),
-              "exempt warning: once per load (2 loads): %d lines: %s" % (n, g.text()))
+        check(wait(lambda: warned(4) == 2 and warned(5) == 2, 5),
+              "exempt warning: once per load (2 loads): %d, %d lines: %s" %
+              (warned(4), warned(5), g.text()))
+        # A new configuration: loopback no longer exempt, 10.0.0.0/8 is.
+        with open(conf, "w") as f:
+            f.write("dead-backends = %s\nbackend-interval = 0\nexempt-loopback = no\n"
+                    "exempt-dst = 10.0.0.0/8\n" % path)
+        g.hup()
+        check(g.wait_line(r"dead-backends: line 2 lists a backend that exempt-dst exempts")
+              is not None and g.wait_line(r"dead-backends: line 6 lists .*exempt-dst")
+              is not None, "exempt warning: after SIGHUP, by exempt-dst: " + g.text())
+        check(warned(4) == 2 and warned(5) == 2,
+              "exempt warning: loopback no longer exempt, not warned: " + g.text())
     finally:
         g.stop()
 
