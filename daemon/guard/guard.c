@@ -6,9 +6,12 @@
  * in one batch. After ENOBUFS on the rtnetlink socket events were lost, so the
  * table is rebuilt from full dumps and the difference acted upon.
  *
- * A timerfd in the same loop ends grace periods (removals held by
- * core/grace.c are judged then), runs the route pass after route events
- * (core/route.c) and the reap rules every reap-interval (reap.c).
+ * The loop polls the descriptors of the registered event sources (loop.h:
+ * signals and rtnetlink here, each other policy's from its own file) and one
+ * timerfd armed for the earliest deadline: grace periods ending (removals
+ * held by core/grace.c are judged then), the route pass after route events
+ * (core/route.c), the reap rules (reap.c), the dead backends (backends.c).
+ * Every policy's victims go through guard_act() (act.c).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -41,10 +44,8 @@
 /* Route events come in bursts (a VPN adds a dozen routes): the pass runs
  * this long after the first, or when the grace period ends if that is later. */
 #define ROUTE_SETTLE_MS 100
-#define NEVER GUARD_NEVER
 
 #define logline(...) daemon_log(g->log_name, __VA_ARGS__)
-#define now_ms guard_now_ms
 
 /* ---- acting ------------------------------------------------------------------------------ */
 
@@ -199,7 +200,7 @@ static void grace_rearm(struct guard *g)
 /* Removals wait out the grace period; judged in end_grace(). */
 static int hold(struct guard *g, struct guard_pending *p)
 {
-	uint64_t now = now_ms();
+	uint64_t now = guard_now_ms();
 	char what[128];
 	int r = 0;
 
@@ -262,7 +263,7 @@ static int route_pass(struct guard *g, struct guard_source *src, uint64_t now)
 	struct timespec t0;
 
 	(void)now;
-	src->due = NEVER;
+	src->due = GUARD_NEVER;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (g->routes)
 		(void)act(g, NULL, NULL, &t0);
@@ -275,8 +276,8 @@ static void routes_changed(struct guard *g)
 	uint32_t settle = g->cfg.grace_ms > ROUTE_SETTLE_MS ? g->cfg.grace_ms : ROUTE_SETTLE_MS;
 	struct guard_source *s = guard_source(g, "routes");
 
-	if (g->routes && s && s->due == NEVER)
-		s->due = now_ms() + settle;
+	if (g->routes && s && s->due == GUARD_NEVER)
+		s->due = guard_now_ms() + settle;
 }
 
 /* After the configuration was (re)loaded: every policy follows it. */
@@ -302,7 +303,7 @@ static void policies_configured(struct guard *g)
 		guard_routes_close(g->routes);
 		g->routes = NULL;
 		if (rs)
-			rs->due = NEVER;
+			rs->due = GUARD_NEVER;
 	}
 	guard_conntrack_configure(g);
 	guard_reap_setup(g);
@@ -512,13 +513,13 @@ static int on_signal(struct guard *g, struct guard_source *src)
 /* One timerfd armed for the earliest deadline of every source. */
 static void arm_timer(struct guard *g)
 {
-	uint64_t next = NEVER;
+	uint64_t next = GUARD_NEVER;
 	struct itimerspec its = { 0 };
 
 	for (size_t i = 0; i < g->n_src; i++)
 		if (g->src[i].due < next)
 			next = g->src[i].due;
-	if (next != NEVER) {
+	if (next != GUARD_NEVER) {
 		next = next ? next : 1; /* 0 would disarm */
 		its.it_value.tv_sec = (time_t)(next / 1000);
 		its.it_value.tv_nsec = (long)(next % 1000) * 1000000;
@@ -561,7 +562,7 @@ static int loop(struct guard *g)
 		if (!(p[n].revents & POLLIN))
 			continue;
 		(void)!read(g->timerfd, &expirations, sizeof(expirations));
-		now = now_ms();
+		now = guard_now_ms();
 		for (size_t i = 0; i < g->n_src; i++) {
 			if (g->src[i].due > now || !g->src[i].expired)
 				continue;

@@ -64,7 +64,7 @@ static void reap_rule(struct guard *g, const struct guard_reap *rule)
 			   "nothing destroyed", a.what, g->cfg.reap_max);
 	else if (err < 0)
 		daemon_log(g->log_name, "%s: %s", a.what, strerror(-err));
-	else if (a.n)	/* a pass that only kept is not worth a line every interval */
+	else	/* quiet: a pass that only kept is not worth a line every interval */
 		(void)guard_act(g, &a);
 	guard_action_fini(&a);
 }
