@@ -45,6 +45,39 @@ struct guard_source *guard_source(struct guard *g, const char *name)
 	return s;
 }
 
+/*
+ * Dump TCP and UDP without a kernel filter (TCP of both families then takes
+ * one walk of the kernel's established hash, the dominant cost). Only the
+ * states the policy can destroy are dumped: the kernel then skips the rest
+ * early, and never walks its bind hash for bound-inactive sockets (host-wide,
+ * and never destroyable) or its listening hash unless "listening" is
+ * configured.
+ */
+int guard_dump(struct guard *g, const char *what, sdiag_sock_cb cb, void *data)
+{
+	SDIAG_OPTS(sdiag_query, q,
+			.tables = GUARD_TABLES,
+			.states = g->cfg.tcp_states |
+				  (g->cfg.udp_connected ? SDIAG_STATE_BIT(SDIAG_SS_ESTABLISHED) : 0),
+			.afs = SDIAG_AF_ALL,
+			.flags = SDIAG_Q_SKIP_UNSUPPORTED); /* no UDP-Lite: it strands nothing */
+	int r;
+
+	/* A service restarted since has a new cgroup (a new id): look again. */
+	if (g->cfg.n_exempt_cgroups || g->cfg.n_only_cgroups) {
+		r = guard_config_resolve(&g->cfg);
+		if (r > 0)
+			logline("cgroups looked up again: %d of the configured cgroups and units "
+				"changed", r);
+	}
+	r = sdiag_dump(g->h, &q, cb, NULL, data);
+	if (r < 0) {
+		guard_metrics_error(g->metrics);
+		logline("%s: cannot dump sockets: %s", what, strerror(-r));
+	}
+	return r;
+}
+
 void guard_conntrack_configure(struct guard *g)
 {
 	int r;

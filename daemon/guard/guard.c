@@ -10,7 +10,7 @@
  * signals and rtnetlink here, each other policy's from its own file) and one
  * timerfd armed for the earliest deadline: grace periods ending (removals
  * held by core/grace.c are judged then), the route pass after route events
- * (core/route.c), the reap rules (reap.c), the dead backends (backends.c).
+ * (routes.c), the reap rules (reap.c), the dead backends (backends.c).
  * Every policy's victims go through guard_act() (act.c).
  */
 #include <arpa/inet.h>
@@ -41,10 +41,6 @@
 #include "util/argerr.h"
 #include "util/textfile.h"
 
-/* Route events come in bursts (a VPN adds a dozen routes): the pass runs
- * this long after the first, or when the grace period ends if that is later. */
-#define ROUTE_SETTLE_MS 100
-
 #define logline(...) daemon_log(g->log_name, __VA_ARGS__)
 
 /* ---- acting ------------------------------------------------------------------------------ */
@@ -52,51 +48,15 @@
 struct action {
 	struct guard_action act;	/* what guard_act() does with the victims */
 	const struct guard *g;
-	const struct guard_pending *p;	/* NULL: a route pass */
-	size_t no_route, lookup_errors;	/* route pass */
+	const struct guard_pending *p;
 };
-
-/* After route changes: the kernel's route to the socket's peer (cached). */
-static enum guard_verdict route_verdict(struct action *a, const struct sdiag_sock *s)
-{
-	const struct guard_route_answer *ans = NULL;
-	enum guard_verdict v = guard_decide_selected(&a->g->cfg, s);
-	struct guard_route_key k;
-
-	if (v != GUARD_DESTROY)
-		return v;
-	guard_route_key_of(s, &k);
-	if (guard_routes_lookup(a->g->routes, &k, &ans) < 0) {
-		a->lookup_errors++;
-		return GUARD_KEEP_UNRELATED;
-	}
-	a->no_route += ans->err != 0;
-	return guard_decide_route(&a->g->cfg, &a->g->table, s, ans);
-}
 
 static int decide_cb(const struct sdiag_sock *s, void *data)
 {
 	struct action *a = data;
-	enum guard_verdict v = a->p ? guard_decide_all(&a->g->cfg, &a->g->table, a->p, s) :
-				      route_verdict(a, s);
 
-	return guard_action_judge(&a->act, s, v);
-}
-
-/* What the log line says happened. */
-static void describe(struct action *a)
-{
-	char *what = a->act.what;
-	size_t len = sizeof(a->act.what);
-
-	if (!a->p)
-		snprintf(what, len, "routes changed (%zu lookups, %zu peers without a route)",
-			 guard_routes_asked(a->g->routes), a->no_route);
-	else if (a->p->n > a->p->described)
-		snprintf(what, len, "%s and %zu more event%s", a->p->what,
-			 a->p->n - a->p->described, a->p->n - a->p->described == 1 ? "" : "s");
-	else
-		snprintf(what, len, "%s", a->p->what);
+	return guard_action_judge(&a->act, s,
+				  guard_decide_all(&a->g->cfg, &a->g->table, a->p, s));
 }
 
 static int take_events(struct guard *g, struct guard_pending *p);
@@ -123,13 +83,8 @@ static void recheck(struct action *a)
 }
 
 /*
- * Act on every pending event: dump TCP and UDP without a kernel filter (TCP
- * of both families then takes one walk of the kernel's established hash,
- * the dominant cost), let the policy pick, destroy the picked in one batch.
- * Only the states the policy can destroy are dumped: the kernel then skips
- * the rest early, and never walks its bind hash for bound-inactive sockets
- * (host-wide, and never destroyable) or its listening hash unless
- * "listening" is configured.
+ * Act on every pending event: dump (guard_dump), let the policy pick,
+ * destroy the picked in one batch (guard_act).
  *
  * Then the events queued meanwhile are read (removals into later): a socket
  * made on an address after it was added back was made after the kernel
@@ -139,54 +94,33 @@ static void recheck(struct action *a)
 static int act(struct guard *g, struct guard_pending *p, struct guard_pending *later,
 	       const struct timespec *t0)
 {
-	const char *what = p ? p->what : "routes changed";
-	SDIAG_OPTS(sdiag_query, q,
-			.tables = GUARD_TABLES,
-			.states = g->cfg.tcp_states |
-				  (g->cfg.udp_connected ? SDIAG_STATE_BIT(SDIAG_SS_ESTABLISHED) : 0),
-			.afs = SDIAG_AF_ALL,
-			.flags = SDIAG_Q_SKIP_UNSUPPORTED); /* no UDP-Lite: it strands nothing */
 	struct action a = { .g = g, .p = p, .act = { .t0 = *t0, .events = true } };
-	int r, fatal = 0;
+	int fatal = 0;
 
-	if (p && !p->n)
+	if (!p->n)
 		return 0;
-	if (p)
-		guard_metrics_events(g->metrics, p);
-	else
-		guard_routes_reset(g->routes);
-	/* A service restarted since has a new cgroup (a new id): look again. */
-	if (g->cfg.n_exempt_cgroups || g->cfg.n_only_cgroups) {
-		r = guard_config_resolve(&g->cfg);
-		if (r > 0)
-			logline("cgroups looked up again: %d of the configured cgroups and units "
-				"changed", r);
-	}
-	r = sdiag_dump(g->h, &q, decide_cb, NULL, &a);
-	if (r < 0) {
-		guard_metrics_error(g->metrics);
-		logline("%s: cannot dump sockets: %s", what, strerror(-r));
+	guard_metrics_events(g->metrics, p);
+	if (guard_dump(g, p->what, decide_cb, &a) < 0)
 		goto out;
-	}
-	if (a.lookup_errors)
-		logline("%s: %zu route lookups failed; their sockets are kept", what,
-			a.lookup_errors);
-	if (p && a.act.n) {
+	if (a.act.n) {
 		fatal = take_events(g, later);
 		if (fatal < 0)
 			goto out;
 		recheck(&a);
 	}
-	describe(&a);
+	if (p->n > p->described)
+		snprintf(a.act.what, sizeof(a.act.what), "%s and %zu more event%s", p->what,
+			 p->n - p->described, p->n - p->described == 1 ? "" : "s");
+	else
+		snprintf(a.act.what, sizeof(a.act.what), "%s", p->what);
 	(void)guard_act(g, &a.act);
 out:
 	guard_action_fini(&a.act);
-	if (p)
-		guard_pending_clear(p);
+	guard_pending_clear(p);
 	return fatal;
 }
 
-/* ---- grace, route changes, reaping: the timer ------------------------------------------ */
+/* ---- grace periods ----------------------------------------------------------------------- */
 
 /* The grace source is due when the first held removal's period ends. */
 static void grace_rearm(struct guard *g)
@@ -257,54 +191,10 @@ static int end_grace(struct guard *g, struct guard_source *src, uint64_t now)
 	return r;
 }
 
-/* The route pass, after route events settled. */
-static int route_pass(struct guard *g, struct guard_source *src, uint64_t now)
-{
-	struct timespec t0;
-
-	(void)now;
-	src->due = GUARD_NEVER;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (g->routes)
-		(void)act(g, NULL, NULL, &t0);
-	return 0;
-}
-
-/* Route events seen: one pass after they settle. */
-static void routes_changed(struct guard *g)
-{
-	uint32_t settle = g->cfg.grace_ms > ROUTE_SETTLE_MS ? g->cfg.grace_ms : ROUTE_SETTLE_MS;
-	struct guard_source *s = guard_source(g, "routes");
-
-	if (g->routes && s && s->due == GUARD_NEVER)
-		s->due = guard_now_ms() + settle;
-}
-
 /* After the configuration was (re)loaded: every policy follows it. */
 static void policies_configured(struct guard *g)
 {
-	struct guard_source *rs = guard_source(g, "routes");
-	int r;
-
-	if (rs)
-		rs->expired = route_pass;
-
-	if (g->cfg.on_route_change && !g->routes) {
-		r = guard_routes_open(&g->routes);
-		if (r == 0)
-			r = guard_routes_subscribe(grtnl_event_fd(&g->rtnl), true);
-		if (r < 0) {
-			logline("on-route-change: cannot watch routes: %s", strerror(-r));
-			guard_routes_close(g->routes);
-			g->routes = NULL;
-		}
-	} else if (!g->cfg.on_route_change && g->routes) {
-		(void)guard_routes_subscribe(grtnl_event_fd(&g->rtnl), false);
-		guard_routes_close(g->routes);
-		g->routes = NULL;
-		if (rs)
-			rs->due = GUARD_NEVER;
-	}
+	guard_routes_setup(g);
 	guard_conntrack_configure(g);
 	guard_reap_setup(g);
 	guard_backends_setup(g);
@@ -401,7 +291,7 @@ static int take_events(struct guard *g, struct guard_pending *p)
 		}
 	}
 	if (route_event)
-		routes_changed(g);
+		guard_routes_changed(g);
 	return r;
 }
 

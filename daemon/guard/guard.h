@@ -7,11 +7,12 @@
  *   setup.c     namespace, capabilities, signals
  *   loop.h      struct guard, the registry of event sources, the action path
  *   guard.c     the event loop over the registered sources; the address/link
- *               and route policies: rtnetlink + signalfd, resync, grace
+ *               policy: rtnetlink + signalfd, resync, grace
  *   act.c       the one action path (destroy, tally, conntrack, metrics, log),
  *               the source registry, the conntrack handle
  *   rtnl.c      rtnetlink sockets: link/address dumps, events, the drain after overflow
  *   route_nl.c  RTM_GETROUTE lookups (cached per pass), route-event subscription
+ *   routes.c    the route policy: a pass after route events settle
  *   reap.c      the reap policy: filters run every reap-interval, capped per pass
  *   backends.c  the dead-backends policy: the file watched, a reconcile pass
  *   metrics.c   --metrics: the loop's counters over HTTP

@@ -101,11 +101,20 @@ void guard_action_fini(struct guard_action *a);
 /* "kept 3: loopback 1, mark 2" (or "kept 0") into buf. */
 void guard_kept_text(const size_t kept[GUARD_DESTROY + 1], char *buf, size_t len);
 
+/* The sockets the address/link and route policies can destroy, dumped to cb
+ * (TCP and UDP, the configured states, no kernel filter), the cgroups of the
+ * exemptions looked up again first. A failed dump is logged (under what) and
+ * counted; returns 0 or its error. */
+int guard_dump(struct guard *g, const char *what, sdiag_sock_cb cb, void *data);
+
 /* conntrack = yes: the handle opened (once, logged if impossible) or closed. */
 void guard_conntrack_configure(struct guard *g);
 
-/* Policies (one file each). */
+/* Policies (one file each): set up after every (re)load of the configuration. */
+void guard_routes_setup(struct guard *g);
 void guard_reap_setup(struct guard *g);
 void guard_backends_setup(struct guard *g);
+/* Route events were seen: a route pass once they settle. */
+void guard_routes_changed(struct guard *g);
 
 #endif
