@@ -249,6 +249,7 @@ static int parse_line(struct lp *p, const char *s, size_t len, struct backend_se
 	r = parse_backend(p, tok, (size_t)(s - tok), &b);
 	if (r < 0)
 		return r;
+	b.line = p->no;
 	while (s < end && is_space(*s))
 		s++;
 	if (s < end && *s != '#')

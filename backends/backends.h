@@ -5,7 +5,8 @@
  *
  *   backends.c        the file: parse (pure), load, a hash set of ADDR:PORT
  *   backends_pass.c   one pass in one network namespace: one kernel-filtered
- *                     dump for all backends, destroy, conntrack
+ *                     dump for all backends, destroy, conntrack (the guard
+ *                     takes the selection alone: backends_select)
  *
  * The file, one backend per line (sockdiag-guard.conf(5)):
  *   10.96.0.10:53          both TCP and UDP
@@ -33,6 +34,7 @@ struct backend {
 	uint8_t protos;	 /* BACKEND_TCP | BACKEND_UDP */
 	uint16_t port;	 /* host order, 1..65535 */
 	uint8_t addr[16];
+	unsigned line;	 /* the first line naming it (not compared) */
 };
 
 /* Distinct ADDR:PORT pairs (the protocols of repeated lines add up), with an
@@ -82,8 +84,6 @@ struct backends_pass_opts {
 	struct ct *ct;		/* delete conntrack entries too, or NULL */
 	size_t bytecode_max;	/* above this many backends: no kernel filter, a hash
 				 * lookup per socket; 0 = BACKENDS_BYTECODE_MAX */
-	/* Optional: true to keep a selected socket (the guard's exemptions). */
-	bool (*keep)(const struct sdiag_sock *s, void *userdata);
 	/* Optional: each selected socket's result (dry run: would). */
 	sdiag_destroy_cb report;
 	sdiag_sock_cb would;
@@ -94,7 +94,6 @@ struct backends_pass_opts {
 
 struct backends_pass_result {
 	size_t selected;	/* connected to a listed backend, of a listed protocol */
-	size_t kept;		/* of those, kept by opts.keep */
 	size_t destroyed, gone, failed;
 	size_t ct_deleted;	/* conntrack entries deleted */
 	int ct_err;		/* 0, or why conntrack entries could not all be deleted */
@@ -112,5 +111,13 @@ struct backends_pass_result {
  */
 int backends_pass(struct sdiag_handle *h, const struct backend_set *b,
 		  const struct backends_pass_opts *opts, struct backends_pass_result *ret);
+/* The selection alone (the guard acts on it itself): the sockets a pass
+ * would destroy, before any exemption, into *ret_v (each and the array
+ * malloc'ed) and *ret_n; bytecode_max as in the options; whether the dump
+ * carried bytecode. Returns 0 or a negative errno. */
+int backends_select(struct sdiag_handle *h, const struct backend_set *b, size_t bytecode_max,
+		    struct sdiag_sock ***ret_v, size_t *ret_n, bool *ret_kernel_filter);
+/* The UDP conntrack entries to or from a listed UDP backend, deleted. */
+int backends_ct_sweep(struct ct *ct, const struct backend_set *b, size_t *ret_deleted);
 
 #endif

@@ -70,10 +70,6 @@ static int pass_cb(const struct sdiag_sock *s, void *data)
 	if (!selected(p->b, s))
 		return 0;
 	p->res->selected++;
-	if (p->o->keep && p->o->keep(s, p->o->userdata)) {
-		p->res->kept++;
-		return 0;
-	}
 	if (p->o->dry_run)
 		return p->o->would ? p->o->would(s, p->o->userdata) : 0;
 	if (p->n == p->cap) {
@@ -134,55 +130,49 @@ static bool ct_match(const struct ct_entry *e, void *data)
 	return be && (be->protos & BACKEND_UDP);
 }
 
-/* Destroy the victims, report each, collect the flows of the destroyed. */
-static int destroy(struct pass *p, struct ct_tuple **ret_flows, size_t *ret_nflows)
+int backends_ct_sweep(struct ct *ct, const struct backend_set *b, size_t *ret_deleted)
+{
+	return ct_sweep(ct, ct_match, (void *)b, ret_deleted);
+}
+
+/* Destroy the victims, report each; the entries of the destroyed flows deleted. */
+static int destroy(struct pass *p)
 {
 	enum sdiag_destroy_result *results = calloc(p->n, sizeof(*results));
 	int *errs = calloc(p->n, sizeof(*errs));
-	struct ct_tuple *flows = p->o->ct ? calloc(p->n, sizeof(*flows)) : NULL;
-	size_t nflows = 0;
+	size_t d;
 	int r = -ENOMEM;
 
-	if (!results || !errs || (p->o->ct && !flows))
+	if (!results || !errs)
 		goto out;
 	r = sdiag_destroy(p->h, (const struct sdiag_sock *const *)p->victims, p->n, results,
 			  errs);
 	if (r < 0)
 		goto out;
 	for (size_t i = 0; i < p->n; i++) {
-		if (results[i] == SDIAG_DESTROYED) {
+		if (results[i] == SDIAG_DESTROYED)
 			p->res->destroyed++;
-			if (flows && ct_tuple_of_sock(p->victims[i], &flows[nflows]))
-				nflows++;
-		} else if (results[i] == SDIAG_GONE) {
+		else if (results[i] == SDIAG_GONE)
 			p->res->gone++;
-		} else {
+		else
 			p->res->failed++;
-		}
 		if (p->o->report)
 			(void)p->o->report(p->victims[i], results[i], errs[i], p->o->userdata);
+	}
+	if (p->o->ct) {
+		p->res->ct_err = ct_delete_destroyed(p->o->ct, p->victims, results, p->n, &d);
+		p->res->ct_deleted += d;
 	}
 out:
 	free(results);
 	free(errs);
-	if (r < 0) {
-		free(flows);
-		return r;
-	}
-	*ret_flows = flows;
-	*ret_nflows = nflows;
-	return 0;
+	return r;
 }
 
-int backends_pass(struct sdiag_handle *h, const struct backend_set *b,
-		  const struct backends_pass_opts *opts, struct backends_pass_result *ret)
+/* The dump of one pass: the selected sockets into p (not kept, unless dry). */
+static int select_into(struct pass *p, const struct backend_set *b, size_t bc_max)
 {
-	size_t bc_max = opts->bytecode_max ? opts->bytecode_max : BACKENDS_BYTECODE_MAX;
-	struct backends_pass_result res = { 0 };
-	struct pass p = { .h = h, .b = b, .o = opts, .res = &res };
 	struct sdiag_filter *f = NULL;
-	struct ct_tuple *flows = NULL;
-	size_t nflows = 0, d;
 	SDIAG_OPTS(sdiag_query, q,
 			.tables = SDIAG_TABLE_BIT(SDIAG_T_TCP) | SDIAG_TABLE_BIT(SDIAG_T_UDP),
 			.states = SDIAG_STATES_ALL &
@@ -190,44 +180,66 @@ int backends_pass(struct sdiag_handle *h, const struct backend_set *b,
 				    SDIAG_STATE_BIT(SDIAG_SS_BOUND_INACTIVE)),
 			.afs = SDIAG_AF_ALL,
 			.flags = SDIAG_Q_SKIP_UNSUPPORTED); /* nothing to destroy there */
-	int r = 0;
+	int r;
 
 	if (!b->n)
-		goto out; /* an empty list destroys nothing: no dump at all */
-	if (b->n <= bc_max) {
+		return 0; /* an empty list destroys nothing: no dump at all */
+	if (b->n <= (bc_max ? bc_max : BACKENDS_BYTECODE_MAX)) {
 		r = build_filter(b, &f);
 		if (r < 0)
-			goto out;
+			return r;
 		q.filter = f;
-		res.kernel_filter = true;
+		p->res->kernel_filter = true;
 	}
-	r = sdiag_dump(h, &q, pass_cb, NULL, &p);
-	if (r < 0 || opts->dry_run)
+	r = sdiag_dump(p->h, &q, pass_cb, NULL, p);
+	sdiag_filter_free(f);
+	return r;
+}
+
+int backends_select(struct sdiag_handle *h, const struct backend_set *b, size_t bytecode_max,
+		    struct sdiag_sock ***ret_v, size_t *ret_n, bool *ret_kernel_filter)
+{
+	struct backends_pass_opts o = { 0 };
+	struct backends_pass_result res = { 0 };
+	struct pass p = { .h = h, .b = b, .o = &o, .res = &res };
+	int r = select_into(&p, b, bytecode_max);
+
+	if (r < 0) {
+		for (size_t i = 0; i < p.n; i++)
+			free(p.victims[i]);
+		free(p.victims);
+		return r;
+	}
+	*ret_v = p.victims;
+	*ret_n = p.n;
+	*ret_kernel_filter = res.kernel_filter;
+	return 0;
+}
+
+int backends_pass(struct sdiag_handle *h, const struct backend_set *b,
+		  const struct backends_pass_opts *opts, struct backends_pass_result *ret)
+{
+	struct backends_pass_result res = { 0 };
+	struct pass p = { .h = h, .b = b, .o = opts, .res = &res };
+	size_t d;
+	int r;
+
+	r = select_into(&p, b, opts->bytecode_max);
+	if (r < 0 || opts->dry_run || !b->n)
 		goto out;
 	if (p.n) {
-		r = destroy(&p, &flows, &nflows);
+		r = destroy(&p);
 		if (r < 0)
 			goto out;
 	}
-	if (opts->ct) {
-		int e = 0;
-
-		if (nflows) {
-			e = ct_delete_flows(opts->ct, flows, nflows, &d);
-			res.ct_deleted += d;
-		}
-		if (e == 0 || e == -ENOENT) {
-			e = ct_sweep(opts->ct, ct_match, (void *)b, &d);
-			res.ct_deleted += d;
-		}
-		res.ct_err = e;
+	if (opts->ct && (res.ct_err == 0 || res.ct_err == -ENOENT)) {
+		res.ct_err = backends_ct_sweep(opts->ct, b, &d);
+		res.ct_deleted += d;
 	}
 out:
 	for (size_t i = 0; i < p.n; i++)
 		free(p.victims[i]);
 	free(p.victims);
-	free(flows);
-	sdiag_filter_free(f);
 	if (r == 0)
 		*ret = res;
 	return r;

@@ -406,3 +406,24 @@ void ct_stats(const struct ct *c, uint64_t *ret_requests, uint64_t *ret_bytes_re
 	*ret_requests = c->requests;
 	*ret_bytes_read = sd_nl_bytes_read(c->nl);
 }
+
+int ct_delete_destroyed(struct ct *c, struct sdiag_sock *const *v,
+			const enum sdiag_destroy_result *res, size_t n, size_t *ret_deleted)
+{
+	struct ct_tuple *t;
+	size_t k = 0;
+	int r;
+
+	*ret_deleted = 0;
+	if (!n)
+		return 0;
+	t = calloc(n, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (res[i] == SDIAG_DESTROYED && ct_tuple_of_sock(v[i], &t[k]))
+			k++;
+	r = k ? ct_delete_flows(c, t, k, ret_deleted) : 0;
+	free(t);
+	return r;
+}

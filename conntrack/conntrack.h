@@ -59,6 +59,13 @@ bool ct_tuple_of_sock(const struct sdiag_sock *s, struct ct_tuple *ret);
  * Returns 0 or a negative errno (the first failure other than ENOENT). */
 int ct_delete_flows(struct ct *c, const struct ct_tuple *t, size_t n, size_t *ret_deleted);
 
+/* The flows of the n sockets whose result is SDIAG_DESTROYED (ct_tuple_of_sock),
+ * their entries deleted: the one way every destroyer (guard, kill
+ * --dead-backends) follows its destroys. *ret_deleted: entries deleted.
+ * Returns 0 or a negative errno (-ENOMEM, or as ct_delete_flows). */
+int ct_delete_destroyed(struct ct *c, struct sdiag_sock *const *v,
+			const enum sdiag_destroy_result *res, size_t n, size_t *ret_deleted);
+
 /* Dump the table and delete the entries match() selects. *ret_deleted:
  * entries deleted (one replaced or gone meanwhile is not counted). Returns 0
  * or a negative errno. */

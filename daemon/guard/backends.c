@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The guard's dead backends (`dead-backends = PATH`) and its conntrack
- * handle (`conntrack = yes`).
+ * The guard's dead backends (`dead-backends = PATH`): a policy in one file
+ * (guard_backends_setup registers its source: the inotify descriptor and
+ * the next step's deadline; its passes go through guard_act).
  *
  * The file is watched through its directory (inotify), and read only when a
  * write of it has ended: IN_CLOSE_WRITE or IN_MOVED_TO of its own name, a
@@ -33,6 +34,7 @@
 #include "conntrack/conntrack.h"
 #include "daemon/common/log.h"
 #include "daemon/guard/backends.h"
+#include "daemon/guard/loop.h"
 #include "daemon/guard/metrics.h"
 #include "util/clock.h"
 
@@ -113,20 +115,11 @@ static int set_path(struct guard_backends *b, const char *path)
 	return 0;
 }
 
-void guard_backends_configure(struct guard_backends *b, const struct guard_config *c,
-			      uint64_t now_ms)
+/* After the configuration was (re)loaded: follow its dead-backends, backend-
+ * interval and dead-backends-max keys; the file is read again and a pass
+ * made at now_ms. */
+static void configure(struct guard_backends *b, const struct guard_config *c, uint64_t now_ms)
 {
-	int r;
-
-	if (c->conntrack && !b->ct) {
-		r = ct_open(&b->ct, -1);
-		if (r < 0)
-			daemon_log(b->log_name, "conntrack: %s; sockets are still destroyed",
-				   ct_strerror(r));
-	} else if (!c->conntrack && b->ct) {
-		ct_close(b->ct);
-		b->ct = NULL;
-	}
 	b->interval_ms = c->backend_interval_ms;
 	b->max = c->backends_max;
 	if (!c->backends_path) {
@@ -148,14 +141,11 @@ void guard_backends_configure(struct guard_backends *b, const struct guard_confi
 		}
 		arm(b, now_ms);
 	}
-	/* A SIGHUP or a new configuration: read the file again, a pass now. */
+	/* A SIGHUP or a new configuration: read the file again, a pass now;
+	 * the exemptions may have changed. */
 	b->read_due = b->pass_due = now_ms;
 	b->read_complete = true;
-}
-
-int guard_backends_fd(const struct guard_backends *b)
-{
-	return b->ifd;
+	b->warn_exempt = true;
 }
 
 enum { EV_NONE, EV_GONE, EV_COMPLETE };
@@ -184,7 +174,11 @@ static int event_kind(const struct guard_backends *b, const struct inotify_event
 	return EV_NONE;
 }
 
-void guard_backends_on_event(struct guard_backends *b, uint64_t now_ms)
+/* Events in the file's directory: those that end a write of the file (a
+ * close after writing, a rename onto it, a ConfigMap's ..data swap), its
+ * removal and the directory's own removal read it again shortly; the rest
+ * (other names, a file still being written) are ignored. */
+static void on_event(struct guard_backends *b, uint64_t now_ms)
 {
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 	bool lost = false;
@@ -255,6 +249,7 @@ static bool reload(struct guard_backends *b, struct guard_metrics *m)
 	backends_free(&b->set);
 	b->set = now;
 	b->loaded = true;
+	b->warn_exempt = true;
 	if (missing)
 		daemon_log(b->log_name, "dead-backends: 0 backends (%s does not exist)", b->path);
 	else
@@ -263,100 +258,118 @@ static bool reload(struct guard_backends *b, struct guard_metrics *m)
 	return true;
 }
 
-static bool keep(const struct sdiag_sock *s, void *data)
+/* Once per load of the file: each listed backend the configuration exempts
+ * (every client of it kept), by line and exemption, never by its text. */
+static void warn_exempt(struct guard_backends *b, const struct guard_config *c)
 {
-	return guard_exempt(data, s) != GUARD_DESTROY;
+	b->warn_exempt = false;
+	for (size_t i = 0; i < b->set.n; i++) {
+		enum guard_verdict v = guard_exempt_peer(c, b->set.v[i].family, b->set.v[i].addr);
+
+		if (v != GUARD_DESTROY)
+			daemon_log(b->log_name, "dead-backends: line %u lists a backend that %s "
+				   "exempts: its clients are never destroyed", b->set.v[i].line,
+				   guard_verdict_key(v));
+	}
 }
 
-uint64_t guard_backends_due(const struct guard_backends *b)
+/* When the next step is due (NEVER: none). */
+static uint64_t next_due(const struct guard_backends *b)
 {
 	return earlier(earlier(b->read_due, b->pass_due), b->watch_due);
 }
 
-void guard_backends_run(struct guard_backends *b, struct sdiag_handle *h,
-			const struct guard_config *c, bool dry_run, struct guard_metrics *m,
-			uint64_t now_ms)
+/* After the destroy: the UDP entries to or from a listed UDP backend. */
+static int sweep(struct guard *g, struct guard_action *a, size_t *ret_deleted)
 {
-	struct backends_pass_opts o = { .dry_run = dry_run, .ct = b->ct, .keep = keep,
-					.userdata = (void *)c };
-	struct backends_pass_result res;
-	bool changed = false;
-	struct timespec t0;
+	const struct guard_backends *b = a->data;
+
+	return backends_ct_sweep(g->ct, &b->set, ret_deleted);
+}
+
+/* What is due: the watch tried again, the file read again (a pass follows
+ * only when the list changed), the pass: the selection by backends_select,
+ * the exemptions, guard_act, then the UDP backends' conntrack entries. */
+static int backends_expired(struct guard *g, struct guard_source *src, uint64_t now_ms)
+{
+	struct guard_backends *b = &g->bk;
+	struct guard_action a = { 0 };
+	struct sdiag_sock **sel = NULL;
+	bool changed = false, kf = false;
+	size_t nsel = 0;
 	int r;
 
-	if (!b->path)
-		return;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (b->watch_due <= now_ms) {
+	clock_gettime(CLOCK_MONOTONIC, &a.t0);
+	if (b->path && b->watch_due <= now_ms) {
 		arm(b, now_ms);
 		b->read_due = now_ms; /* made again, or still unwatched: read it */
 		b->read_complete = true;
 	}
-	if (b->read_due <= now_ms) {
+	if (b->path && b->read_due <= now_ms) {
 		b->read_due = NEVER;
 		if (b->read_complete || still_gone(b))
-			changed = reload(b, m);
+			changed = reload(b, g->metrics);
 		b->read_complete = false;
 		if (changed)
 			b->pass_due = now_ms;
 	}
-	if (b->pass_due > now_ms)
-		return;
+	if (b->warn_exempt)
+		warn_exempt(b, &g->cfg);
+	if (!b->path || b->pass_due > now_ms)
+		goto out;
 	b->pass_due = b->interval_ms ? now_ms + b->interval_ms : NEVER;
-	r = backends_pass(h, &b->set, &o, &res);
+	r = backends_select(g->h, &b->set, 0, &sel, &nsel, &kf);
 	if (r < 0) {
-		guard_metrics_error(m);
+		guard_metrics_error(g->metrics);
 		daemon_log(b->log_name, "dead-backends: pass failed: %s", strerror(-r));
-		return;
+		goto out;
 	}
-	guard_metrics_backends_pass(m, res.destroyed, res.ct_deleted);
-	if (res.ct_err)
-		daemon_log(b->log_name, "dead-backends: conntrack: %s", ct_strerror(res.ct_err));
-	if (res.selected == res.kept && !res.ct_deleted && !changed)
-		return; /* nothing done, the list the same: no log line */
-	if (dry_run)
-		daemon_log(b->log_name, "dead-backends: would destroy %zu socket%s (kept %zu exempt; "
-			   "%zu backend%s)", res.selected - res.kept,
-			   res.selected - res.kept == 1 ? "" : "s", res.kept, b->set.n,
-			   b->set.n == 1 ? "" : "s");
-	else
-		daemon_log(b->log_name, "dead-backends: destroyed %zu socket%s (already gone %zu, "
-			   "failed %zu; kept %zu exempt), %zu conntrack entr%s deleted; %zu "
-			   "backend%s, %s, %.2f ms", res.destroyed, res.destroyed == 1 ? "" : "s",
-			   res.gone, res.failed, res.kept, res.ct_deleted,
-			   res.ct_deleted == 1 ? "y" : "ies", b->set.n, b->set.n == 1 ? "" : "s",
-			   res.kernel_filter ? "kernel filter" : "hash lookup", ms_since(&t0));
+	for (size_t i = 0; i < nsel && r == 0; i++)
+		r = guard_action_judge(&a, sel[i], guard_exempt(&g->cfg, sel[i]));
+	snprintf(a.what, sizeof(a.what), "dead-backends");
+	snprintf(a.tail, sizeof(a.tail), "; %zu backend%s, %s", b->set.n,
+		 b->set.n == 1 ? "" : "s", kf ? "kernel filter" : "hash lookup");
+	/* The list the same, nothing destroyed or deleted: no line. */
+	a.quiet = !changed;
+	a.ct_more = sweep;
+	a.data = b;
+	if (r == 0)
+		r = guard_act(g, &a);
+	if (r < 0)
+		goto out;
+	guard_metrics_backends_pass(g->metrics, a.res[SDIAG_DESTROYED], 0);
+out:
+	for (size_t i = 0; i < nsel; i++)
+		free(sel[i]);
+	free(sel);
+	guard_action_fini(&a);
+	src->due = next_due(b);
+	src->fd = b->ifd;
+	return 0;
+}
+
+static int backends_ready(struct guard *g, struct guard_source *src)
+{
+	on_event(&g->bk, mono_ms());
+	src->due = next_due(&g->bk);
+	return 0;
+}
+
+void guard_backends_setup(struct guard *g)
+{
+	struct guard_source *s = guard_source(g, "dead-backends");
+
+	configure(&g->bk, &g->cfg, mono_ms());
+	if (!s)
+		return;
+	s->ready = backends_ready;
+	s->expired = backends_expired;
+	s->fd = g->bk.ifd;
+	s->due = next_due(&g->bk);
 }
 
 void guard_backends_fini(struct guard_backends *b)
 {
 	unwatch(b);
 	backends_free(&b->set);
-	ct_close(b->ct);
-	b->ct = NULL;
-}
-
-size_t guard_backends_ct_flows(struct guard_backends *b, struct sdiag_sock *const *v,
-			       const enum sdiag_destroy_result *res, size_t n)
-{
-	struct ct_tuple *t;
-	size_t k = 0, deleted = 0;
-	int r;
-
-	if (!b || !b->ct || !n)
-		return 0;
-	t = calloc(n, sizeof(*t));
-	if (!t)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (res[i] == SDIAG_DESTROYED && ct_tuple_of_sock(v[i], &t[k]))
-			k++;
-	r = ct_delete_flows(b->ct, t, k, &deleted);
-	if (r < 0)
-		daemon_log(b->log_name, "conntrack: %s", ct_strerror(r));
-	if (deleted)
-		daemon_log(b->log_name, "conntrack: %zu entr%s of the destroyed sockets' flows deleted",
-			   deleted, deleted == 1 ? "y" : "ies");
-	free(t);
-	return deleted;
 }

@@ -6,9 +6,12 @@
  * in one batch. After ENOBUFS on the rtnetlink socket events were lost, so the
  * table is rebuilt from full dumps and the difference acted upon.
  *
- * A timerfd in the same loop ends grace periods (removals held by
- * core/grace.c are judged then), runs the route pass after route events
- * (core/route.c) and the reap rules every reap-interval (reap.c).
+ * The loop polls the descriptors of the registered event sources (loop.h:
+ * signals and rtnetlink here, each other policy's from its own file) and one
+ * timerfd armed for the earliest deadline: grace periods ending (removals
+ * held by core/grace.c are judged then), the route pass after route events
+ * (routes.c), the reap rules (reap.c), the dead backends (backends.c).
+ * Every policy's victims go through guard_act() (act.c).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -25,10 +28,12 @@
 #include <sys/timerfd.h>
 #include <linux/rtnetlink.h>
 
+#include "conntrack/conntrack.h"
 #include "daemon/common/log.h"
 #include "daemon/guard/all.h"
 #include "daemon/guard/backends.h"
 #include "daemon/guard/guard.h"
+#include "daemon/guard/loop.h"
 #include "daemon/guard/metrics.h"
 #include "daemon/guard/rtnl.h"
 #include "daemon/metrics/http.h"
@@ -37,105 +42,22 @@
 #include "util/clock.h"
 #include "util/textfile.h"
 
-/* Route events come in bursts (a VPN adds a dozen routes): the pass runs
- * this long after the first, or when the grace period ends if that is later. */
-#define ROUTE_SETTLE_MS 100
-#define NEVER UINT64_MAX
-
-struct guard {
-	struct guard_config cfg;
-	struct guard_cmdline opt;	/* dry_run there: the file can also ask */
-	struct guard_table table;
-	struct grtnl rtnl;
-	struct sdiag_handle *h;
-	int sigfd;
-	struct guard_metrics *metrics;	/* NULL without --metrics */
-	int timerfd;
-	struct guard_grace grace;	/* removals held for the grace period */
-	struct guard_routes *routes;	/* open while on-route-change = yes */
-	uint64_t route_due, reap_due;	/* CLOCK_MONOTONIC ms, NEVER */
-	struct guard_backends bk;	/* dead-backends, conntrack */
-	bool resync_due;		/* the last resync's dumps kept being interrupted */
-	char log_name[96];		/* "sockdiag-guard", "sockdiag-guard[netns X]" */
-};
-
 #define logline(...) daemon_log(g->log_name, __VA_ARGS__)
 
 /* ---- acting ------------------------------------------------------------------------------ */
 
 struct action {
+	struct guard_action act;	/* what guard_act() does with the victims */
 	const struct guard *g;
-	const struct guard_pending *p;	/* NULL: a route pass */
-	struct sdiag_sock **victims;
-	size_t n, cap;
-	size_t kept[GUARD_DESTROY + 1];
-	size_t no_route, lookup_errors;	/* route pass */
+	const struct guard_pending *p;
 };
-
-/* After route changes: the kernel's route to the socket's peer (cached). */
-static enum guard_verdict route_verdict(struct action *a, const struct sdiag_sock *s)
-{
-	const struct guard_route_answer *ans = NULL;
-	enum guard_verdict v = guard_decide_selected(&a->g->cfg, s);
-	struct guard_route_key k;
-
-	if (v != GUARD_DESTROY)
-		return v;
-	guard_route_key_of(s, &k);
-	if (guard_routes_lookup(a->g->routes, &k, &ans) < 0) {
-		a->lookup_errors++;
-		return GUARD_KEEP_UNRELATED;
-	}
-	a->no_route += ans->err != 0;
-	return guard_decide_route(&a->g->cfg, &a->g->table, s, ans);
-}
 
 static int decide_cb(const struct sdiag_sock *s, void *data)
 {
 	struct action *a = data;
-	enum guard_verdict v = a->p ? guard_decide_all(&a->g->cfg, &a->g->table, a->p, s) :
-				      route_verdict(a, s);
 
-	a->kept[v]++;
-	if (v != GUARD_DESTROY)
-		return 0;
-	return guard_victims_add(&a->victims, &a->n, &a->cap, s);
-}
-
-static void log_action(const struct guard *g, const struct action *a, const size_t res[5],
-		       double ms)
-{
-	char what[256], kept[256] = "";
-	size_t off = 0, nkept = 0;
-
-	if (!a->p)
-		snprintf(what, sizeof(what), "routes changed (%zu lookups, %zu peers without a route)",
-			 guard_routes_asked(a->g->routes), a->no_route);
-	else if (a->p->n > a->p->described)
-		snprintf(what, sizeof(what), "%s and %zu more event%s", a->p->what,
-			 a->p->n - a->p->described, a->p->n - a->p->described == 1 ? "" : "s");
-	else
-		snprintf(what, sizeof(what), "%s", a->p->what);
-	for (int v = 0; v < GUARD_DESTROY; v++) {
-		if (v == GUARD_KEEP_UNRELATED || !a->kept[v])
-			continue;
-		nkept += a->kept[v];
-		if (off < sizeof(kept))
-			off += (size_t)snprintf(kept + off, sizeof(kept) - off, "%s%s %zu",
-						off ? ", " : "",
-						guard_verdict_name((enum guard_verdict)v), a->kept[v]);
-	}
-	if (!a->n && !nkept)
-		logline("%s: no sockets affected (%.2f ms)", what, ms);
-	else if (g->opt.dry_run || g->cfg.dry_run)
-		logline("%s: would destroy %zu socket%s (kept %zu%s%s) in %.2f ms", what, a->n,
-			a->n == 1 ? "" : "s", nkept, off ? ": " : "", kept, ms);
-	else
-		logline("%s: destroyed %zu socket%s (already gone %zu, failed %zu; kept %zu%s%s) "
-			"in %.2f ms",
-			what, res[SDIAG_DESTROYED], res[SDIAG_DESTROYED] == 1 ? "" : "s",
-			res[SDIAG_GONE], a->n - res[SDIAG_DESTROYED] - res[SDIAG_GONE], nkept,
-			off ? ": " : "", kept, ms);
+	return guard_action_judge(&a->act, s,
+				  guard_decide_all(&a->g->cfg, &a->g->table, a->p, s));
 }
 
 static int take_events(struct guard *g, struct guard_pending *p);
@@ -143,31 +65,27 @@ static int take_events(struct guard *g, struct guard_pending *p);
 /* Victims judged again by the view as it is now (guard_recheck). */
 static void recheck(struct action *a)
 {
+	struct guard_action *x = &a->act;
 	size_t keep = 0;
 
-	for (size_t i = 0; i < a->n; i++) {
+	for (size_t i = 0; i < x->n; i++) {
 		enum guard_verdict v = guard_recheck(&a->g->cfg, &a->g->table, a->p,
-						     a->victims[i]);
+						     x->victims[i]);
 
 		if (v == GUARD_DESTROY) {
-			a->victims[keep++] = a->victims[i];
+			x->victims[keep++] = x->victims[i];
 			continue;
 		}
-		a->kept[v]++;
-		a->kept[GUARD_DESTROY]--;
-		free(a->victims[i]);
+		x->kept[v]++;
+		x->kept[GUARD_DESTROY]--;
+		free(x->victims[i]);
 	}
-	a->n = keep;
+	x->n = keep;
 }
 
 /*
- * Act on every pending event: dump TCP and UDP without a kernel filter (TCP
- * of both families then takes one walk of the kernel's established hash,
- * the dominant cost), let the policy pick, destroy the picked in one batch.
- * Only the states the policy can destroy are dumped: the kernel then skips
- * the rest early, and never walks its bind hash for bound-inactive sockets
- * (host-wide, and never destroyable) or its listening hash unless
- * "listening" is configured.
+ * Act on every pending event: dump (guard_dump), let the policy pick,
+ * destroy the picked in one batch (guard_act).
  *
  * Then the events queued meanwhile are read (removals into later): a socket
  * made on an address after it was added back was made after the kernel
@@ -177,83 +95,44 @@ static void recheck(struct action *a)
 static int act(struct guard *g, struct guard_pending *p, struct guard_pending *later,
 	       const struct timespec *t0)
 {
-	const char *what = p ? p->what : "routes changed";
-	SDIAG_OPTS(sdiag_query, q,
-			.tables = GUARD_TABLES,
-			.states = g->cfg.tcp_states |
-				  (g->cfg.udp_connected ? SDIAG_STATE_BIT(SDIAG_SS_ESTABLISHED) : 0),
-			.afs = SDIAG_AF_ALL,
-			.flags = SDIAG_Q_SKIP_UNSUPPORTED); /* no UDP-Lite: it strands nothing */
-	struct action a = { .g = g, .p = p };
-	enum sdiag_destroy_result *results = NULL;
-	size_t res[5] = { 0 };
-	double ms;
-	int r, fatal = 0;
+	struct action a = { .g = g, .p = p, .act = { .t0 = *t0, .events = true } };
+	int fatal = 0;
 
-	if (p && !p->n)
+	if (!p->n)
 		return 0;
-	if (p)
-		guard_metrics_events(g->metrics, p);
-	else
-		guard_routes_reset(g->routes);
-	/* A service restarted since has a new cgroup (a new id): look again. */
-	if (g->cfg.n_exempt_cgroups || g->cfg.n_only_cgroups) {
-		r = guard_config_resolve(&g->cfg);
-		if (r > 0)
-			logline("cgroups looked up again: %d of the configured cgroups and units "
-				"changed", r);
-	}
-	r = sdiag_dump(g->h, &q, decide_cb, NULL, &a);
-	if (r < 0) {
-		guard_metrics_error(g->metrics);
-		logline("%s: cannot dump sockets: %s", what, strerror(-r));
+	guard_metrics_events(g->metrics, p);
+	if (guard_dump(g, p->what, decide_cb, &a) < 0)
 		goto out;
-	}
-	if (a.lookup_errors)
-		logline("%s: %zu route lookups failed; their sockets are kept", what,
-			a.lookup_errors);
-	if (p && a.n) {
+	if (a.act.n) {
 		fatal = take_events(g, later);
 		if (fatal < 0)
 			goto out;
 		recheck(&a);
 	}
-	if (a.n && !g->opt.dry_run && !g->cfg.dry_run) {
-		results = calloc(a.n, sizeof(*results));
-		if (!results) {
-			r = -ENOMEM;
-			logline("%s: cannot destroy: %s", what, strerror(-r));
-			goto out;
-		}
-		r = sdiag_destroy(g->h, (const struct sdiag_sock *const *)a.victims, a.n, results,
-				  NULL);
-		if (r < 0) {
-			guard_metrics_error(g->metrics);
-			logline("%s: cannot destroy: %s", what, strerror(-r));
-			goto out;
-		}
-		for (size_t i = 0; i < a.n; i++)
-			if ((unsigned)results[i] < 5)
-				res[results[i]]++;
-		guard_metrics_conntrack(g->metrics,
-					guard_backends_ct_flows(&g->bk, a.victims, results, a.n));
-	}
-	ms = ms_since(t0);
-	log_action(g, &a, res, ms);
-	guard_metrics_action(g->metrics, a.kept, res, a.n, ms / 1e3, g->opt.dry_run || g->cfg.dry_run);
+	if (p->n > p->described)
+		snprintf(a.act.what, sizeof(a.act.what), "%s and %zu more event%s", p->what,
+			 p->n - p->described, p->n - p->described == 1 ? "" : "s");
+	else
+		snprintf(a.act.what, sizeof(a.act.what), "%s", p->what);
+	(void)guard_act(g, &a.act);
 out:
-	for (size_t i = 0; i < a.n; i++)
-		free(a.victims[i]);
-	free(a.victims);
-	free(results);
-	if (p)
-		guard_pending_clear(p);
+	guard_action_fini(&a.act);
+	guard_pending_clear(p);
 	return fatal;
 }
 
-/* ---- grace, route changes, reaping: the timer ------------------------------------------ */
+/* ---- grace periods ----------------------------------------------------------------------- */
 
-/* Removals wait out the grace period; judged in on_timer(). */
+/* The grace source is due when the first held removal's period ends. */
+static void grace_rearm(struct guard *g)
+{
+	struct guard_source *s = guard_source(g, "grace");
+
+	if (s)
+		s->due = guard_grace_next(&g->grace);
+}
+
+/* Removals wait out the grace period; judged in end_grace(). */
 static int hold(struct guard *g, struct guard_pending *p)
 {
 	uint64_t now = mono_ms();
@@ -265,6 +144,7 @@ static int hold(struct guard *g, struct guard_pending *p)
 		r = guard_grace_hold(&g->grace, &p->ev[i], what, now, g->cfg.grace_ms);
 	}
 	guard_pending_clear(p);
+	grace_rearm(g);
 	return r;
 }
 
@@ -287,7 +167,7 @@ static int act_all(struct guard *g, struct guard_pending *p, const struct timesp
 }
 
 /* The grace periods that ended: what came back is logged, the rest acted upon together. */
-static int end_grace(struct guard *g, uint64_t now)
+static int end_grace(struct guard *g, struct guard_source *src, uint64_t now)
 {
 	struct guard_pending p = { 0 };
 	struct guard_held *due = NULL;
@@ -305,88 +185,20 @@ static int end_grace(struct guard *g, uint64_t now)
 			r = guard_held_to_pending(&due[i], &p);
 	}
 	guard_held_free(due, n);
+	src->due = guard_grace_next(&g->grace);
 	if (r == 0)
 		r = act_all(g, &p, &t0);
 	guard_pending_fini(&p);
 	return r;
 }
 
-static void arm_timer(struct guard *g)
-{
-	uint64_t next = guard_grace_next(&g->grace);
-	struct itimerspec its = { 0 };
-
-	if (g->route_due < next)
-		next = g->route_due;
-	if (g->reap_due < next)
-		next = g->reap_due;
-	if (guard_backends_due(&g->bk) < next)
-		next = guard_backends_due(&g->bk);
-	if (next != NEVER) {
-		next = next ? next : 1; /* 0 would disarm */
-		its.it_value = ts_from_ms(next);
-	}
-	timerfd_settime(g->timerfd, TFD_TIMER_ABSTIME, &its, NULL);
-}
-
-static int on_timer(struct guard *g)
-{
-	uint64_t expirations, now = mono_ms();
-	int r = 0;
-
-	(void)!read(g->timerfd, &expirations, sizeof(expirations));
-	if (guard_grace_next(&g->grace) <= now)
-		r = end_grace(g, now);
-	if (r == 0 && g->route_due <= now) {
-		struct timespec t0;
-
-		g->route_due = NEVER;
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		if (g->routes)
-			(void)act(g, NULL, NULL, &t0);
-	}
-	if (r == 0 && g->reap_due <= now) {
-		guard_reap_all(g->h, &g->cfg, g->opt.dry_run || g->cfg.dry_run, &g->bk,
-			       g->metrics, g->log_name);
-		g->reap_due = mono_ms() + g->cfg.reap_interval_ms;
-	}
-	if (r == 0 && guard_backends_due(&g->bk) <= now)
-		guard_backends_run(&g->bk, g->h, &g->cfg, g->opt.dry_run || g->cfg.dry_run,
-				   g->metrics, mono_ms());
-	return r;
-}
-
-/* Route events seen: one pass after they settle. */
-static void routes_changed(struct guard *g)
-{
-	uint32_t settle = g->cfg.grace_ms > ROUTE_SETTLE_MS ? g->cfg.grace_ms : ROUTE_SETTLE_MS;
-
-	if (g->routes && g->route_due == NEVER)
-		g->route_due = mono_ms() + settle;
-}
-
-/* After the configuration was (re)loaded: route events and reaping follow it. */
+/* After the configuration was (re)loaded: every policy follows it. */
 static void policies_configured(struct guard *g)
 {
-	int r;
-
-	if (g->cfg.on_route_change && !g->routes) {
-		r = guard_routes_open(&g->routes);
-		if (r == 0)
-			r = guard_routes_subscribe(grtnl_event_fd(&g->rtnl), true);
-		if (r < 0) {
-			logline("on-route-change: cannot watch routes: %s", strerror(-r));
-			guard_routes_close(g->routes);
-			g->routes = NULL;
-		}
-	} else if (!g->cfg.on_route_change && g->routes) {
-		(void)guard_routes_subscribe(grtnl_event_fd(&g->rtnl), false);
-		guard_routes_close(g->routes);
-		g->routes = NULL;
-		g->route_due = NEVER;
-	}
-	g->reap_due = g->cfg.n_reaps ? mono_ms() + g->cfg.reap_interval_ms : NEVER;
-	guard_backends_configure(&g->bk, &g->cfg, mono_ms());
+	guard_routes_setup(g);
+	guard_conntrack_configure(g);
+	guard_reap_setup(g);
+	guard_backends_setup(g);
 	if (g->cfg.grace_ms || g->routes || g->cfg.n_reaps)
 		logline("grace %u ms; route changes %s; %zu reap rule%s every %u s (at most %u "
 			"sockets each)",
@@ -480,17 +292,18 @@ static int take_events(struct guard *g, struct guard_pending *p)
 		}
 	}
 	if (route_event)
-		routes_changed(g);
+		guard_routes_changed(g);
 	return r;
 }
 
 /* Drain the event socket, then act once on everything it said. */
-static int read_events(struct guard *g)
+static int read_events(struct guard *g, struct guard_source *src)
 {
 	struct guard_pending p = { 0 };
 	struct timespec t0;
 	int r;
 
+	(void)src;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	r = take_events(g, &p);
 	if (r == 0 && g->cfg.grace_ms)
@@ -569,12 +382,12 @@ static int load_config(struct guard *g, bool reload)
 }
 
 /* Returns 1 to stop, 0 to go on, <0 on error. */
-static int on_signal(struct guard *g)
+static int on_signal(struct guard *g, struct guard_source *src)
 {
 	struct signalfd_siginfo si;
 	int r;
 
-	while (read(g->sigfd, &si, sizeof(si)) == sizeof(si)) {
+	while (read(src->fd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGHUP) {
 			r = load_config(g, true);
 			guard_metrics_reload(g->metrics, r == 0);
@@ -588,42 +401,83 @@ static int on_signal(struct guard *g)
 	return 0;
 }
 
+/* One timerfd armed for the earliest deadline of every source. */
+static void arm_timer(struct guard *g)
+{
+	uint64_t next = GUARD_NEVER;
+	struct itimerspec its = { 0 };
+
+	for (size_t i = 0; i < g->n_src; i++)
+		if (g->src[i].due < next)
+			next = g->src[i].due;
+	if (next != GUARD_NEVER) {
+		next = next ? next : 1; /* 0 would disarm */
+		its.it_value = ts_from_ms(next);
+	}
+	timerfd_settime(g->timerfd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+/* Poll every registered source's descriptor and the timer; the readable
+ * ones' ready(), then the due ones' expired(), in the order registered. */
 static int loop(struct guard *g)
 {
-	struct pollfd p[4] = {
-		{ .fd = grtnl_event_fd(&g->rtnl), .events = POLLIN },
-		{ .fd = g->sigfd, .events = POLLIN },
-		{ .fd = g->timerfd, .events = POLLIN },
-		{ .fd = -1, .events = POLLIN },
-	};
+	struct pollfd p[GUARD_MAX_SOURCES + 1];
+	struct guard_source *of[GUARD_MAX_SOURCES];
+	uint64_t expirations, now;
+	nfds_t n;
 	int r;
 
 	for (;;) {
 		arm_timer(g);
-		p[3].fd = guard_backends_fd(&g->bk); /* a reload may change it */
-		if (poll(p, 4, -1) < 0) {
+		n = 0;
+		for (size_t i = 0; i < g->n_src; i++) {
+			if (g->src[i].fd < 0 || !g->src[i].ready)
+				continue;
+			of[n] = &g->src[i];
+			p[n++] = (struct pollfd){ .fd = g->src[i].fd, .events = POLLIN };
+		}
+		p[n] = (struct pollfd){ .fd = g->timerfd, .events = POLLIN };
+		if (poll(p, n + 1, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
 		}
-		if (p[1].revents & POLLIN) {
-			r = on_signal(g);
+		for (nfds_t i = 0; i < n; i++) {
+			if (!(p[i].revents & (POLLIN | POLLERR)))
+				continue;
+			r = of[i]->ready(g, of[i]);
 			if (r)
 				return r < 0 ? r : 0;
 		}
-		if (p[0].revents & (POLLIN | POLLERR)) {
-			r = read_events(g);
-			if (r < 0)
-				return r;
-		}
-		if (p[3].revents & POLLIN)
-			guard_backends_on_event(&g->bk, mono_ms());
-		if (p[2].revents & POLLIN) {
-			r = on_timer(g);
-			if (r < 0)
-				return r;
+		if (!(p[n].revents & POLLIN))
+			continue;
+		(void)!read(g->timerfd, &expirations, sizeof(expirations));
+		now = mono_ms();
+		for (size_t i = 0; i < g->n_src; i++) {
+			if (g->src[i].due > now || !g->src[i].expired)
+				continue;
+			r = g->src[i].expired(g, &g->src[i], now);
+			if (r)
+				return r < 0 ? r : 0;
 		}
 	}
+}
+
+/* The loop's own sources: signals, rtnetlink events, grace periods ending. */
+static int register_sources(struct guard *g)
+{
+	struct guard_source *sig = guard_source(g, "signals");
+	struct guard_source *ev = guard_source(g, "rtnetlink");
+	struct guard_source *gr = guard_source(g, "grace");
+
+	if (!sig || !ev || !gr)
+		return -ENOSPC;
+	sig->fd = g->sigfd;
+	sig->ready = on_signal;
+	ev->fd = grtnl_event_fd(&g->rtnl);
+	ev->ready = read_events;
+	gr->expired = end_grace;
+	return 0;
 }
 
 /* Guard the namespace the process is in now (label: how to name it, or NULL).
@@ -666,7 +520,7 @@ static int serve(struct guard *g, const char *label, int metrics_fd)
 			goto out;
 		}
 	}
-	if (resync(g, NULL, true) < 0)
+	if (register_sources(g) < 0 || resync(g, NULL, true) < 0)
 		goto out;
 	policies_configured(g);
 	logline("started%s%s%s", label ? " in network namespace " : "", label ? label : "",
@@ -684,6 +538,8 @@ out:
 		close(g->timerfd);
 	guard_routes_close(g->routes);
 	guard_backends_fini(&g->bk);
+	ct_close(g->ct);
+	g->ct = NULL;
 	guard_grace_fini(&g->grace);
 	guard_table_fini(&g->table);
 	return status;
@@ -728,7 +584,7 @@ static void reload_supervisor(void *arg)
 int guard_main(const struct guard_cmdline *opt)
 {
 	struct guard g = { .opt = *opt, .sigfd = -1, .timerfd = -1,
-			   .route_due = NEVER, .reap_due = NEVER, .log_name = "sockdiag-guard" };
+			   .log_name = "sockdiag-guard" };
 	const struct guard_all_ops ops = { .run = serve_child, .reload = reload_supervisor,
 					   .check = check_supervisor };
 	int status = 1, metrics_fd = -1;

@@ -5,11 +5,16 @@
  *
  *   cmd.c       the command line -> struct guard_cmdline
  *   setup.c     namespace, capabilities, signals
- *   guard.c     the event loop: rtnetlink + signalfd, resync, destroy, log
+ *   loop.h      struct guard, the registry of event sources, the action path
+ *   guard.c     the event loop over the registered sources; the address/link
+ *               policy: rtnetlink + signalfd, resync, grace
+ *   act.c       the one action path (destroy, tally, conntrack, metrics, log),
+ *               the source registry, the conntrack handle
  *   rtnl.c      rtnetlink sockets: link/address dumps, events, the drain after overflow
  *   route_nl.c  RTM_GETROUTE lookups (cached per pass), route-event subscription
- *   reap.c      reap rules: filters run every reap-interval, capped per pass
- *   backends.c  dead-backends: the file watched, a reconcile pass; conntrack
+ *   routes.c    the route policy: a pass after route events settle
+ *   reap.c      the reap policy: filters run every reap-interval, capped per pass
+ *   backends.c  the dead-backends policy: the file watched, a reconcile pass
  *   metrics.c   --metrics: the loop's counters over HTTP
  *   all.c       --all-netns: a supervisor, one guard process per namespace
  */
@@ -17,28 +22,6 @@
 #define SOCKDIAG_GUARD_H
 
 #include "daemon/guard/core/core.h"
-
-/* ---- reaping (reap.c) ------------------------------------------------------------------- */
-
-struct guard_reap_result {
-	size_t matched;		/* selected and not exempt (stops counting at cap + 1) */
-	size_t kept;		/* selected but exempt */
-	size_t destroyed, gone, failed;
-	size_t ct_deleted;	/* conntrack entries of the destroyed (conntrack = yes) */
-	bool refused;		/* matched > cap: nothing destroyed */
-};
-
-/* One pass of one rule: dump with its filter, apply the exemptions, destroy
- * the rest in one batch unless more than cap match (or dry_run). */
-struct guard_backends;
-int guard_reap_rule(struct sdiag_handle *h, const struct guard_config *c,
-		    const struct guard_reap *rule, bool dry_run, struct guard_backends *bk,
-		    struct guard_reap_result *ret);
-/* Every rule's pass, each logged (under log_name) when it matched or failed;
- * the conntrack entries it deleted counted in m (NULL: no metrics). */
-struct guard_metrics;
-void guard_reap_all(struct sdiag_handle *h, const struct guard_config *c, bool dry_run,
-		    struct guard_backends *bk, struct guard_metrics *m, const char *log_name);
 
 /* The sockets an event can concern: TCP and UDP (UDP-Lite too), both families. */
 #define GUARD_TABLES                                                                               \

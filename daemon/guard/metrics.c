@@ -22,7 +22,7 @@ static const char *const latency_le[LATENCY_BUCKETS] = {
 
 struct counts {
 	uint64_t events[2];		/* enum guard_event_kind */
-	uint64_t results[5];		/* enum sdiag_destroy_result */
+	uint64_t results[SDIAG_ERROR + 1];	/* enum sdiag_destroy_result */
 	uint64_t would_destroy;		/* dry runs */
 	uint64_t kept[GUARD_DESTROY];	/* by verdict */
 	uint64_t errors, resyncs, reloads_ok, reloads_refused;
@@ -86,7 +86,7 @@ static int render(void *ctx, bool openmetrics, char **ret_body, size_t *ret_len)
 		"Sockets the policy picked, by outcome of the destroy.", "outcome", outcomes,
 		outcome, 4);
 	counter(&o, "sockdiag_guard_kept_sockets",
-		"Sockets an event concerned that the policy kept, by reason.", "reason", reasons,
+		"Sockets a policy concerned that it kept, by reason.", "reason", reasons,
 		c.kept, GUARD_DESTROY);
 	counter(&o, "sockdiag_guard_resyncs",
 		"Full dumps of links and addresses after lost rtnetlink events.", NULL, none,
@@ -159,7 +159,7 @@ void guard_metrics_events(struct guard_metrics *m, const struct guard_pending *p
 }
 
 void guard_metrics_action(struct guard_metrics *m, const size_t kept[GUARD_DESTROY + 1],
-			  const size_t res[5], size_t n, double seconds, bool dry_run)
+			  const size_t *res, size_t n, double seconds, bool dry_run)
 {
 	unsigned b = 0;
 
@@ -168,12 +168,16 @@ void guard_metrics_action(struct guard_metrics *m, const size_t kept[GUARD_DESTR
 	pthread_mutex_lock(&m->mu);
 	for (int v = 0; v < GUARD_DESTROY; v++)
 		m->c.kept[v] += kept[v];
+	if (!res) {
+		pthread_mutex_unlock(&m->mu);
+		return;
+	}
 	if (dry_run) {
 		m->c.would_destroy += n;
 	} else {
 		size_t reported = 0;
 
-		for (int i = 0; i < 5; i++) {
+		for (int i = 0; i <= SDIAG_ERROR; i++) {
 			m->c.results[i] += res[i];
 			reported += res[i];
 		}

@@ -24,9 +24,11 @@ void guard_metrics_stop(struct guard_metrics *m);
 void guard_metrics_events(struct guard_metrics *m, const struct guard_pending *p);
 /* One action: the verdicts (kept[v] sockets per verdict), the destroy results
  * (res[enum sdiag_destroy_result]) of n victims, seconds from the events'
- * arrival to the last destroy, whether it was a dry run. */
+ * arrival to the last destroy, whether it was a dry run. res NULL (an action
+ * of reap rules or dead backends, counted by their own counters): only the
+ * kept sockets. */
 void guard_metrics_action(struct guard_metrics *m, const size_t kept[GUARD_DESTROY + 1],
-			  const size_t res[5], size_t n, double seconds, bool dry_run);
+			  const size_t *res, size_t n, double seconds, bool dry_run);
 /* A dump or a destroy that failed as a whole. */
 void guard_metrics_error(struct guard_metrics *m);
 void guard_metrics_resync(struct guard_metrics *m);

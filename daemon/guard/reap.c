@@ -8,14 +8,13 @@
  * machine's connections), and the caller logs the refusal.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "daemon/common/log.h"
-#include "daemon/guard/backends.h"
-#include "daemon/guard/guard.h"
-#include "daemon/guard/metrics.h"
+#include "daemon/guard/loop.h"
 #include "util/clock.h"
 
 /* Every destroyable state; listeners only when the rule has a state clause
@@ -31,28 +30,22 @@ static uint32_t reap_states(const struct sdiag_filter *f)
 
 struct reap {
 	const struct guard_config *c;
-	struct sdiag_sock **victims;
-	size_t n, cap;
-	struct guard_reap_result *res;
+	struct guard_action *a;
 };
 
 static int reap_cb(const struct sdiag_sock *s, void *data)
 {
 	struct reap *r = data;
+	enum guard_verdict v = guard_exempt(r->c, s);
 
-	if (guard_exempt(r->c, s) != GUARD_DESTROY) {
-		r->res->kept++;
-		return 0;
-	}
-	r->res->matched++;
-	if (r->res->matched > r->c->reap_max)
+	if (v == GUARD_DESTROY && r->a->n + 1 > r->c->reap_max)
 		return -ECANCELED; /* enough to refuse: stop the dump */
-	return guard_victims_add(&r->victims, &r->n, &r->cap, s);
+	return guard_action_judge(r->a, s, v);
 }
 
-int guard_reap_rule(struct sdiag_handle *h, const struct guard_config *c,
-		    const struct guard_reap *rule, bool dry_run, struct guard_backends *bk,
-		    struct guard_reap_result *ret)
+/* One pass of one rule: dump with its filter, apply the exemptions, destroy
+ * the rest in one batch (guard_act) unless more than reap-max sockets match. */
+static void reap_rule(struct guard *g, const struct guard_reap *rule)
 {
 	SDIAG_OPTS(sdiag_query, q,
 			.tables = GUARD_TABLES,
@@ -60,78 +53,39 @@ int guard_reap_rule(struct sdiag_handle *h, const struct guard_config *c,
 			.afs = SDIAG_AF_ALL,
 			.filter = rule->filter,
 			.flags = SDIAG_Q_SKIP_UNSUPPORTED); /* UDP-Lite may be missing: nothing to reap */
-	struct guard_reap_result res = { 0 };
-	struct reap r = { .c = c, .res = &res };
-	enum sdiag_destroy_result *results = NULL;
+	struct guard_action a = { .quiet = true };
+	struct reap r = { .c = &g->cfg, .a = &a };
 	int err;
 
-	err = sdiag_dump(h, &q, reap_cb, NULL, &r);
-	if (err == -ECANCELED) {
-		res.refused = true;
-		err = 0;
-		goto out;
-	}
-	if (err < 0 || !r.n || dry_run)
-		goto out;
-	results = calloc(r.n, sizeof(*results));
-	if (!results) {
-		err = -ENOMEM;
-		goto out;
-	}
-	err = sdiag_destroy(h, (const struct sdiag_sock *const *)r.victims, r.n, results, NULL);
-	if (err < 0)
-		goto out;
-	for (size_t i = 0; i < r.n; i++) {
-		if (results[i] == SDIAG_DESTROYED)
-			res.destroyed++;
-		else if (results[i] == SDIAG_GONE)
-			res.gone++;
-		else
-			res.failed++;
-	}
-	res.ct_deleted = guard_backends_ct_flows(bk, r.victims, results, r.n);
-out:
-	for (size_t i = 0; i < r.n; i++)
-		free(r.victims[i]);
-	free(r.victims);
-	free(results);
-	if (err == 0)
-		*ret = res;
-	return err;
+	clock_gettime(CLOCK_MONOTONIC, &a.t0);
+	snprintf(a.what, sizeof(a.what), "reap (line %u) '%s'", rule->line, rule->expr);
+	err = sdiag_dump(g->h, &q, reap_cb, NULL, &r);
+	if (err == -ECANCELED)
+		daemon_log(g->log_name, "%s: refused: more than reap-max = %u sockets match; "
+			   "nothing destroyed", a.what, g->cfg.reap_max);
+	else if (err < 0)
+		daemon_log(g->log_name, "%s: %s", a.what, strerror(-err));
+	else	/* quiet: a pass that only kept is not worth a line every interval */
+		(void)guard_act(g, &a);
+	guard_action_fini(&a);
 }
 
-void guard_reap_all(struct sdiag_handle *h, const struct guard_config *c, bool dry,
-		    struct guard_backends *bk, struct guard_metrics *m, const char *log_name)
+/* Every rule's pass, every reap-interval. */
+static int reap_expired(struct guard *g, struct guard_source *src, uint64_t now)
 {
-	for (size_t i = 0; i < c->n_reaps; i++) {
-		const struct guard_reap *rule = &c->reaps[i];
-		struct guard_reap_result res;
-		struct timespec t0;
-		double ms;
-		int r;
+	(void)now;
+	for (size_t i = 0; i < g->cfg.n_reaps; i++)
+		reap_rule(g, &g->cfg.reaps[i]);
+	src->due = mono_ms() + g->cfg.reap_interval_ms;
+	return 0;
+}
 
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		r = guard_reap_rule(h, c, rule, dry, bk, &res);
-		ms = ms_since(&t0);
-		if (r == 0)
-			guard_metrics_conntrack(m, res.ct_deleted);
-		if (r < 0)
-			daemon_log(log_name, "reap (line %u) '%s': %s", rule->line, rule->expr,
-				   strerror(-r));
-		else if (res.refused)
-			daemon_log(log_name, "reap (line %u) '%s': refused: more than reap-max = %u "
-				   "sockets match; nothing destroyed",
-				   rule->line, rule->expr, c->reap_max);
-		else if (res.matched && dry)
-			daemon_log(log_name, "reap (line %u) '%s': would destroy %zu socket%s (kept "
-				   "%zu exempt)",
-				   rule->line, rule->expr, res.matched, res.matched == 1 ? "" : "s",
-				   res.kept);
-		else if (res.matched)
-			daemon_log(log_name, "reap (line %u) '%s': destroyed %zu socket%s (already "
-				   "gone %zu, failed %zu; kept %zu exempt) in %.2f ms",
-				   rule->line, rule->expr, res.destroyed,
-				   res.destroyed == 1 ? "" : "s", res.gone, res.failed, res.kept,
-				   ms);
-	}
+void guard_reap_setup(struct guard *g)
+{
+	struct guard_source *s = guard_source(g, "reap");
+
+	if (!s)
+		return;
+	s->expired = reap_expired;
+	s->due = g->cfg.n_reaps ? mono_ms() + g->cfg.reap_interval_ms : GUARD_NEVER;
 }

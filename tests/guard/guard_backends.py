@@ -165,6 +165,14 @@ def metrics(addr):
     return out
 
 
+def kept_by_reason(addr):
+    with urllib.request.urlopen("http://%s/metrics" % addr, timeout=5) as r:
+        text = r.read().decode()
+    return {m.group(1): int(m.group(2)) for m in
+            re.finditer(r'^sockdiag_guard_kept_sockets_total\{reason="([a-z-]+)"\} (\d+)$', text,
+                        re.M)}
+
+
 def write_slowly(path, first, rest, flags, sibling=None):
     """first, then rest 150 ms later, in one open of path (a writer that
     writes in pieces); sibling: a file of the same directory written between."""
@@ -273,8 +281,10 @@ def phase_writers(pop):
         check(len(dead_lines(g)) == n_lines + 2,
               "sibling writes: no line of their own: " + "\n".join(dead_lines(g)[n_lines:]))
         # The pass keeps what the exemptions keep.
-        check(line is not None and "destroyed 1 socket " in line and "kept 1 exempt" in line,
-              "exempt-mark: one destroyed, one kept: %s" % line)
+        check(line is not None and "destroyed 1 socket " in line and "kept 1: mark 1)" in line,
+              "exempt-mark: one destroyed, one kept, the reason said: %s" % line)
+        check(kept_by_reason(g.addr).get("mark") == 1,
+              "exempt-mark: the kept counter's reason=\"mark\": %s" % kept_by_reason(g.addr))
         check(aborted(doomed) and not aborted(marked),
               "exempt-mark: the marked client of a dead backend kept")
         check(not any(aborted(s) for s in live), "the live backend's clients kept")
@@ -463,6 +473,50 @@ def phase_interval(pop):
         g.stop()
 
 
+def phase_exempt_warning(pop):
+    """A listed backend the configuration exempts (127.0.0.1:80 with the
+    default exempt-loopback = yes): one warning per load of the file or of
+    the configuration, naming the line and the exemption, never the file's
+    text; nothing else exempt is warned about."""
+    path = os.path.join(TMP, "dead-exempt")
+    conf = os.path.join(TMP, "guard.conf")
+    with open(path, "w") as f:
+        f.write("# dead\n10.0.0.1:81/tcp\n\n127.0.0.1:80\n[::1]:80/udp\n")
+    g = Guard("dead-backends = %s\nbackend-interval = 0\n" % path)
+
+    def warned(line):
+        return len([l for l in g.text().splitlines() if "line %d lists" % line in l])
+    try:
+        check(g.wait_line(r"dead-backends: 3 backends from ") is not None,
+              "exempt warning: file read: " + g.text())
+        w4 = g.wait_line(r"dead-backends: line 4 lists a backend that exempt-loopback exempts")
+        w5 = g.wait_line(r"dead-backends: line 5 lists a backend that exempt-loopback exempts")
+        check(w4 is not None and w5 is not None and "127.0.0.1" not in g.text() and
+              "::1" not in g.text(), "exempt warning: lines 4 and 5, by exempt-loopback, "
+              "without the file's text: " + g.text())
+        check(warned(2) == 0, "exempt warning: 10.0.0.1:81 is not exempt: " + g.text())
+        # The file again, the same configuration: one warning each again.
+        with open(path, "a") as f:
+            f.write("10.0.0.1:82/tcp\n")
+        check(g.wait_line(r"dead-backends: 4 backends from ") is not None,
+              "exempt warning: file read again: " + g.text())
+        check(wait(lambda: warned(4) == 2 and warned(5) == 2, 5),
+              "exempt warning: once per load (2 loads): %d, %d lines: %s" %
+              (warned(4), warned(5), g.text()))
+        # A new configuration: loopback no longer exempt, 10.0.0.0/8 is.
+        with open(conf, "w") as f:
+            f.write("dead-backends = %s\nbackend-interval = 0\nexempt-loopback = no\n"
+                    "exempt-dst = 10.0.0.0/8\n" % path)
+        g.hup()
+        check(g.wait_line(r"dead-backends: line 2 lists a backend that exempt-dst exempts")
+              is not None and g.wait_line(r"dead-backends: line 6 lists .*exempt-dst")
+              is not None, "exempt warning: after SIGHUP, by exempt-dst: " + g.text())
+        check(warned(4) == 2 and warned(5) == 2,
+              "exempt warning: loopback no longer exempt, not warned: " + g.text())
+    finally:
+        g.stop()
+
+
 def main():
     setup_namespace()
     global POP, TMP
@@ -471,6 +525,7 @@ def main():
         pop = POP = Population(2)
         phase_on_change(pop)
         phase_interval(pop)
+        phase_exempt_warning(pop)
         phase_writers(pop)  # last: they check only the sockets they make
         phase_missing_dir(pop)
         pop.close()

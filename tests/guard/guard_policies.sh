@@ -211,19 +211,21 @@ client r1 10.1.0.1 7001 10.1.0.2
 client r2 10.1.0.1 7001 10.1.0.2
 client r3 10.1.0.1 7001 10.1.0.2
 client keep7000 10.1.0.1 7000 10.1.0.2
-start_guard 'reap = dport = :7001 and idle > 1s\nreap-interval = 1s\nreap-max = 2\n'
+client r4uid 10.1.0.1 7001 10.1.0.2 4242
+start_guard 'reap = dport = :7001 and idle > 1s\nreap-interval = 1s\nreap-max = 2\nexempt-uid = 4242\n'
 wait_for "$T/guard.log" "refused: more than reap-max = 2" 40 || fail "reap: cap not enforced"
 alive r1 && alive r2 && alive r3 || fail "reap: refused rule destroyed something"
 pass "reap: 3 sockets match, reap-max = 2: refused, nothing destroyed"
-printf 'reap = dport = :7001 and idle > 1s\nreap-interval = 1s\nreap-max = 3\n' >"$T/guard.conf"
+printf 'reap = dport = :7001 and idle > 1s\nreap-interval = 1s\nreap-max = 3\nexempt-uid = 4242\n' >"$T/guard.conf"
 kill -HUP "$GUARD"
 for c in r1 r2 r3; do
 	wait_for "$T/$c" "^recv" 40 || fail "reap: $c not destroyed"
 	aborted $c || fail "reap: $c: $(cat "$T/$c")"
 done
-grep -q "reap (line 1) 'dport = :7001 and idle > 1s': destroyed 3 sockets" "$T/guard.log" ||
-	fail "reap: no action line"
-[ "$(estab dport = :7001)" = 0 ] || fail "reap: ss still sees connections to port 7001"
+grep -q "reap (line 1) 'dport = :7001 and idle > 1s': destroyed 3 sockets (already gone 0, failed 0; kept 1: uid 1)" "$T/guard.log" ||
+	fail "reap: no action line saying why the 4th was kept"
+alive r4uid || fail "reap: the exempt uid's connection to port 7001 was destroyed"
+[ "$(estab dport = :7001)" = 1 ] || fail "reap: ss sees $(estab dport = :7001) connections to port 7001, expected the exempt one"
 [ "$(estab dst 10.1.0.1 and src 10.1.0.2 and dport = :7000)" = 2 ] ||
 	fail "reap: the connection to port 7000 was destroyed (ss)"
 alive keep7000 || fail "reap: the connection to port 7000 was destroyed"

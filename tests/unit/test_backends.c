@@ -70,9 +70,12 @@ static void test_valid(void **state)
 	b = find6(&s, "fd00::10", 53);
 	assert_non_null(b);
 	assert_int_equal(b->protos, BACKEND_UDP);
+	assert_int_equal(b->line, 4); /* the line naming it, for the guard's warnings */
 	b = find4(&s, "10.0.0.7", 8080);
 	assert_non_null(b);
 	assert_int_equal(b->protos, BACKEND_TCP | BACKEND_UDP);
+	assert_int_equal(b->line, 5); /* repeated on line 6: the first line */
+	assert_int_equal(find4(&s, "10.0.0.8", 65535)->line, 9);
 	/* Written v4-mapped, stored and found as IPv4, from either family. */
 	b = find4(&s, "10.0.0.9", 443);
 	assert_non_null(b);

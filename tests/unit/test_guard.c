@@ -74,6 +74,37 @@ static void config_full(void **state)
 	guard_config_fini(&c);
 }
 
+/* The exemption a dead backend's address falls under (guard_exempt_peer),
+ * and the key it is named by in the warning. */
+static void exempt_peer(void **state)
+{
+	const char *text = "exempt-dst = 10.0.0.0/8 fd00::/8\n";
+	uint8_t a[16] = { 0 };
+	struct guard_config c;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(guard_config_parse(&c, text, err, sizeof(err)), 0);
+	inet_pton(AF_INET, "127.0.0.1", a);
+	assert_int_equal(guard_exempt_peer(&c, AF_INET, a), GUARD_KEEP_LOOPBACK);
+	assert_string_equal(guard_verdict_key(GUARD_KEEP_LOOPBACK), "exempt-loopback");
+	inet_pton(AF_INET6, "::ffff:127.0.0.2", a);	/* v4-mapped: as IPv4 */
+	assert_int_equal(guard_exempt_peer(&c, AF_INET6, a), GUARD_KEEP_LOOPBACK);
+	inet_pton(AF_INET6, "::1", a);
+	assert_int_equal(guard_exempt_peer(&c, AF_INET6, a), GUARD_KEEP_LOOPBACK);
+	inet_pton(AF_INET, "10.1.2.3", a);
+	assert_int_equal(guard_exempt_peer(&c, AF_INET, a), GUARD_KEEP_DST);
+	assert_string_equal(guard_verdict_key(GUARD_KEEP_DST), "exempt-dst");
+	inet_pton(AF_INET6, "fd00::10", a);
+	assert_int_equal(guard_exempt_peer(&c, AF_INET6, a), GUARD_KEEP_DST);
+	inet_pton(AF_INET, "192.0.2.1", a);
+	assert_int_equal(guard_exempt_peer(&c, AF_INET, a), GUARD_DESTROY);
+	c.exempt_loopback = false;
+	inet_pton(AF_INET, "127.0.0.1", a);
+	assert_int_equal(guard_exempt_peer(&c, AF_INET, a), GUARD_DESTROY);
+	guard_config_fini(&c);
+}
+
 static void config_errors(void **state)
 {
 	static const struct {
@@ -478,7 +509,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(config_defaults),   cmocka_unit_test(config_full),
 		cmocka_unit_test(config_errors),     cmocka_unit_test(config_lists),
-		cmocka_unit_test(config_backends),
+		cmocka_unit_test(config_backends),   cmocka_unit_test(exempt_peer),
 		cmocka_unit_test(policy_addr_removed),
 		cmocka_unit_test(policy_link_local), cmocka_unit_test(policy_link_down),
 		cmocka_unit_test(policy_exemptions),

@@ -225,6 +225,13 @@ const char *guard_link_name(const struct guard_table *t, int ifindex, char buf[1
 /* Rules 2 and 3 alone (state, exemptions): GUARD_DESTROY when the socket is
  * in a destroyed state and no exemption keeps it. For route changes and reaping. */
 enum guard_verdict guard_decide_selected(const struct guard_config *c, const struct sdiag_sock *s);
+/* The exemption that keeps every socket whose peer is addr (AF_INET or
+ * AF_INET6, v4-mapped as IPv4): GUARD_KEEP_LOOPBACK, GUARD_KEEP_DST, or
+ * GUARD_DESTROY (a dead backend the guard could close clients of). */
+enum guard_verdict guard_exempt_peer(const struct guard_config *c, uint8_t family,
+				     const uint8_t addr[16]);
+/* The configuration key behind an exemption's verdict ("exempt-loopback"). */
+const char *guard_verdict_key(enum guard_verdict v);
 /* Rule 3 alone: an exemption's verdict, or GUARD_DESTROY. */
 enum guard_verdict guard_exempt(const struct guard_config *c, const struct sdiag_sock *s);
 

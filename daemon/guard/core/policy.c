@@ -182,6 +182,40 @@ enum guard_verdict guard_exempt(const struct guard_config *c, const struct sdiag
 	return exempt(c, s);
 }
 
+enum guard_verdict guard_exempt_peer(const struct guard_config *c, uint8_t family,
+				     const uint8_t addr[16])
+{
+	const uint8_t *a;
+	uint8_t f = in_plain(family, addr, &a);
+
+	if (c->exempt_loopback && is_loopback(f, a))
+		return GUARD_KEEP_LOOPBACK;
+	for (size_t i = 0; i < c->n_exempt_dsts; i++)
+		if (in_prefix(&c->exempt_dsts[i], f, a))
+			return GUARD_KEEP_DST;
+	return GUARD_DESTROY;
+}
+
+const char *guard_verdict_key(enum guard_verdict v)
+{
+	switch (v) {
+	case GUARD_KEEP_LOOPBACK:
+		return "exempt-loopback";
+	case GUARD_KEEP_UID:
+		return "exempt-uid";
+	case GUARD_KEEP_CGROUP:
+		return "exempt-cgroup";
+	case GUARD_KEEP_NOT_ONLY:
+		return "only-cgroup";
+	case GUARD_KEEP_MARK:
+		return "exempt-mark";
+	case GUARD_KEEP_DST:
+		return "exempt-dst";
+	default:
+		return guard_verdict_name(v);
+	}
+}
+
 enum guard_verdict guard_decide_selected(const struct guard_config *c, const struct sdiag_sock *s)
 {
 	if (s->family != AF_INET && s->family != AF_INET6)
