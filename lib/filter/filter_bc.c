@@ -184,13 +184,20 @@ static int compile_host(const struct sd_fnode *n, uint8_t family, struct frag *f
 {
 	const struct sd_fhost *h = &n->u.host;
 	uint8_t buf[sizeof(struct bc_hostcond) + 16] = { 0 };
-	struct bc_hostcond hc = { h->family, h->plen, h->port };
+	struct bc_hostcond hc;
 	size_t alen = h->family == AF_INET6 ? 16 : h->family == AF_INET ? 4 : 0;
 
 	if (h->family == 0 && h->port < 0)
 		return frag_const(f, 1);
 	if (h->family == AF_INET6 && family == AF_INET)
 		return frag_const(f, -1);
+	/* The padding after prefix_len goes to the kernel too: zero, not whatever
+	 * the stack held (an initialiser leaves it unspecified; under ASan two
+	 * compilations of one filter differed there). */
+	memset(&hc, 0, sizeof(hc));
+	hc.family = h->family;
+	hc.prefix_len = h->plen;
+	hc.port = h->port;
 	memcpy(buf, &hc, sizeof(hc));
 	memcpy(buf + sizeof(hc), h->addr, alen);
 	return frag_op(f, n->dir == SD_DIR_SRC ? BC_S_COND : BC_D_COND, buf, sizeof(hc) + alen);

@@ -30,4 +30,10 @@ if [ "$(readlink /proc/self/ns/net)" = "$(readlink /proc/1/ns/net)" ]; then
 	exit 1
 fi
 ip link set lo up
+# A third argument that is the built Python package (test_groups.py): in an
+# ASan build the interpreter needs the sanitizer runtimes first.
+if [ -n "${3:-}" ] && [ -d "$3/sockdiag" ]; then
+	. "$here/../python/sanitizers.sh"
+	sanitizer_env "$3"
+fi
 exec python3 "$here/${2:-test_cli.py}" "$sockdiag" ${3+"$3"}

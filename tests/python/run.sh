@@ -56,25 +56,8 @@ private_tables
 ip link set lo up
 shift 2
 
-ext=$(ls "$pydir"/sockdiag/_sockdiag*.so)
-preload=""
-for lib in libasan libubsan; do
-	if ldd "$ext" | grep -q "$lib\.so"; then
-		preload="$preload $(ldd "$ext" | awk -v l="$lib" '$1 ~ "^" l "\\.so" { print $3 }')"
-	fi
-done
-if [ -n "$preload" ]; then
-	# The interpreter's own allocations are not ours to report (it frees
-	# little at exit); the leak checks are the tests' tracemalloc and RSS
-	# bounds. PYTHONMALLOC=malloc lets ASan see every object's memory.
-	export LD_PRELOAD="${preload# }"
-	export PYTHONMALLOC=malloc
-	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-	export SDIAG_PY_ASAN=1
-	# A sanitizer's report is written to descriptor 2 and the process exits:
-	# pytest's descriptor-level capture would swallow it with the test's output.
-	export PYTEST_ADDOPTS="${PYTEST_ADDOPTS:+$PYTEST_ADDOPTS }--capture=sys"
-fi
+. "$here/sanitizers.sh"
+sanitizer_env "$pydir"
 export PYTHONPATH="$pydir${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONDONTWRITEBYTECODE=1
 cd "$here"
