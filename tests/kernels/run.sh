@@ -189,6 +189,13 @@ boot() {
 	rel=$(ls "$modroot/lib/modules" | head -n 1)
 	[ -n "$rel" ] || die "no lib/modules/REL under $modroot"
 	[ -e "$modroot/lib/modules/$rel/modules.dep" ] || depmod -b "$modroot" "$rel"
+	# The guest reaches the host's root over 9p: say so at once for a kernel without it.
+	if ! modprobe -d "$modroot" -S "$rel" --show-depends 9p >/dev/null 2>&1 &&
+		! grep -qs '^CONFIG_9P_FS=y' "$modroot/boot/config-$rel"; then
+		echo "kernel $rel: FAIL not booted: no 9p file system (CONFIG_9P_FS), which the" \
+			"guest reaches this machine's root with (Debian's cloud flavour leaves it out)"
+		return 1
+	fi
 	out=$cache/$rel
 	rm -rf "$out" && mkdir -p "$out"
 	initramfs "$modroot" "$rel" "$out/initramfs.cpio.gz"
