@@ -6,9 +6,10 @@
 #   make install  build and install under PREFIX (default /usr/local), honouring DESTDIR
 #   make asan     build into build-asan with ASan+UBSan (-fno-sanitize-recover) and run the tests
 #   make fuzz     build the libFuzzer targets with clang into build-fuzz, run each FUZZ_SECONDS
-#   make test-kernels  boot Debian's 6.1 and 6.12 kernels in QEMU (no KVM needed) on this
-#                 machine's userspace and run the live, netns and families suites there
-#                 (KERNELS="6.1 6.12", KERNEL_IMAGE=vmlinuz KERNEL_MODULES=DIR for any other
+#   make test-kernels  boot Debian's 5.10, 6.1, 6.12 and 7.2 kernels in QEMU (no KVM needed) on
+#                 this machine's userspace and run the live, netns and families suites there
+#                 (KERNELS="5.10 6.1 6.12 7.2", also 5.10-cloud; KERNELS=7.2 runs one;
+#                 KERNEL_IMAGE=vmlinuz KERNEL_MODULES=DIR for any other
 #                 kernel, KERNEL_SUITES, KERNEL_TESTS; see tests/kernels/run.sh)
 #   make abi-check     the built library's ABI against the baseline abi/libsockdiag.abi
 #                 (abidiff; also part of make test, as meson test `abi`)
@@ -57,11 +58,13 @@ TEST_DEPS := libcmocka-dev iproute2 procps python3 jq groff-base bash-completion
 
 # What make test-kernels adds: QEMU (TCG: no /dev/kvm needed), busybox-static and cpio for
 # the guest's initramfs, kmod (depmod/modprobe on the kernel package's modules), xz-utils
-# (6.12's modules are .ko.xz). The kernels themselves are Debian packages fetched with
-# apt-get download into BUILDDIR/kernels/ (linux-image-6.1.0-N-amd64-unsigned,
-# linux-image-6.12.N+deb12-amd64-unsigned).
+# (6.12's and 7.2's modules are .ko.xz). The kernels themselves are Debian packages fetched
+# with apt-get download into BUILDDIR/kernels/: bookworm's linux-image-6.1.0-N-amd64-unsigned
+# and linux-image-6.12.N+deb12-amd64-unsigned, bullseye's linux-image-5.10.0-N-amd64-unsigned
+# and sid's linux-binary-unsigned-7.2.N+deb14-amd64 + linux-modules-7.2.N+deb14-amd64 (those
+# two suites from the system's own archive host, with lists of their own: tests/kernels/run.sh).
 KERNEL_DEPS := qemu-system-x86 busybox-static cpio kmod xz-utils
-KERNELS ?= 6.1 6.12
+KERNELS ?= 5.10 6.1 6.12 7.2
 KERNEL_IMAGE ?=
 KERNEL_MODULES ?=
 KERNEL_SUITES ?= live netns families

@@ -151,6 +151,28 @@ def bound_inactive_dumped():
                     off += (ln + 3) & ~3
 
 
+def bpf_syscall_prog():
+    """Does bpf(2) load a BPF_PROG_TYPE_SYSCALL program (Linux 5.14 and later)? The light
+    skeleton of sockdiag's owners iterator loads through one. Needs root."""
+    import ctypes
+    insns = struct.pack("=BBhiBBhi", 0xb7, 0, 0, 0, 0x95, 0, 0, 0)  # r0 = 0; exit
+    lic = ctypes.create_string_buffer(b"GPL")
+    ibuf = ctypes.create_string_buffer(insns, len(insns))
+    # prog_type SYSCALL, 2 insns, insns, license, no log, kern_version, BPF_F_SLEEPABLE
+    # (syscall programs are sleepable only).
+    attr = ctypes.create_string_buffer(struct.pack("=IIQQIIQII", 31, 2, ctypes.addressof(ibuf),
+                                                   ctypes.addressof(lic), 0, 0, 0, 0, 1 << 4),
+                                       48)
+    libc = ctypes.CDLL(None, use_errno=True)
+    fd = libc.syscall(321, 5, attr, 48)  # SYS_bpf, BPF_PROG_LOAD
+    if fd >= 0:
+        os.close(fd)
+        return True
+    if ctypes.get_errno() in (errno.EPERM, errno.EACCES):
+        raise OSError(ctypes.get_errno(), "bpf probe")
+    return False
+
+
 def has_raw_diag():
     return inet_diag_supported(socket.AF_INET, socket.IPPROTO_RAW)
 

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/capability.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 
@@ -163,9 +165,27 @@ int opts_netns_list(const struct cli_opts *o, const char *cmd, struct sdiag_netn
 	return 0;
 }
 
+/* Linux 7.1 removed UDP-Lite: a kernel that makes no IPPROTO_UDPLITE socket has none (the
+ * udplite table is then refused although udp_diag is there). RELEASE: uname's. */
+static bool udplite_removed(char *release, size_t size)
+{
+	struct utsname u;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, IPPROTO_UDPLITE);
+
+	if (fd >= 0) {
+		close(fd);
+		return false;
+	}
+	if (errno != EPROTONOSUPPORT)
+		return false;
+	snprintf(release, size, "%s", uname(&u) == 0 ? u.release : "?");
+	return true;
+}
+
 bool opts_report_table_error(const struct cli_opts *o, uint32_t *reported, enum sdiag_table t,
 			     int err)
 {
+	char release[sizeof(((struct utsname *)0)->release)];
 	static const struct {
 		uint32_t tables;
 		const char *name;
@@ -198,7 +218,10 @@ bool opts_report_table_error(const struct cli_opts *o, uint32_t *reported, enum 
 	if (*reported & mask)
 		return !unsupported;
 	*reported |= mask;
-	if (unsupported)
+	if (unsupported && t == SDIAG_T_UDPLITE && udplite_removed(release, sizeof(release)))
+		fprintf(stderr, "sockdiag: udplite: not supported by this kernel (%s: UDP-Lite was "
+			"removed in Linux 7.1)\n", release);
+	else if (unsupported)
 		fprintf(stderr, "sockdiag: %s: not supported by this kernel (no %s)\n", name,
 			module);
 	else
@@ -230,13 +253,26 @@ const char *opts_owners_hint(const struct cli_opts *o, int err)
 int opts_scan_owners(struct cli_opts *o, const char *cmd, struct sdiag_procmap **ret)
 {
 	enum sdiag_owners src;
-	int r, err;
+	int r, err, bpf_err = 0;
 
 	r = sdiag_procmap_scan_using(ret, NULL, o->threads ? o->owners | SDIAG_OWNERS_THREADS
 								: o->owners);
+	if (r < 0 && o->owners == SDIAG_OWNERS_BPF && !o->threads && r != -EPERM &&
+	    r != -EACCES && r != -EOPNOTSUPP) {
+		/* The kernel, not the build or the caller's rights: its loader needs
+		 * BPF_PROG_TYPE_SYSCALL (Linux 5.14) and the kernel's BTF. */
+		struct utsname u;
+
+		fprintf(stderr, "sockdiag %s: --owners=bpf: this kernel (%s) cannot load the BPF "
+			"iterator (%s; Linux 5.14 and later with BTF can): walking /proc instead\n",
+			cmd, uname(&u) == 0 ? u.release : "?", strerror(-r));
+		bpf_err = r;
+		r = sdiag_procmap_scan_using(ret, NULL, SDIAG_OWNERS_PROC);
+	}
 	if (r < 0)
 		return r;
 	src = sdiag_procmap_source(*ret, &err);
+	err = bpf_err ? bpf_err : err;
 	if (src != SDIAG_OWNERS_BPF && !o->owners_noted && !can_ptrace()) {
 		fprintf(stderr, "sockdiag %s: note: not root (no CAP_SYS_PTRACE): the owners of "
 				"other users' sockets are not shown\n", cmd);

@@ -14,6 +14,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 
 import test_cli as T  # check(), run(), ss(), the table comparison with ss
 from test_cli import check, ok_run, jrun, rows_of, run, same_as_ss, diff_ss, ss, ino
@@ -82,8 +83,14 @@ def test_sctp():
 
 def test_udplite():
     if not kernel_probe.can_make(socket.AF_INET, socket.SOCK_DGRAM, IPPROTO_UDPLITE):
-        for opt in ("--udplite",):
-            unsupported(opt, "udplite", "udplite")
+        # Linux 7.1 removed UDP-Lite (7.2 has no IPPROTO_UDPLITE sockets, checked above).
+        print("kernel: no UDP-Lite (checked by making a socket)")
+        rc, out, err = run("--udplite", "-an")
+        check("--udplite on a kernel without UDP-Lite: exit 0, no rows, one line naming "
+              "the kernel and the version that removed it", rc == 0 and rows_of(out) == [] and
+              err == "sockdiag: udplite: not supported by this kernel (%s: UDP-Lite was "
+              "removed in Linux 7.1)\n" % os.uname().release,
+              "rc %d out %r err %r" % (rc, out, err))
         return
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, IPPROTO_UDPLITE)
     s.bind(("127.0.0.1", P_UL))
@@ -170,7 +177,30 @@ def test_bound_inactive():
     bound.close()
 
 
+def time_wait():
+    """A TIME-WAIT socket of our own where none is left (test_mptcp makes one, but 5.10's
+    Debian kernel has no MPTCP): closed first by the client, on its own port (7206);
+    waits, on ss's word, until only the TIME-WAIT socket is left of it."""
+    if "TIME-WAIT" in ss("-tan"):
+        return
+    with socket.socket() as lst:
+        lst.bind(("127.0.0.1", 7206))
+        lst.listen(1)
+        c = socket.create_connection(("127.0.0.1", 7206))
+        a, _ = lst.accept()
+    c.close()
+    a.close()
+    deadline = time.monotonic() + 10 * float(os.environ.get("SOCKDIAG_TEST_SLOWDOWN", "1"))
+    while time.monotonic() < deadline:
+        rows = [r for r in ss("-tanH").splitlines() if ":7206 " in r]
+        if rows and all(r.startswith("TIME-WAIT") for r in rows):
+            return
+        time.sleep(0.01)
+    print("no TIME-WAIT socket on 7206 within the deadline: %r" % rows)
+
+
 def test_details_vs_ss():
+    time_wait()
     for args in (["-tanm"], ["-tan", "--tos"], ["-tar"], ["-uanm"], ["-tanr", "--tos"]):
         out = ok_run(*args)
         ref = ss(*args)
@@ -419,8 +449,34 @@ def test_count_by_v4_mapped():
             x.close()
 
 
+def test_owners_bpf():
+    """--owners=bpf shows the owner on every kernel: where the iterator cannot load (its
+    loader needs Linux 5.14, and BTF), one line says so and /proc is walked instead."""
+    if not kernel_probe.probe("bpf_owners"):
+        skip("bpf_owners", "no BPF owners iterator here (no BTF, not root or no bpftool)")
+        return
+    loads = kernel_has(kernel_probe.bpf_syscall_prog)
+    print("kernel: %s BPF_PROG_TYPE_SYSCALL programs (checked with bpf(2))" %
+          ("loads" if loads else "does not load"))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen(1)
+        rc, out, err = run("-tlnp", "--owners=bpf", "sport = :%d" % s.getsockname()[1])
+    check("-p --owners=bpf: exit 0, our listener with its owner (this pid)",
+          rc == 0 and "pid=%d," % os.getpid() in out, "rc %d out %r err %r" % (rc, out, err))
+    if loads:
+        check("-p --owners=bpf where the iterator loads: nothing on stderr", err == "", err)
+    else:
+        check("-p --owners=bpf where it cannot load: one line naming the kernel and 5.14",
+              re.fullmatch(r"sockdiag list: --owners=bpf: this kernel \(%s\) cannot load the "
+                           r"BPF iterator \([^\n]+; Linux 5\.14 and later with BTF can\): "
+                           r"walking /proc instead\n" % re.escape(os.uname().release), err),
+              err)
+
+
 def main():
     p = populate()
+    test_owners_bpf()
     test_sctp()
     test_udplite()
     test_mptcp()

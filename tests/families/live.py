@@ -239,10 +239,47 @@ def sctp_multihomed(lst, port, c, cport, a, l6, port6, rows):
     rc, out, err = run("list", "-H", "-n", "-a", "-p", "-m", "-S")
     ss, sd = sctp_details(p.stdout), sctp_details(out)
     print("ss -m:", p.stdout, "sockdiag -m:", out, sep="\n")
-    check(p.returncode == 0 and rc == 0 and ss == sd and
+    # 5.10's sctp_diag sends a listener's endpoint record again before its associations;
+    # ss prints each record, sockdiag each socket once: ss's extra rows are those repeats.
+    repeats = sctp_endpoint_repeats()
+    extra = ss - sd
+    print("kernel: %d repeated SCTP endpoint record(s) in a raw dump" % repeats)
+    check(p.returncode == 0 and rc == 0 and not sd - ss and
+          sum(extra.values()) == repeats and all(k[2] == "" for k in extra) and
           any(len(k[1].split(",")) == 2 for k in ss),
           "sctp multi-homed: sockdiag list -m shows the locals and peers ss -m shows",
-          "ss only %s, sockdiag only %s (%s)" % (sorted(ss - sd), sorted(sd - ss), err))
+          "ss only %s, sockdiag only %s, repeats %d (%s)" % (
+              sorted(extra), sorted(sd - ss), repeats, err))
+
+
+def sctp_endpoint_repeats():
+    """How many endpoint records (no INET_DIAG_PEERS) a raw SCTP dump of every state
+    sends beyond one per socket, for both address families."""
+    seen = Counter()
+    for fam in (socket.AF_INET, socket.AF_INET6):
+        req = struct.pack("=BBBBI48x", fam, socket.IPPROTO_SCTP, 0, 0, 0xffffffff)
+        hdr = struct.pack("=IHHII", 16 + len(req), 20, 1 | 0x300, 1, 0)
+        with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 4) as nl:
+            nl.settimeout(5)
+            nl.send(hdr + req)
+            done = False
+            while not done:
+                buf = nl.recv(1 << 17)
+                off = 0
+                while off + 16 <= len(buf):
+                    ln, typ = struct.unpack_from("=IH", buf, off)
+                    if typ in (2, 3):  # NLMSG_ERROR, NLMSG_DONE
+                        done = True
+                        break
+                    msg, peers, a = buf[off + 16:off + ln], False, 72
+                    while a + 4 <= len(msg):
+                        alen, atype = struct.unpack_from("=HH", msg, a)
+                        peers = peers or (atype & 0x3fff) == 13  # INET_DIAG_PEERS
+                        a += max(4, (alen + 3) & ~3)
+                    if not peers:
+                        seen[struct.unpack_from("=I", msg, 68)[0]] += 1
+                    off += (ln + 3) & ~3
+    return sum(n - 1 for n in seen.values())
 
 
 def t_sctp():

@@ -6,9 +6,15 @@
 #   tests/kernels/run.sh BUILDDIR
 #
 # Environment:
-#   KERNELS="6.1 6.12"     Debian kernels to test: the newest linux-image-6.1.0-N-amd64-unsigned,
-#                          linux-image-6.12.N+deb12-amd64-unsigned (apt-get download, cached
-#                          under BUILDDIR/kernels/; no other download).
+#   KERNELS="5.10 6.1 6.12 7.2"   Debian kernels to test, the newest package of each:
+#                          5.10: bullseye's linux-image-5.10.0-N-amd64-unsigned (5.10-cloud: its
+#                          -cloud-amd64 flavour), 6.1 and 6.12: bookworm's
+#                          linux-image-6.1.0-N-amd64-unsigned and -6.12.N+deb12-amd64-unsigned,
+#                          7.2: sid's linux-binary-unsigned-7.2.N+deb14-amd64 with
+#                          linux-modules-7.2.N+deb14-amd64. apt-get download from the archive the
+#                          system's sources list names (bullseye's and sid's lists kept apart
+#                          under BUILDDIR/kernels/apt-SUITE/), cached under
+#                          BUILDDIR/kernels/PKG_VERSION/; no other download.
 #   KERNEL_IMAGE=vmlinuz KERNEL_MODULES=DIR   any other kernel instead (DIR holds lib/modules/REL
 #                          or is /lib/modules/REL itself).
 #   KERNEL_SUITES="live netns families"   meson suites run in the guest; KERNEL_TESTS: test names.
@@ -27,7 +33,7 @@ src=$(cd "$here/../.." && pwd)
 [ $# -ge 1 ] || { echo "usage: $0 BUILDDIR" >&2; exit 2; }
 builddir=$(cd "$1" && pwd)
 cache=$builddir/kernels
-KERNELS=${KERNELS-6.1 6.12}
+KERNELS=${KERNELS-5.10 6.1 6.12 7.2}
 KERNEL_SUITES=${KERNEL_SUITES-live netns families}
 KERNEL_TESTS=${KERNEL_TESTS-}
 KERNEL_TIMEOUT=${KERNEL_TIMEOUT:-3600}
@@ -44,40 +50,99 @@ for t in qemu-system-x86_64 busybox cpio depmod modprobe; do
 done
 busybox=$(command -v busybox)
 
-# newest PATTERN: the newest package whose name matches the extended regex PATTERN.
+# newest PATTERN [SUITE]: the newest package whose name matches the extended regex PATTERN
+# (SUITE: in that Debian suite's lists, see sapt; else in the system's).
 newest() {
-	apt-cache search --names-only "$1" | awk '{print $1}' | grep -E "$1" | sort -V | tail -n 1
+	local ac=(apt-cache)
+	[ -z "${2:-}" ] || ac=(sapt "$2" apt-cache)
+	"${ac[@]}" search --names-only "$1" | awk '{print $1}' | grep -E "$1" | sort -V | tail -n 1
 }
 
-# fetch VERSION: echo the extracted tree of the newest Debian package for that kernel series.
+# archive: the Debian archive this machine's apt already uses (the first .../debian URI of
+# its sources lists); the suites it does not list are fetched from there.
+archive() {
+	local u
+	u=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
+		/etc/apt/sources.list.d/*.sources 2>/dev/null |
+		awk '/^deb /{for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; break }}
+		     /^URIs:/{for (i = 2; i <= NF; i++) print $i}' |
+		grep -E '^[a-z]+://[^ ]+/debian/?$' | head -n 1)
+	[ -n "$u" ] || die "no Debian archive (a .../debian URI) in /etc/apt/sources.list(.d)"
+	echo "${u%/}"
+}
+
+# sapt SUITE apt-get|apt-cache ARGS...: apt on SUITE alone, with a sources list and package
+# lists of its own under CACHE/apt-SUITE (the system's apt sources and lists untouched);
+# the lists are fetched once (delete that directory to refresh them).
+sapt() {
+	local suite=$1 cmd=$2 d=$cache/apt-$1
+	shift 2
+	local o=(-o "Dir::Etc::SourceList=$d/sources.list" -o Dir::Etc::SourceParts=/dev/null
+		-o "Dir::State::Lists=$d/lists" -o "Dir::Cache=$d/cache" -o APT::Get::List-Cleanup=0)
+	if [ ! -e "$d/lists/.done" ]; then
+		mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
+		echo "deb $(archive) $suite main" >"$d/sources.list"
+		echo "test-kernels: apt-get update ($suite: $(cat "$d/sources.list"))" >&2
+		apt-get "${o[@]}" update >&2 || die "apt-get update of $suite failed"
+		touch "$d/lists/.done"
+	fi
+	"$cmd" "${o[@]}" "$@"
+}
+
+# fetch NAME: echo the extracted tree of the newest Debian package(s) of that kernel:
+# 6.1 and 6.12 from the system's bookworm lists, 5.10 (and 5.10-cloud) from bullseye, 7.2 from
+# sid (split: the image in linux-binary-unsigned-REL, the modules in linux-modules-REL).
+# Cached under CACHE/PKG_VERSION: a rerun downloads nothing.
 fetch() {
-	local re pkg deb dir
+	local re suite="" pkg pkgs ver deb dir p
 	case $1 in
+	5.10) suite=bullseye re='^linux-image-5\.10\.0-[0-9]+-amd64-unsigned$' ;;
+	5.10-cloud) suite=bullseye re='^linux-image-5\.10\.0-[0-9]+-cloud-amd64-unsigned$' ;;
 	6.1) re='^linux-image-6\.1\.0-[0-9]+-amd64-unsigned$' ;;
 	6.12) re='^linux-image-6\.12\.[0-9]+\+deb12-amd64-unsigned$' ;;
-	*) re="^linux-image-$(echo "$1" | sed 's/\./\\./g')[.-].*amd64-unsigned$" ;;
+	7.2) suite=sid re='^linux-binary-unsigned-7\.2\.[0-9]+\+deb14-amd64$' ;;
+	*) die "unknown kernel '$1' (known: 5.10 5.10-cloud 6.1 6.12 7.2; any other: KERNEL_IMAGE=)" ;;
 	esac
-	pkg=$(newest "$re")
-	if [ -z "$pkg" ]; then
+	pkg=$(newest "$re" "$suite")
+	if [ -z "$pkg" ] && [ -z "$suite" ]; then
 		# An empty package list (a fresh machine): one update, then ask again.
 		apt-get update >&2 || true
 		pkg=$(newest "$re")
 	fi
-	[ -n "$pkg" ] || die "no Debian package for kernel $1 (apt-cache search '$re')"
-	dir=$cache/$pkg
+	[ -n "$pkg" ] || die "no Debian package for kernel $1 (apt-cache search '$re'${suite:+ in $suite})"
+	pkgs=$pkg
+	case $pkg in linux-binary-unsigned-*) pkgs="$pkg linux-modules-${pkg#linux-binary-unsigned-}" ;; esac
+	ver=$(${suite:+sapt "$suite"} apt-cache show --no-all-versions "$pkg" | sed -n 's/^Version: //p' | head -n 1)
+	dir=$cache/${pkg}_$ver
 	if [ ! -e "$dir/.done" ]; then
 		rm -rf "$dir" && mkdir -p "$dir/deb"
 		# apt-get downloads as _apt where it may (else it warns, and downloads as root).
 		if id _apt >/dev/null 2>&1; then chown _apt "$dir/deb"; fi
-		echo "test-kernels: apt-get download $pkg" >&2
-		(cd "$dir/deb" && apt-get download "$pkg" >&2) || die "apt-get download $pkg failed"
+		for p in $pkgs; do
+			echo "test-kernels: apt-get download $p${suite:+ ($suite)}" >&2
+			(cd "$dir/deb" && ${suite:+sapt "$suite"} apt-get download "$p" >&2) ||
+				die "apt-get download $p failed"
+		done
 		chmod 0755 "$dir"
-		deb=$(ls "$dir"/deb/*.deb)
-		dpkg -x "$deb" "$dir/root"
-		rm -f "$deb"
+		for deb in "$dir"/deb/*.deb; do
+			dpkg -x "$deb" "$dir/root"
+			rm -f "$deb"
+		done
+		# sid's packages put the modules under usr/lib only.
+		[ -e "$dir/root/lib" ] || ln -s usr/lib "$dir/root/lib"
 		touch "$dir/.done"
 	fi
 	echo "$dir/root"
+}
+
+# image_of ROOT: the kernel image of an extracted package (boot/vmlinuz-REL, or sid's
+# lib/modules/REL/vmlinuz.unsigned).
+image_of() {
+	local i
+	for i in "$1"/boot/vmlinuz-* "$1"/lib/modules/*/vmlinuz*; do
+		[ -e "$i" ] && { echo "$i"; return; }
+	done
+	die "no kernel image in $1"
 }
 
 # modroot_of DIR: the root holding lib/modules/REL for a KERNEL_MODULES given by the user.
@@ -124,6 +189,13 @@ boot() {
 	rel=$(ls "$modroot/lib/modules" | head -n 1)
 	[ -n "$rel" ] || die "no lib/modules/REL under $modroot"
 	[ -e "$modroot/lib/modules/$rel/modules.dep" ] || depmod -b "$modroot" "$rel"
+	# The guest reaches the host's root over 9p: say so at once for a kernel without it.
+	if ! modprobe -d "$modroot" -S "$rel" --show-depends 9p >/dev/null 2>&1 &&
+		! grep -qs '^CONFIG_9P_FS=y' "$modroot/boot/config-$rel"; then
+		echo "kernel $rel: FAIL not booted: no 9p file system (CONFIG_9P_FS), which the" \
+			"guest reaches this machine's root with (Debian's cloud flavour leaves it out)"
+		return 1
+	fi
 	out=$cache/$rel
 	rm -rf "$out" && mkdir -p "$out"
 	initramfs "$modroot" "$rel" "$out/initramfs.cpio.gz"
@@ -155,7 +227,7 @@ if [ -n "${KERNEL_IMAGE:-}" ]; then
 else
 	for k in $KERNELS; do
 		root=$(fetch "$k")
-		boot "$k" "$(ls "$root"/boot/vmlinuz-* | head -n 1)" "$root" || status=1
+		boot "$k" "$(image_of "$root")" "$root" || status=1
 	done
 fi
 exit $status
