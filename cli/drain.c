@@ -125,7 +125,8 @@ static int collect_cb(const struct sdiag_sock *s, void *userdata)
 	old = set_find(&d->live, s->cookie);
 	if (!old)
 		d->arrived += d->dumps > 0;
-	n->v[n->n++] = (struct conn){ s->cookie, old ? old->first_ns : d->now_ns };
+	n->v[n->n++] = (struct conn){ .cookie = s->cookie,
+				       .first_ns = old ? old->first_ns : d->now_ns };
 	return 0;
 }
 
