@@ -38,7 +38,7 @@
 #include "util/textfile.h"
 
 enum { EXIT_FATAL = 3 };
-enum { OPT_TIMEOUT = 0x100, OPT_KILL };
+enum { OPT_TIMEOUT = 0x100, OPT_KILL, OPT_RCVBUF };
 
 struct conn {
 	uint64_t cookie;
@@ -60,6 +60,7 @@ struct drain {
 	uint64_t start_ns, now_ns;
 	struct timespec timeout; /* zero: none */
 	bool kill;
+	int rcvbuf;	   /* --rcvbuf: the event socket's, 0 = the library's */
 	bool json; /* --json/--ndjson: drain's own lines on stdout */
 	bool tty;  /* stderr a terminal: one updating progress line */
 	uint64_t events, ended, lost, dumps, resyncs, arrived;
@@ -76,6 +77,22 @@ static int drain_opt(void *ctx, int val, const char *arg)
 
 	if (val == OPT_KILL) {
 		d->kill = true;
+		return 0;
+	}
+	if (val == OPT_RCVBUF) {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(arg, &end, 10);
+		if (errno || *end || v < 4096 || v > INT32_MAX) {
+			char q[TEXT_QUOTE_LEN];
+
+			fprintf(stderr, "sockdiag drain: --rcvbuf: '%s' is not a size in bytes "
+					"(>= 4096)\n", TQ(q, arg));
+			return -EINVAL;
+		}
+		d->rcvbuf = (int)v;
 		return 0;
 	}
 	if (val != OPT_TIMEOUT)
@@ -366,6 +383,8 @@ static int drain_open(struct drain *d)
 	if (r < 0) {
 		fprintf(stderr, "sockdiag drain: cannot subscribe to socket-destroy events: %s\n",
 			strerror(-r));
+	} else if (d->rcvbuf && (r = sdiag_watch_set_rcvbuf(d->w, d->rcvbuf)) < 0) {
+		fprintf(stderr, "sockdiag drain: --rcvbuf: %s\n", strerror(-r));
 	} else {
 		r = fd < 0 ? sdiag_open(&d->h) : sdiag_open_netns(&d->h, fd);
 		if (r < 0)
@@ -389,6 +408,7 @@ static int drain_open(struct drain *d)
 static const char drain_usage[] =
 	"Drain:    --timeout DURATION (then list what is left and exit 1)\n"
 	"          --kill (with --timeout: destroy what is left, report each socket)\n"
+	"          --rcvbuf BYTES (destroy events' receive buffer, default 32 MiB)\n"
 	"          Connections: TCP (-u: also UDP) but not LISTEN, TIME-WAIT, SYN-RECV\n";
 
 /* The checks before anything is opened. Returns 0 or EXIT_USAGE. */
@@ -424,6 +444,7 @@ int cmd_drain(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "kill", no_argument, NULL, OPT_KILL },
+		{ "rcvbuf", required_argument, NULL, OPT_RCVBUF },
 		{ 0 },
 	};
 	struct drain d = { 0 };
