@@ -296,9 +296,11 @@ http {{
 
 def http_get(port, path, keep=True):
     """A keep-alive connection that made one request and read the answer
-    (idle afterwards), or, with keep=False, only the headers (a download)."""
+    (idle afterwards), or, with keep=False, only the headers (a download,
+    closed by the server when done)."""
     c = socket.create_connection(("127.0.0.1", port))
-    c.sendall(b"GET %s HTTP/1.1\r\nHost: x\r\n\r\n" % path.encode())
+    c.sendall(b"GET %s HTTP/1.1\r\nHost: x\r\n%s\r\n"
+              % (path.encode(), b"" if keep else b"Connection: close\r\n"))
     buf = b""
     while b"\r\n\r\n" not in buf:
         buf += c.recv(4096)
@@ -318,15 +320,19 @@ def read_until_eof(c):
         pass
 
 
-def serve_and_stop(port, stop, what, upstream_port=None):
+def serve_and_stop(port, stop, what, ask_again=False):
     """Keep-alive clients and a slow download on port; stop() the server
     gracefully; drain must exit within 100 ms of the last client close (the
-    clients close when they see EOF: the download's last)."""
+    clients close when they see EOF: the download's last). ask_again: the
+    idle clients make one more request after the stop (haproxy closes an
+    idle keep-alive connection at its next answer, not at once)."""
     idle = [http_get(port, "/small")[0] for _ in range(3)]
     dl, _ = http_get(port, "/slow", keep=False)
     d = Drain("sport = :%d" % port)
     stop()
     for c in idle:
+        if ask_again:
+            c.sendall(b"GET /small HTTP/1.1\r\nHost: x\r\n\r\n")
         read_until_eof(c)   # the server closes idle keep-alive connections
         c.close()
     check(d.running(), "%s: drain waits for the download" % what)
@@ -350,6 +356,7 @@ def nginx_start(tmp, port):
 
 
 def wait_gone(pid, what):
+    """pid (a child of nginx -c or ours) gone; SIGKILLed after 20 s."""
     end = time.monotonic() + 20
     while time.monotonic() < end:
         try:
@@ -374,7 +381,7 @@ def t_nginx():
     finally:
         if pid:
             try:
-                os.kill(pid, signal.SIGKILL)
+                os.kill(pid, signal.SIGTERM)
             except ProcessLookupError:
                 pass
         shutil.rmtree(tmp, ignore_errors=True)
@@ -417,14 +424,17 @@ def t_haproxy():
             except OSError:
                 time.sleep(0.02)
         # haproxy's soft stop: SIGUSR1 (stop listening, serve what is open).
-        serve_and_stop(6300, lambda: os.kill(hpid, signal.SIGUSR1), "haproxy")
+        serve_and_stop(6300, lambda: os.kill(hpid, signal.SIGUSR1), "haproxy",
+                       ask_again=True)
         h.wait(20)
         hpid = None
     finally:
-        for p in (hpid, npid):
+        # nginx's master stops its workers on SIGTERM (not on SIGKILL).
+        for p, sig in ((hpid, signal.SIGKILL), (npid, signal.SIGTERM)):
             if p:
                 try:
-                    os.kill(p, signal.SIGKILL)
+                    os.kill(p, sig)
+                    wait_gone(p, "nginx" if p == npid else "haproxy")
                 except ProcessLookupError:
                     pass
         shutil.rmtree(tmp, ignore_errors=True)
