@@ -18,7 +18,9 @@
  * Exit status: 0 drained (or, with --kill, everything left destroyed or
  * gone), 1 timeout with connections left (or --kill could not destroy one),
  * runtime error or interrupted by a signal, 2 usage, 3 --kill without
- * CAP_NET_ADMIN or CONFIG_INET_DIAG_DESTROY.
+ * CAP_NET_ADMIN or CONFIG_INET_DIAG_DESTROY (checked at the start). Waiting
+ * needs no privilege: the kernel lets anyone subscribe to the events of
+ * its namespace.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -284,8 +286,12 @@ static int left_cb(const struct sdiag_sock *s, void *userdata)
 /* At the deadline: list what is left, or destroy it. Returns the exit status. */
 static int at_deadline(struct drain *d)
 {
-	int r;
+	int r = out_new(&d->out, &d->o->out);
 
+	if (r < 0) {
+		fprintf(stderr, "sockdiag drain: %s\n", strerror(-r));
+		return EXIT_RUNTIME;
+	}
 	if (!d->kill) {
 		r = sdiag_dump(d->h, &d->o->q, left_cb, err_cb, d);
 		if (r < 0)
@@ -343,7 +349,8 @@ static void report(struct drain *d, const char *result)
 	if (d->tty && !d->json)
 		fputs("\r\033[K", stderr);
 	if (d->json) {
-		(void)out_flush(d->out);
+		if (d->out)
+			(void)out_flush(d->out);
 		printf("{\"event\":\"end\",\"result\":\"%s\",\"left\":%zu,\"elapsed_ms\":%llu,"
 		       "\"ended\":%llu,\"arrived\":%llu,\"events\":%llu,\"lost_events\":%llu,"
 		       "\"dumps\":%llu,\"resyncs\":%llu",
@@ -489,7 +496,7 @@ int cmd_drain(int argc, char **argv)
 	if (d.kill)
 		o.out.columns |= OUT_COL_RESULT;
 	sigfd = sigfd_open((const int[]){ SIGINT, SIGTERM, SIGHUP, 0 }, SFD_NONBLOCK);
-	if (sigfd < 0 || out_new(&d.out, &o.out) < 0)
+	if (sigfd < 0)
 		goto out;
 	d.start_ns = mono_ns();
 	if (d.json)
@@ -508,7 +515,7 @@ int cmd_drain(int argc, char **argv)
 			r == -EINTR ? "interrupted" : strerror(-r));
 		report(&d, "interrupted");
 	}
-	if (out_finish(d.out) < 0 && !d.out_err)
+	if (d.out && out_finish(d.out) < 0 && !d.out_err)
 		d.out_err = -EIO;
 	if (d.out_err && d.out_err != -EPIPE)
 		fprintf(stderr, "sockdiag drain: output: %s\n", strerror(-d.out_err));
