@@ -365,9 +365,10 @@ static void report(struct drain *d, const char *result)
 		printf("}\n");
 		return;
 	}
-	fprintf(stderr, "sockdiag drain: %s after %llu.%03llus: %zu left, %llu ended, %llu arrived, "
+	/* Tenths of a second (truncated): exact times are in the JSON. */
+	fprintf(stderr, "sockdiag drain: %s after %llu.%llus: %zu left, %llu ended, %llu arrived, "
 			"%llu lost events\n", result, (unsigned long long)(ms / 1000),
-		(unsigned long long)(ms % 1000), d->live.left, (unsigned long long)d->ended,
+		(unsigned long long)(ms % 1000 / 100), d->live.left, (unsigned long long)d->ended,
 		(unsigned long long)d->arrived, (unsigned long long)d->lost);
 	if (d->kill && strcmp(result, "drained"))
 		fprintf(stderr, "sockdiag drain: %llu destroyed, %llu gone, %llu denied, "
