@@ -81,22 +81,8 @@ static int drain_opt(void *ctx, int val, const char *arg)
 		d->kill = true;
 		return 0;
 	}
-	if (val == OPT_RCVBUF) {
-		char *end;
-		long v;
-
-		errno = 0;
-		v = strtol(arg, &end, 10);
-		if (errno || *end || v < 4096 || v > INT32_MAX) {
-			char q[TEXT_QUOTE_LEN];
-
-			fprintf(stderr, "sockdiag drain: --rcvbuf: '%s' is not a size in bytes "
-					"(>= 4096)\n", TQ(q, arg));
-			return -EINVAL;
-		}
-		d->rcvbuf = (int)v;
-		return 0;
-	}
+	if (val == OPT_RCVBUF)
+		return opts_rcvbuf("drain", arg, &d->rcvbuf);
 	if (val != OPT_TIMEOUT)
 		return -EINVAL;
 	if (opts_duration(arg, &d->timeout) < 0) {

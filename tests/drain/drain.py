@@ -24,30 +24,9 @@ import time
 SD = sys.argv[1]
 PART = sys.argv[2] if len(sys.argv) > 2 else "core"
 LATENCY_MAX = 0.100
-failures = []
-passed = [0]
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what, file=sys.stderr)
-    else:
-        passed[0] += 1
-
-
-def listener(port):
-    s = socket.socket()
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    s.bind(("127.0.0.1", port))
-    s.listen(1024)
-    return s
-
-
-def pair(lst):
-    c = socket.create_connection(lst.getsockname()[:2])
-    a, _ = lst.accept()
-    return c, a
+# kill's end-to-end helpers: check() and its counters, listener(), pair(), alive().
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kill"))
+from cli import alive, check, failures, listener, pair, passed  # noqa: E402
 
 
 class Drain:
@@ -185,15 +164,6 @@ def t_arrivals():
     end = close_last(d, (c4, a4), "arrivals")
     check(end.get("arrived") == 3, "arrivals: 3 arrived during the drain: %s" % end)
     l.close()
-
-
-def alive(c, a):
-    try:
-        c.sendall(b"x")
-        a.settimeout(2)
-        return a.recv(1) == b"x"
-    except OSError:
-        return False
 
 
 def t_timeout():
