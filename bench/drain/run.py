@@ -8,8 +8,8 @@
 namespace (unshare -n): every socket is its own. Two measures:
 
 1. latency: RUNS times, 10 connections on a port, the waiter started and seen waiting,
-   9 closed, then the last one closed, timestamped (CLOCK_MONOTONIC) right before its
-   close; the latency is the time from there to the waiter's exit seen by wait()
+   9 closed, then after a random 10 ms to 1 s the last one closed, timestamped
+   (CLOCK_MONOTONIC) right before its close; the latency is the time from there to the waiter's exit seen by wait()
    (an upper bound: wait() returns after the exit). p50, p99, max. The ss loop gets
    RUNS // 5 runs (each takes up to a second).
 2. CPU while waiting: IDLE idle connections (the server ends of IDLE pairs, the clients'
@@ -18,6 +18,7 @@ namespace (unshare -n): every socket is its own. Two measures:
    children included: ss) taken from wait4().
 """
 import os
+import random
 import resource
 import signal
 import socket
@@ -70,7 +71,9 @@ def latency(kind, runs, port):
         for c, a in ps[:-1]:
             c.close()
             a.close()
-        time.sleep(0.01)
+        # The last close at a random point of the ss loop's second (a close right
+        # after one of its checks is its worst case, right before its best).
+        time.sleep(random.uniform(0.01, 1.0))
         if p.poll() is not None:
             raise SystemExit("%s: returned while one connection was open" % kind)
         t = time.monotonic()
