@@ -69,6 +69,8 @@ struct drain {
 	bool kill;
 	int rcvbuf;	   /* --rcvbuf: the event socket's, 0 = the library's */
 	bool json; /* --json/--ndjson: drain's own lines on stdout */
+	bool owners; /* a filter on pid, comm or user: the owners scanned per dump */
+	struct sdiag_procmap *pm;
 	bool tty;  /* stderr a terminal: one updating progress line */
 	uint64_t events, ended, lost, dumps, resyncs, arrived;
 	uint64_t progress_ns; /* the last progress line */
@@ -157,6 +159,20 @@ static int resync(struct drain *d)
 	int r;
 
 	d->next.n = 0;
+	if (d->owners) {
+		/* Owners now: a connection its owner closed (an orphan finishing
+		 * its close) no longer matches pid, comm or user. */
+		sdiag_procmap_free(d->pm);
+		d->pm = NULL;
+		d->o->q.procmap = NULL;
+		r = opts_scan_owners(d->o, "drain", &d->pm);
+		if (r < 0) {
+			fprintf(stderr, "sockdiag drain: cannot scan processes: %s%s\n",
+				strerror(-r), opts_owners_hint(d->o, r));
+			return r;
+		}
+		d->o->q.procmap = d->pm;
+	}
 	d->now_ns = mono_ns();
 	r = sdiag_dump(d->h, &d->o->q, collect_cb, err_cb, d);
 	if (r < 0)
@@ -488,11 +504,7 @@ int cmd_drain(int argc, char **argv)
 	status = drain_check(&d, &o);
 	if (!status && opts_filter(&o, &f) < 0)
 		status = EXIT_USAGE;
-	if (!status && sdiag_filter_needs_procs(f)) {
-		fprintf(stderr, "sockdiag drain: pid, comm and user are not supported (a "
-				"connection's owner may close it first); use a port or a cgroup\n");
-		status = EXIT_USAGE;
-	}
+	d.owners = !status && sdiag_filter_needs_procs(f);
 	if (!status)
 		status = drain_open(&d);
 	if (status)
@@ -535,6 +547,7 @@ out:
 	sdiag_watch_close(d.w);
 	sdiag_close(d.h);
 	sdiag_filter_free(f);
+	sdiag_procmap_free(d.pm);
 	if (sigfd >= 0)
 		close(sigfd);
 	opts_fini(&o);

@@ -190,6 +190,39 @@ def t_reset_held():
     l.close()
 
 
+def t_pid():
+    """A pid selects the connections that process holds (its owners scanned
+    at each dump): drain waits for the child's connection, and returns when
+    the child is killed (the kernel closes its socket; orphaned in FIN-WAIT-2
+    it becomes a TIME-WAIT socket, which does not count)."""
+    l = listener(6106)
+    child = subprocess.Popen([sys.executable, "-c", "import socket, sys, time\n"
+                              "c = socket.create_connection(('127.0.0.1', 6106))\n"
+                              "print(1, flush=True)\ntime.sleep(60)\n"],
+                             stdout=subprocess.PIPE)
+    try:
+        child.stdout.readline()
+        a, _ = l.accept()
+        other_c, other_a = pair(l)  # ours: not the child's
+        d = Drain("pid %d" % child.pid)
+        time.sleep(0.2)
+        check(d.running(), "pid: drain waits while the child holds its connection")
+        t = time.monotonic()
+        child.kill()
+        rc, at = d.wait()
+        check(rc == 0 and at - t < LATENCY_MAX, "pid: exit 0 %.1f ms after the kill (%d: %s)"
+              % ((at - t) * 1000, rc, d.err))
+        check(d.end().get("ended") == 1, "pid: the child's one connection ended: %s" % d.end())
+        check(alive(other_c, other_a), "pid: our own connection untouched")
+        for s in (a, other_c, other_a):
+            s.close()
+    finally:
+        if child.poll() is None:
+            child.kill()
+        child.wait()
+        l.close()
+
+
 def t_timeout():
     l = listener(6102)
     pairs = [pair(l) for _ in range(2)]
@@ -435,7 +468,7 @@ def t_haproxy():
 
 
 PARTS = {
-    "core": (t_python_server, t_arrivals, t_reset_held, t_timeout, t_lost_events, t_usage),
+    "core": (t_python_server, t_arrivals, t_reset_held, t_pid, t_timeout, t_lost_events, t_usage),
     "nginx": (t_nginx,),
     "haproxy": (t_haproxy,),
 }
