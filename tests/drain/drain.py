@@ -25,9 +25,9 @@ import time
 SD = sys.argv[1]
 PART = sys.argv[2] if len(sys.argv) > 2 else "core"
 LATENCY_MAX = 0.100
-# kill's end-to-end helpers: check() and its counters, listener(), pair(), alive().
+# kill's end-to-end helpers: check(), listener(), pair(), alive(), run_tests().
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kill"))
-from cli import alive, check, failures, listener, pair, passed  # noqa: E402
+from cli import alive, check, listener, pair, run_tests  # noqa: E402
 
 
 class Drain:
@@ -480,16 +480,7 @@ def main():
             print("SKIP(tool:%s): not installed (make test installs TEST_DEPS)" % tool,
                   file=sys.stderr)
             return 77
-    for t in PARTS[PART]:
-        n = len(failures)
-        try:
-            t()
-        except Exception as e:  # a crash is a failure of that test, not of the run
-            failures.append("%s: %r" % (t.__name__, e))
-            print("FAIL:", t.__name__, repr(e), file=sys.stderr)
-        print("%s %s" % ("ok  " if len(failures) == n else "FAIL", t.__name__))
-    print("# checks: %d passed, %d failed, 0 skipped" % (passed[0], len(failures)))
-    return 1 if failures else 0
+    return run_tests(PARTS[PART])
 
 
 if __name__ == "__main__":
