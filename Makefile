@@ -54,7 +54,8 @@ BUILD_DEPS := build-essential pkg-config meson ninja-build libmnl-dev libcap-ng-
 # the Python module's tests and oracles; abigail-tools (abidw, abidiff): the ABI check.
 TEST_DEPS := libcmocka-dev iproute2 procps python3 jq groff-base bash-completion zsh fish \
 	prometheus python3-yaml netbase strace python3-prometheus-client nftables conntrack \
-	tmux python3-pytest python3-psutil python3-pyroute2 abigail-tools
+	tmux python3-pytest python3-psutil python3-pyroute2 abigail-tools \
+	nginx haproxy
 
 # What make test-kernels adds: QEMU (TCG: no /dev/kvm needed), busybox-static and cpio for
 # the guest's initramfs, kmod (depmod/modprobe on the kernel package's modules), xz-utils

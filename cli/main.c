@@ -31,6 +31,7 @@ static const struct cmd {
 	{ "top", cmd_top, "live traffic per connection, process, cgroup, unit (tcp_info)" },
 	{ "guard", cmd_guard, "daemon: destroy sockets stranded by removed addresses or links" },
 	{ "exporter", cmd_exporter, "daemon: socket metrics for Prometheus over HTTP" },
+	{ "drain", cmd_drain, "wait until the connections a filter selects end (--timeout, --kill)" },
 	{ "help", cmd_help, "show this help" },
 };
 
@@ -63,8 +64,9 @@ static int cmd_help(int argc, char **argv)
 		printf("  %-8s %s\n", cmds[i].name, cmds[i].help);
 	printf("\n'sockdiag COMMAND --help' or 'sockdiag help COMMAND' shows a command's options;\n"
 	       "see sockdiag(8).\n"
-	       "Exit status: 0 ok, 1 runtime error (kill: nothing destroyed), 2 usage or filter\n"
-	       "error, 3 kill/guard: no CAP_NET_ADMIN or a kernel that cannot destroy sockets.\n");
+	       "Exit status: 0 ok, 1 runtime error (kill: nothing destroyed; drain: connections\n"
+	       "left at --timeout), 2 usage or filter error, 3 kill/guard: no CAP_NET_ADMIN or a\n"
+	       "kernel that cannot destroy sockets (drain --kill too).\n");
 	return EXIT_OK;
 }
 

@@ -50,21 +50,8 @@ static int watch_opt(void *ctx, int val, const char *arg)
 	struct watch_ctx *w = ctx;
 	char *end;
 
-	if (val == OPT_RCVBUF) {
-		long v;
-
-		errno = 0;
-		v = strtol(arg, &end, 10);
-		if (errno || *end || v < 4096 || v > INT32_MAX) {
-			char q[TEXT_QUOTE_LEN];
-
-			fprintf(stderr, "sockdiag watch: --rcvbuf: '%s' is not a size in bytes "
-					"(>= 4096)\n", TQ(q, arg));
-			return -EINVAL;
-		}
-		w->rcvbuf = (int)v;
-		return 0;
-	}
+	if (val == OPT_RCVBUF)
+		return opts_rcvbuf("watch", arg, &w->rcvbuf);
 	if (val != OPT_COUNT)
 		return -EINVAL;
 	errno = 0;

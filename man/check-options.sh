@@ -33,7 +33,7 @@ text = open(page, encoding="utf-8").read()
 
 # 1. --help -> page.
 helps = ""
-for c in ("list", "kill", "watch", "top", "guard", "exporter"):
+for c in ("list", "kill", "watch", "top", "guard", "exporter", "drain"):
     r = subprocess.run([sd, c, "--help"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        text=True)
     helps += r.stdout
@@ -53,6 +53,7 @@ if not in_netns:
 
 # 2. page -> program.
 SECTIONS = {"OPTIONS": ["list", "kill", "watch"], "KILL": ["kill"], "WATCH": ["watch"],
+            "DRAIN": ["drain"],
             "TOP": ["top"], "GUARD": ["guard"], "EXPORTER": ["exporter"]}
 # A value for each placeholder the page uses (its first word).
 VALUES = {"FAMILY": "inet", "LIST": "tcp", "NAME": "pid:%d" % os.getpid(), "FILE": "/dev/null",

@@ -137,6 +137,9 @@ int opts_duration(const char *arg, struct timespec *ret);
 /* The destroy-event groups (SDIAG_WATCH_*) of the TCP and UDP tables and
  * address families the options select (watch, top). */
 unsigned opts_watch_groups(const struct cli_opts *o);
+/* --rcvbuf BYTES of the event socket (watch, drain): 4096 up to INT32_MAX.
+ * Returns 0, or -EINVAL after one line naming cmd. */
+int opts_rcvbuf(const char *cmd, const char *arg, int *ret);
 
 /*
  * Whether the -N options need the namespace list of opts_netns_list (several

@@ -296,3 +296,21 @@ int opts_scan_owners(struct cli_opts *o, const char *cmd, struct sdiag_procmap *
 			strerror(-err));
 	return 0;
 }
+
+int opts_rcvbuf(const char *cmd, const char *arg, int *ret)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || *end || v < 4096 || v > INT32_MAX) {
+		char q[TEXT_QUOTE_LEN];
+
+		fprintf(stderr, "sockdiag %s: --rcvbuf: '%s' is not a size in bytes (>= 4096)\n",
+			cmd, TQ(q, arg));
+		return -EINVAL;
+	}
+	*ret = (int)v;
+	return 0;
+}

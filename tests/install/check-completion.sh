@@ -55,7 +55,8 @@ expect() {
 	[ $bad = 0 ] && echo "ok: '$line<TAB>' offers$got"
 	return 0
 }
-expect 'sockdiag ' list kill watch top guard exporter help state dport
+expect 'sockdiag ' list kill watch top guard exporter drain help state dport
+expect 'sockdiag drain --ti' = --timeout
 expect 'sockdiag exporter --on' = --once
 expect 'sockdiag li' = list
 expect 'sockdiag list --tc' = --tcp

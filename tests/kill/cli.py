@@ -472,10 +472,10 @@ def t_all_netns():
                   "all-netns: listener in %s destroyed: %r" % (f, read(f)))
 
 
-def main():
-    for t in (t_refuse_without_filter, t_dry_run, t_nothing_matched, t_destroy_established,
-              t_json_array, t_unsupported, t_mptcp, t_batch_option, t_no_cap_net_admin,
-              t_denied, t_gone, t_no_destroy_kernel, t_other_netns, t_all_netns):
+def run_tests(tests):
+    """Each test in turn (a crash fails that one only), the checks' count;
+    the exit status. tests/drain uses it too."""
+    for t in tests:
         n = len(failures)
         try:
             t()
@@ -488,6 +488,13 @@ def main():
         print("%d failure(s)" % len(failures), file=sys.stderr)
         return 1
     return 0
+
+
+def main():
+    return run_tests((t_refuse_without_filter, t_dry_run, t_nothing_matched,
+                      t_destroy_established, t_json_array, t_unsupported, t_mptcp,
+                      t_batch_option, t_no_cap_net_admin, t_denied, t_gone,
+                      t_no_destroy_kernel, t_other_netns, t_all_netns))
 
 
 if __name__ == "__main__":
