@@ -1,0 +1,447 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The connection-life engine: a table of the sockets the dumps have seen,
+ * keyed by cookie (unique across namespaces), open addressing with linear
+ * probing and backward-shift deletion; an entry lives from the first dump
+ * that shows the socket to its record (or, for one recorded by a dump, to
+ * its destroy event). Memory is bounded by the live sockets.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <netinet/in.h>
+
+#include "life/life.h"
+#include "util/clock.h"
+#include "util/hash.h"
+
+struct entry {
+	uint64_t cookie;	/* 0: empty */
+	uint32_t gen;		/* the last dump that showed it */
+	bool reported;		/* recorded by a dump: drop its destroy event */
+	bool aborted;		/* destroyed by this process */
+	struct life_rec r;	/* tuple, first seen, last state, owners, counters */
+};
+
+struct life_ns {
+	struct sdiag_handle *h;
+	struct sdiag_watch *w;
+};
+
+struct life {
+	struct life_ns *ns;
+	size_t n;
+	struct life_opts o;
+	struct entry *tab;
+	size_t cap, used;	/* cap a power of two */
+	uint32_t gen;
+	/* during a read or a dump */
+	unsigned cur;
+	life_cb cb;
+	void *ud;
+	int cb_err;
+	int count;
+	const struct sdiag_procmap *pm;
+};
+
+static const char *const outcome_names[LIFE_OUTCOMES] = {
+	[LIFE_OK] = "ok",		[LIFE_REFUSED] = "refused", [LIFE_TIMEOUT] = "timeout",
+	[LIFE_RESET] = "reset",		[LIFE_ABORTED] = "aborted",
+	[LIFE_UNACCEPTED] = "dropped",
+};
+
+const char *life_outcome_name(enum life_outcome o)
+{
+	return o < LIFE_OUTCOMES ? outcome_names[o] : "?";
+}
+
+static struct entry *find(struct life *l, uint64_t cookie)
+{
+	size_t m = l->cap - 1;
+
+	for (size_t i = hash_u64(cookie) & m;; i = (i + 1) & m) {
+		if (l->tab[i].cookie == cookie)
+			return &l->tab[i];
+		if (!l->tab[i].cookie)
+			return NULL;
+	}
+}
+
+static void del(struct life *l, struct entry *e)
+{
+	size_t m = l->cap - 1, i = (size_t)(e - l->tab), j = i;
+
+	l->tab[i].cookie = 0;
+	l->used--;
+	for (;;) {
+		size_t home;
+
+		j = (j + 1) & m;
+		if (!l->tab[j].cookie)
+			return;
+		home = hash_u64(l->tab[j].cookie) & m;
+		/* Move j back to the hole at i unless its home lies in (i, j]. */
+		if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
+			continue;
+		l->tab[i] = l->tab[j];
+		l->tab[j].cookie = 0;
+		i = j;
+	}
+}
+
+static int grow(struct life *l)
+{
+	size_t cap = l->cap ? l->cap * 2 : 1024, old = l->cap;
+	struct entry *t = calloc(cap, sizeof(*t)), *o = l->tab;
+
+	if (!t)
+		return -ENOMEM;
+	l->tab = t;
+	l->cap = cap;
+	for (size_t i = 0; i < old; i++) {
+		size_t k;
+
+		if (!o[i].cookie)
+			continue;
+		for (k = hash_u64(o[i].cookie) & (cap - 1); t[k].cookie; k = (k + 1) & (cap - 1))
+			;
+		t[k] = o[i];
+	}
+	free(o);
+	return 0;
+}
+
+static struct entry *add(struct life *l, uint64_t cookie)
+{
+	size_t k;
+
+	if ((l->used + 1) * 2 > l->cap && grow(l) < 0)
+		return NULL;
+	for (k = hash_u64(cookie) & (l->cap - 1); l->tab[k].cookie; k = (k + 1) & (l->cap - 1))
+		;
+	memset(&l->tab[k], 0, sizeof(l->tab[k]));
+	l->tab[k].cookie = cookie;
+	l->used++;
+	return &l->tab[k];
+}
+
+/* Is port a listening port of namespace ns (a listener a dump has seen)? */
+static bool listening(const struct life *l, unsigned ns, uint16_t port)
+{
+	for (size_t i = 0; i < l->cap; i++) {
+		const struct entry *e = &l->tab[i];
+
+		if (e->cookie && e->r.state == SDIAG_SS_LISTEN && e->r.ns == ns &&
+		    e->r.sport == port && e->r.proto == IPPROTO_TCP)
+			return true;
+	}
+	return false;
+}
+
+static void take_tuple(struct life_rec *r, const struct sdiag_sock *s)
+{
+	r->cookie = s->cookie;
+	r->family = s->family;
+	r->proto = s->protocol;
+	memcpy(r->src, s->inet.src, 16);
+	memcpy(r->dst, s->inet.dst, 16);
+	r->sport = s->inet.sport;
+	r->dport = s->inet.dport;
+	if (s->has & SDIAG_HAS_CGROUP)
+		r->cgroup_id = s->inet.cgroup_id;
+}
+
+/* The counters of a tcp_info; returns false without one. */
+static bool take_info(struct life_rec *r, const struct sdiag_sock *s, struct sdiag_tcp_info *ti)
+{
+	memset(ti, 0, sizeof(*ti));
+	if (!(s->has & SDIAG_HAS_TCP_INFO) ||
+	    sdiag_sock_blob_copy(s, SDIAG_BLOB_TCP_INFO, ti, sizeof(*ti)) == 0)
+		return false;
+	r->has_info = true;
+	r->bytes_acked = ti->tcpi_bytes_acked;
+	r->bytes_received = ti->tcpi_bytes_received;
+	r->segs_out = ti->tcpi_segs_out;
+	r->segs_in = ti->tcpi_segs_in;
+	r->total_retrans = ti->tcpi_total_retrans;
+	r->rtt_us = ti->tcpi_rtt;
+	r->min_rtt_us = ti->tcpi_min_rtt == UINT32_MAX ? 0 : ti->tcpi_min_rtt;
+	r->delivery_rate = ti->tcpi_delivery_rate;
+	return true;
+}
+
+/*
+ * The outcome from the final tcp_info. A connect that failed has had its
+ * counters and peer cleared by tcp_disconnect(): none sent, none acked;
+ * it retransmitted its SYN (timeout) or was answered by a RST (refused);
+ * the same cleared record on a listening port is a child the listener
+ * dropped before accept(). An established one counts its SYN (active side)
+ * and its FIN in bytes_acked when the FIN was acknowledged: ok; else reset,
+ * or timeout when it was retransmitting.
+ */
+static void judge(struct life *l, struct life_rec *r, const struct sdiag_tcp_info *ti,
+		  bool aborted)
+{
+	uint64_t sent = ti->tcpi_bytes_sent - ti->tcpi_bytes_retrans, fin;
+	bool passive = listening(l, r->ns, r->sport);
+
+	if (aborted) {
+		r->outcome = LIFE_ABORTED;
+	} else if (!ti->tcpi_bytes_acked && !ti->tcpi_bytes_received && !ti->tcpi_segs_out) {
+		if (passive)
+			r->outcome = LIFE_UNACCEPTED;
+		else
+			r->outcome = ti->tcpi_retransmits || ti->tcpi_backoff ? LIFE_TIMEOUT
+									       : LIFE_REFUSED;
+		return;
+	}
+	/* The SYN (active side) and the FIN in bytes_acked, the FIN in bytes_received. */
+	fin = ti->tcpi_bytes_acked > sent + !passive ? ti->tcpi_bytes_acked - sent - !passive : 0;
+	r->bytes_acked = ti->tcpi_bytes_acked - (ti->tcpi_bytes_acked ? !passive : 0) - (fin ? 1 : 0);
+	if (fin && ti->tcpi_bytes_received)
+		r->bytes_received = ti->tcpi_bytes_received - 1;
+	if (aborted)
+		return;
+	if (fin)
+		r->outcome = LIFE_OK;
+	else
+		r->outcome = ti->tcpi_retransmits || ti->tcpi_backoff ? LIFE_TIMEOUT : LIFE_RESET;
+}
+
+static int emit(struct life *l, struct life_rec *r)
+{
+	int e;
+
+	r->end_ms = real_ms();
+	e = l->cb(r, l->ud);
+	if (e < 0)
+		return l->cb_err = e;
+	l->count++;
+	return 0;
+}
+
+static int event_cb(const struct sdiag_sock *s, void *ud)
+{
+	struct life *l = ud;
+	struct entry *e = find(l, s->cookie);
+	struct sdiag_tcp_info ti;
+	struct life_rec r;
+	bool aborted = false;
+
+	if (e && (e->reported || e->r.state == SDIAG_SS_LISTEN)) {
+		del(l, e);
+		return 0;
+	}
+	if (e) {
+		r = e->r;
+		aborted = e->aborted;
+		del(l, e);
+	} else {
+		memset(&r, 0, sizeof(r));
+		r.ns = l->cur;
+	}
+	/* The destroy event keeps what tcp_disconnect() left: keep the dump's tuple. */
+	if (!r.cookie || s->inet.dport)
+		take_tuple(&r, s);
+	if (s->has & SDIAG_HAS_QUEUES) {
+		r.has_queues = true;
+		r.rqueue = s->rqueue;
+		r.wqueue = s->wqueue;
+	}
+	r.has_info = false;
+	if (take_info(&r, s, &ti))
+		judge(l, &r, &ti, aborted);
+	else
+		r.outcome = aborted ? LIFE_ABORTED : LIFE_OK;
+	return emit(l, &r);
+}
+
+int life_events(struct life *l, size_t i, life_cb cb, void *ud, uint64_t *ret_lost)
+{
+	int r;
+
+	l->cur = (unsigned)i;
+	l->cb = cb;
+	l->ud = ud;
+	l->cb_err = 0;
+	l->count = 0;
+	r = sdiag_watch_read(l->ns[i].w, NULL, event_cb, l, ret_lost);
+	if (l->cb_err)
+		return l->cb_err;
+	return r < 0 ? r : l->count;
+}
+
+static int seen(struct life *l, const struct sdiag_sock *s)
+{
+	struct entry *e = find(l, s->cookie);
+	struct sdiag_tcp_info ti;
+
+	/* The kernel filter passed it; the rest of the filter is ours. */
+	if (l->o.filter && !sdiag_filter_match(l->o.filter, s) && s->state != SDIAG_SS_LISTEN)
+		return 0;
+	if (!e) {
+		e = add(l, s->cookie);
+		if (!e)
+			return -ENOMEM;
+		e->r.start_ms = real_ms();
+		e->r.ns = l->cur;
+		take_tuple(&e->r, s);
+		if (s->n_procs) {
+			e->r.pid = s->procs[0].pid;
+			memcpy(e->r.comm, s->procs[0].comm, sizeof(e->r.comm));
+		}
+	} else if (e->reported) {
+		return 0;
+	}
+	e->gen = l->gen;
+	e->r.state = s->state;
+	if (s->inet.dport)
+		take_tuple(&e->r, s);
+	if (s->has & SDIAG_HAS_QUEUES) {
+		e->r.has_queues = true;
+		e->r.rqueue = s->rqueue;
+		e->r.wqueue = s->wqueue;
+	}
+	take_info(&e->r, s, &ti);
+	return 0;
+}
+
+int life_poll(struct life *l, life_cb cb, void *ud, uint64_t *ret_lost)
+{
+	SDIAG_OPTS(sdiag_query, q, .tables = l->o.tables, .afs = l->o.afs,
+		   .show = SDIAG_SHOW_TCP_INFO, .filter = NULL,
+		   /* Full sockets only: a TIME_WAIT or request socket is not one. */
+		   .states = SDIAG_STATES_ALL & ~(SDIAG_STATE_BIT(SDIAG_SS_TIME_WAIT) |
+						  SDIAG_STATE_BIT(SDIAG_SS_NEW_SYN_RECV)));
+	struct sdiag_procmap *pm = NULL;
+	uint64_t lost = 0, more;
+	int r = 0, n = 0;
+
+	if (l->o.owners && sdiag_procmap_scan(&pm, NULL) == 0)
+		q.procmap = pm;
+	l->gen++;
+	for (size_t i = 0; i < l->n && r >= 0; i++) {
+		const struct sdiag_sock *s;
+		struct sdiag_dump *d;
+
+		/* Events first: a socket ended before the dump is recorded by its event. */
+		r = life_events(l, i, cb, ud, &more);
+		lost += more;
+		if (r < 0)
+			break;
+		n += r;
+		l->cur = (unsigned)i;
+		r = sdiag_dump_begin(l->ns[i].h, &q, &d);
+		if (r < 0)
+			break;
+		while ((r = sdiag_dump_next(d, &s)) != 0) {
+			if (r > 0 && (r = seen(l, s)) < 0)
+				break;
+			r = 0; /* a table the kernel cannot dump is skipped */
+		}
+		sdiag_dump_end(d);
+		if (r < 0)
+			break;
+		r = life_events(l, i, cb, ud, &more);
+		lost += more;
+		if (r > 0)
+			n += r;
+	}
+	sdiag_procmap_free(pm);
+	if (ret_lost)
+		*ret_lost = lost;
+	if (r < 0)
+		return r;
+	/* Alive in the last dump, in none now, no destroy event: ended while held. */
+	l->cb = cb;
+	l->ud = ud;
+	l->count = 0;
+	for (size_t i = 0; i < l->cap; i++) {
+		struct entry *e = &l->tab[i];
+
+		if (!e->cookie || e->reported || e->gen == l->gen)
+			continue;
+		if (e->r.state == SDIAG_SS_LISTEN) {
+			del(l, e);
+			i--; /* backward shift may have moved another entry here */
+			continue;
+		}
+		e->reported = true;
+		e->r.by_poll = true;
+		e->r.has_info = false; /* the last dump's counters, not the final ones */
+		e->r.outcome = e->aborted ? LIFE_ABORTED
+			       : e->r.proto == IPPROTO_TCP ? LIFE_RESET : LIFE_OK;
+		if (emit(l, &e->r) < 0)
+			return l->cb_err;
+	}
+	return n + l->count;
+}
+
+void life_mark_destroyed(struct life *l, uint64_t cookie)
+{
+	struct entry *e = find(l, cookie);
+
+	if (e)
+		e->aborted = true;
+}
+
+size_t life_live(const struct life *l)
+{
+	return l->used;
+}
+
+size_t life_n(const struct life *l)
+{
+	return l->n;
+}
+
+int life_fd(const struct life *l, size_t i)
+{
+	return sdiag_watch_fd(l->ns[i].w);
+}
+
+int life_open(struct life **ret, const struct life_opts *o)
+{
+	struct life *l = calloc(1, sizeof(*l));
+	size_t n = o->nsfds ? o->n : 1;
+	int r = 0;
+
+	if (!l)
+		return -ENOMEM;
+	l->o = *o;
+	l->ns = calloc(n, sizeof(*l->ns));
+	if (!l->ns || grow(l) < 0) {
+		life_free(l);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++, l->n++) {
+		int fd = o->nsfds ? o->nsfds[i] : -1;
+
+		/* Subscribed before the first dump: every socket it sees announces its end. */
+		r = sdiag_watch_open(&l->ns[i].w, o->groups, fd);
+		if (r == 0 && o->rcvbuf)
+			r = sdiag_watch_set_rcvbuf(l->ns[i].w, o->rcvbuf);
+		if (r == 0)
+			r = fd < 0 ? sdiag_open(&l->ns[i].h) : sdiag_open_netns(&l->ns[i].h, fd);
+		if (r < 0) {
+			l->n++;
+			life_free(l);
+			return r;
+		}
+	}
+	*ret = l;
+	return 0;
+}
+
+void life_free(struct life *l)
+{
+	if (!l)
+		return;
+	for (size_t i = 0; l->ns && i < l->n; i++) {
+		sdiag_watch_close(l->ns[i].w);
+		sdiag_close(l->ns[i].h);
+	}
+	free(l->ns);
+	free(l->tab);
+	free(l);
+}
