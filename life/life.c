@@ -34,6 +34,9 @@ struct life {
 	struct life_opts o;
 	struct entry *tab;
 	size_t cap, used;	/* cap a power of two */
+	/* Listening ports (ns << 16 | port), sorted, of the last dump; the next. */
+	uint32_t *lports, *lnext;
+	size_t nl, capl, nnext, capnext;
 	uint32_t gen;
 	/* during a read or a dump */
 	unsigned cur;
@@ -125,17 +128,49 @@ static struct entry *add(struct life *l, uint64_t cookie)
 	return &l->tab[k];
 }
 
-/* Is port a listening port of namespace ns (a listener a dump has seen)? */
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Is port a listening port of namespace ns (in the last dump)? */
 static bool listening(const struct life *l, unsigned ns, uint16_t port)
 {
-	for (size_t i = 0; i < l->cap; i++) {
-		const struct entry *e = &l->tab[i];
+	uint32_t key = (uint32_t)ns << 16 | port;
 
-		if (e->cookie && e->r.state == SDIAG_SS_LISTEN && e->r.ns == ns &&
-		    e->r.sport == port && e->r.proto == IPPROTO_TCP)
-			return true;
+	return l->nl && bsearch(&key, l->lports, l->nl, sizeof(key), cmp_u32);
+}
+
+static int add_listener(struct life *l, const struct sdiag_sock *s)
+{
+	if (l->nnext == l->capnext) {
+		size_t cap = l->capnext ? l->capnext * 2 : 64;
+		uint32_t *p = realloc(l->lnext, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		l->lnext = p;
+		l->capnext = cap;
 	}
-	return false;
+	l->lnext[l->nnext++] = (uint32_t)l->cur << 16 | s->inet.sport;
+	return 0;
+}
+
+/* The listeners of this dump become the ones to judge by. */
+static void listeners_done(struct life *l)
+{
+	uint32_t *t = l->lports;
+	size_t cap = l->capl;
+
+	qsort(l->lnext, l->nnext, sizeof(*l->lnext), cmp_u32);
+	l->lports = l->lnext;
+	l->capl = l->capnext;
+	l->nl = l->nnext;
+	l->lnext = t;
+	l->capnext = cap;
+	l->nnext = 0;
 }
 
 static void take_tuple(struct life_rec *r, const struct sdiag_sock *s)
@@ -180,7 +215,7 @@ static bool take_info(struct life_rec *r, const struct sdiag_sock *s, struct sdi
  * or timeout when it was retransmitting.
  */
 static void judge(struct life *l, struct life_rec *r, const struct sdiag_tcp_info *ti,
-		  bool aborted)
+		  uint32_t wqueue, bool aborted)
 {
 	uint64_t sent = ti->tcpi_bytes_sent - ti->tcpi_bytes_retrans, fin;
 	bool passive = listening(l, r->ns, r->sport);
@@ -188,7 +223,9 @@ static void judge(struct life *l, struct life_rec *r, const struct sdiag_tcp_inf
 	if (aborted) {
 		r->outcome = LIFE_ABORTED;
 	} else if (!ti->tcpi_bytes_acked && !ti->tcpi_bytes_received && !ti->tcpi_segs_out) {
-		if (passive)
+		/* tcp_disconnect() moved write_seq past the largest window the
+		 * peer offered (+2): 3 or less, the peer never answered. */
+		if (wqueue > 3)
 			r->outcome = LIFE_UNACCEPTED;
 		else
 			r->outcome = ti->tcpi_retransmits || ti->tcpi_backoff ? LIFE_TIMEOUT
@@ -202,7 +239,10 @@ static void judge(struct life *l, struct life_rec *r, const struct sdiag_tcp_inf
 		r->bytes_received = ti->tcpi_bytes_received - 1;
 	if (aborted)
 		return;
-	if (fin)
+	/* Our FIN acknowledged, or all our data acknowledged and only our FIN
+	 * outstanding (write_seq - snd_una = 1: we had closed, then the peer
+	 * reset it, as a listener closed with the connection in its queue). */
+	if (fin || wqueue == 1)
 		r->outcome = LIFE_OK;
 	else
 		r->outcome = ti->tcpi_retransmits || ti->tcpi_backoff ? LIFE_TIMEOUT : LIFE_RESET;
@@ -228,10 +268,14 @@ static int event_cb(const struct sdiag_sock *s, void *ud)
 	struct life_rec r;
 	bool aborted = false;
 
-	if (e && (e->reported || e->r.state == SDIAG_SS_LISTEN)) {
+	if (e && e->reported) {
 		del(l, e);
 		return 0;
 	}
+	/* A listener (or a socket never connected): no peer, not a connection. */
+	if (!e && s->table == SDIAG_T_TCP && !s->inet.dport &&
+	    !memcmp(s->inet.dst, (const uint8_t[16]){ 0 }, 16))
+		return 0;
 	if (e) {
 		r = e->r;
 		aborted = e->aborted;
@@ -250,7 +294,7 @@ static int event_cb(const struct sdiag_sock *s, void *ud)
 	}
 	r.has_info = false;
 	if (take_info(&r, s, &ti))
-		judge(l, &r, &ti, aborted);
+		judge(l, &r, &ti, s->has & SDIAG_HAS_QUEUES ? s->wqueue : 0, aborted);
 	else
 		r.outcome = aborted ? LIFE_ABORTED : LIFE_OK;
 	return emit(l, &r);
@@ -277,7 +321,9 @@ static int seen(struct life *l, const struct sdiag_sock *s)
 	struct sdiag_tcp_info ti;
 
 	/* The kernel filter passed it; the rest of the filter is ours. */
-	if (l->o.filter && !sdiag_filter_match(l->o.filter, s) && s->state != SDIAG_SS_LISTEN)
+	if (s->state == SDIAG_SS_LISTEN)
+		return s->table == SDIAG_T_TCP ? add_listener(l, s) : 0;
+	if (l->o.filter && !sdiag_filter_match(l->o.filter, s))
 		return 0;
 	if (!e) {
 		e = add(l, s->cookie);
@@ -348,6 +394,7 @@ int life_poll(struct life *l, life_cb cb, void *ud, uint64_t *ret_lost)
 			n += r;
 	}
 	sdiag_procmap_free(pm);
+	listeners_done(l);
 	if (ret_lost)
 		*ret_lost = lost;
 	if (r < 0)
@@ -361,11 +408,6 @@ int life_poll(struct life *l, life_cb cb, void *ud, uint64_t *ret_lost)
 
 		if (!e->cookie || e->reported || e->gen == l->gen)
 			continue;
-		if (e->r.state == SDIAG_SS_LISTEN) {
-			del(l, e);
-			i--; /* backward shift may have moved another entry here */
-			continue;
-		}
 		e->reported = true;
 		e->r.by_poll = true;
 		e->r.has_info = false; /* the last dump's counters, not the final ones */
@@ -443,5 +485,7 @@ void life_free(struct life *l)
 	}
 	free(l->ns);
 	free(l->tab);
+	free(l->lports);
+	free(l->lnext);
 	free(l);
 }

@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""`sockdiag life` against the test's own load generator, in the private network namespace
+diff_ss.sh made: every connection of a known mix appears once, its payload bytes exact and its
+outcome agreeing with the client's errno; short successful connections and a listener closed
+with connections in its accept queue give no false failures."""
+import errno
+import json
+import os
+import select
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+SD = sys.argv[1]
+FAILED = []
+FAILURES = ("refused", "timeout", "reset", "aborted")
+
+
+def check(name, cond, detail=""):
+    print(("ok   " if cond else "FAIL ") + name + ("" if cond else ": " + str(detail)))
+    if not cond:
+        FAILED.append(name)
+
+
+class Life:
+    def __init__(self):
+        self.p = subprocess.Popen([SD, "life", "--ndjson", "-t", "-u", "--interval", "0.2"],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.recs = []
+        self.buf = ""
+
+    def pump(self, timeout):
+        r, _, _ = select.select([self.p.stdout], [], [], timeout)
+        if not r:
+            return False
+        chunk = os.read(self.p.stdout.fileno(), 65536).decode()
+        self.buf += chunk
+        *lines, self.buf = self.buf.split("\n")
+        self.recs += [json.loads(x) for x in lines if x]
+        return bool(chunk)
+
+    def wait(self, pred, timeout=10):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            hit = [r for r in self.recs if pred(r)]
+            if hit:
+                return hit
+            self.pump(0.1)
+        return []
+
+    def ready(self):
+        # Subscribed once a sentinel's record comes back.
+        for _ in range(100):
+            u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            u.bind(("127.0.0.1", 0))
+            port = u.getsockname()[1]
+            u.close()
+            if self.wait(lambda r: r["proto"] == "udp" and r["local"]["port"] == port, 0.3):
+                return True
+        return False
+
+    def stop(self):
+        self.p.terminate()
+        out, err = self.p.communicate(timeout=10)
+        self.buf += out
+        self.recs += [json.loads(x) for x in self.buf.split("\n") if x]
+        return err
+
+
+def by_port(recs, port):
+    return [r for r in recs if r["proto"] == "tcp" and r["local"]["port"] == port]
+
+
+def main():
+    subprocess.run(["sysctl", "-qw", "net.ipv4.tcp_syn_retries=1"], check=True)
+    subprocess.run(["ip", "route", "add", "10.9.0.0/24", "dev", "lo"], check=True)
+    L = socket.socket()
+    L.bind(("127.0.0.1", 0))
+    L.listen(128)
+    lport = L.getsockname()[1]
+    life = Life()
+    try:
+        check("life is subscribed", life.ready())
+        life.wait(lambda r: False, 0.5)  # the listener seen by a dump
+        # ok: 12345 bytes out, 6789 back, both close.
+        c = socket.create_connection(("127.0.0.1", lport))
+        a, _ = L.accept()
+        c.sendall(b"x" * 12345)
+        got = 0
+        while got < 12345:
+            got += len(a.recv(65536))
+        a.sendall(b"y" * 6789)
+        got = 0
+        while got < 6789:
+            got += len(c.recv(65536))
+        ok_port = c.getsockname()[1]
+        c.close()
+        a.recv(10)
+        a.close()
+        # refused
+        c = socket.socket()
+        try:
+            c.connect(("127.0.0.1", 1))
+            ref_errno = 0
+        except OSError as e:
+            ref_errno = e.errno
+        ref_port = c.getsockname()[1]
+        c.close()
+        # timeout (tcp_syn_retries=1; 10.9.0.2 routed to lo, never answered)
+        c = socket.socket()
+        try:
+            c.connect(("10.9.0.2", 80))
+            to_errno = 0
+        except OSError as e:
+            to_errno = e.errno
+        to_port = c.getsockname()[1]
+        c.close()
+        # reset by the peer (SO_LINGER 0)
+        c = socket.create_connection(("127.0.0.1", lport))
+        a, _ = L.accept()
+        c.sendall(b"z" * 100)
+        a.recv(100)
+        a.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        a.close()
+        try:
+            c.recv(10)
+            rst_errno = 0
+        except OSError as e:
+            rst_errno = e.errno
+        rst_port = c.getsockname()[1]
+        c.close()
+        # destroyed by `sockdiag kill` while held: recorded while still held, once.
+        c = socket.create_connection(("127.0.0.1", lport))
+        a, _ = L.accept()
+        kill_port = c.getsockname()[1]
+        life.wait(lambda r: False, 0.5)  # seen alive by a dump
+        subprocess.run([SD, "kill", "sport", "=", ":%d" % kill_port], check=False,
+                       stdout=subprocess.DEVNULL)
+        try:
+            c.recv(10)
+            kill_errno = 0
+        except OSError as e:
+            kill_errno = e.errno
+        held = life.wait(lambda r: r["proto"] == "tcp" and r["local"]["port"] == kill_port)
+        check("killed while held: recorded before the owner closes it",
+              len(held) == 1 and held[0]["seen_closed"], held)
+        check("killed while held: client's errno ECONNABORTED", kill_errno == errno.ECONNABORTED,
+              kill_errno)
+        check("killed while held: a failure outcome", held and held[0]["outcome"] in
+              ("reset", "aborted"), held)
+        c.close()
+        a.close()
+        # UDP
+        u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        u.sendto(b"u", ("127.0.0.1", 9))
+        udp_port = u.getsockname()[1]
+        u.close()
+        # 9 ms successful connections every 30 ms (coroot#373)
+        short = []
+        for _ in range(20):
+            c = socket.create_connection(("127.0.0.1", lport))
+            a, _ = L.accept()
+            c.sendall(b"q")
+            a.recv(1)
+            a.sendall(b"r")
+            c.recv(1)
+            time.sleep(0.009)
+            short.append(c.getsockname()[1])
+            c.close()
+            a.close()
+            time.sleep(0.021)
+        # a listener closed with connections in its accept queue (clients done)
+        L2 = socket.socket()
+        L2.bind(("127.0.0.1", 0))
+        L2.listen(16)
+        l2 = L2.getsockname()[1]
+        queued = []
+        for _ in range(5):
+            c = socket.create_connection(("127.0.0.1", l2))
+            c.sendall(b"req")
+            queued.append((c, c.getsockname()[1]))
+        for c, _ in queued:
+            c.close()
+        L2.close()
+        life.wait(lambda r: r["proto"] == "udp" and r["local"]["port"] == udp_port)
+        life.wait(lambda r: r["proto"] == "tcp" and r["local"]["port"] == queued[-1][1])
+        life.wait(lambda r: False, 0.5)
+    finally:
+        err = life.stop()
+    recs = life.recs
+    check("exit summary on stderr", "records, 0 lost" in err, err)
+    ok = by_port(recs, ok_port)
+    check("ok: once", len(ok) == 1, ok)
+    if ok:
+        check("ok: outcome", ok[0]["outcome"] == "ok", ok[0])
+        check("ok: bytes exact", (ok[0]["bytes_acked"], ok[0]["bytes_received"]) ==
+              (12345, 6789), ok[0])
+    for name, port, err_, want in (("refused", ref_port, ref_errno, errno.ECONNREFUSED),
+                                   ("timeout", to_port, to_errno, errno.ETIMEDOUT),
+                                   ("reset", rst_port, rst_errno, errno.ECONNRESET)):
+        got = by_port(recs, port)
+        check("%s: client errno" % name, err_ == want, err_)
+        check("%s: once, outcome %s" % (name, name), len(got) == 1 and
+              got[0]["outcome"] == name, got)
+    check("reset: bytes exact", by_port(recs, rst_port)[:1] and
+          by_port(recs, rst_port)[0]["bytes_acked"] == 100, by_port(recs, rst_port))
+    check("killed: once in all", len(by_port(recs, kill_port)) == 1, by_port(recs, kill_port))
+    udp = [r for r in recs if r["proto"] == "udp" and r["local"]["port"] == udp_port]
+    check("udp: once", len(udp) == 1, udp)
+    bad = [r for p in short for r in by_port(recs, p) if r["outcome"] != "ok"]
+    seen = [p for p in short if len(by_port(recs, p)) == 1]
+    check("short connections: each once", len(seen) == len(short), (len(seen), len(short)))
+    check("short connections: 0 false failures", not bad, bad)
+    qrec = [r for _, p in queued for r in by_port(recs, p)]
+    check("accept queue: each client once, ok", len(qrec) == 5 and
+          all(r["outcome"] == "ok" for r in qrec), qrec)
+    srv = [r for r in recs if r["proto"] == "tcp" and r["local"]["port"] == l2]
+    check("accept queue: the dropped children no failure",
+          not [r for r in srv if r["outcome"] in FAILURES], srv)
+    print("%d failed" % len(FAILED))
+    return 1 if FAILED else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
