@@ -34,6 +34,7 @@ struct life_ctx {
 	uint64_t count, limit, lost;
 	int rcvbuf;
 	bool first;
+	bool no_header;		/* -H */
 };
 
 enum { OPT_RCVBUF = 0x100 };
@@ -144,7 +145,7 @@ static void print_row(struct life_ctx *c, const struct life_rec *r)
 	addr(la, sizeof(la), r, true);
 	addr(pa, sizeof(pa), r, false);
 	iso(t, sizeof(t), r->end_ms);
-	if (c->first)
+	if (c->first && !c->no_header)
 		printf("%-24s %-5s %-10s %9s %10s %10s %-28s %s\n", "Time", "Proto", "Outcome",
 		       "Dur(ms)", "Acked", "Received", "Local", "Peer");
 	c->first = false;
@@ -305,6 +306,7 @@ int cmd_life(int argc, char **argv)
 	if (!run_interval_ns(&c.sched))
 		c.sched.interval.tv_sec = 1;
 	c.fmt = o.out.format;
+	c.no_header = o.out.no_header;
 	if (o.all_netns) {
 		fprintf(stderr, "sockdiag life: --all-netns is not supported yet; name them with -N\n");
 		status = EXIT_USAGE;

@@ -55,7 +55,7 @@ expect() {
 	[ $bad = 0 ] && echo "ok: '$line<TAB>' offers$got"
 	return 0
 }
-expect 'sockdiag ' list kill watch top guard exporter help state dport
+expect 'sockdiag ' list kill watch life top guard exporter help state dport
 expect 'sockdiag exporter --on' = --once
 expect 'sockdiag li' = list
 expect 'sockdiag list --tc' = --tcp
@@ -63,6 +63,7 @@ expect 'sockdiag kill --dr' = --dry-run
 expect 'sockdiag kill --dead' = --dead-backends
 expect 'sockdiag kill --connt' = --conntrack
 expect 'sockdiag watch --co' = --count
+expect 'sockdiag life --in' = --interval
 expect 'sockdiag top --by pid,co' = pid,comm pid,conn
 expect 'sockdiag top --so' = --sort
 expect 'sockdiag guard --c' = --check-config --config

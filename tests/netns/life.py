@@ -8,6 +8,7 @@ import errno
 import json
 import os
 import select
+import signal
 import socket
 import struct
 import subprocess
@@ -26,8 +27,8 @@ def check(name, cond, detail=""):
 
 
 class Life:
-    def __init__(self):
-        self.p = subprocess.Popen([SD, "life", "--ndjson", "-t", "-u", "--interval", "0.2"],
+    def __init__(self, *extra):
+        self.p = subprocess.Popen([SD, "life", "--ndjson", "-t", "-u", "--interval", "0.2", *extra],
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.recs = []
         self.buf = ""
@@ -45,7 +46,7 @@ class Life:
     def wait(self, pred, timeout=10):
         end = time.monotonic() + timeout
         while time.monotonic() < end:
-            hit = [r for r in self.recs if pred(r)]
+            hit = [r for r in self.recs if "proto" in r and pred(r)]
             if hit:
                 return hit
             self.pump(0.1)
@@ -71,7 +72,43 @@ class Life:
 
 
 def by_port(recs, port):
-    return [r for r in recs if r["proto"] == "tcp" and r["local"]["port"] == port]
+    return [r for r in recs if r.get("proto") == "tcp" and r["local"]["port"] == port]
+
+
+def burst():
+    """More ends than the receive buffer holds, read late: records + losses = ends."""
+    life = Life("--rcvbuf", "4096", "--interval", "600")
+    ports = set()
+    try:
+        check("burst: life is subscribed", life.ready())
+        base = len(life.recs)
+        os.kill(life.p.pid, signal.SIGSTOP)
+        try:
+            socks = []
+            for _ in range(2000):
+                u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+                u.bind(("127.0.0.1", 0))
+                ports.add(u.getsockname()[1])
+                socks.append(u)
+            for u in socks:
+                u.close()
+        finally:
+            os.kill(life.p.pid, signal.SIGCONT)
+
+        def total():
+            got = [r for r in life.recs[base:] if "proto" in r and r["local"]["port"] in ports]
+            lost = sum(r["lost"] for r in life.recs[base:] if "lost" in r)
+            return len(got), lost
+        end = time.monotonic() + 20
+        while sum(total()) < len(ports) and time.monotonic() < end:
+            life.pump(0.2)
+    finally:
+        err = life.stop()
+    n, lost = total()
+    check("burst: some events lost (the buffer was too small)", lost > 0, (n, lost))
+    check("burst: records + losses = ends", n + lost == len(ports), (n, lost, len(ports)))
+    check("burst: the losses on stderr and in the summary",
+          "events lost" in err and ("%d lost" % lost) in err, err)
 
 
 def main():
@@ -208,7 +245,7 @@ def main():
     check("reset: bytes exact", by_port(recs, rst_port)[:1] and
           by_port(recs, rst_port)[0]["bytes_acked"] == 100, by_port(recs, rst_port))
     check("killed: once in all", len(by_port(recs, kill_port)) == 1, by_port(recs, kill_port))
-    udp = [r for r in recs if r["proto"] == "udp" and r["local"]["port"] == udp_port]
+    udp = [r for r in recs if r.get("proto") == "udp" and r["local"]["port"] == udp_port]
     check("udp: once", len(udp) == 1, udp)
     bad = [r for p in short for r in by_port(recs, p) if r["outcome"] != "ok"]
     seen = [p for p in short if len(by_port(recs, p)) == 1]
@@ -217,9 +254,10 @@ def main():
     qrec = [r for _, p in queued for r in by_port(recs, p)]
     check("accept queue: each client once, ok", len(qrec) == 5 and
           all(r["outcome"] == "ok" for r in qrec), qrec)
-    srv = [r for r in recs if r["proto"] == "tcp" and r["local"]["port"] == l2]
+    srv = [r for r in recs if r.get("proto") == "tcp" and r["local"]["port"] == l2]
     check("accept queue: the dropped children no failure",
           not [r for r in srv if r["outcome"] in FAILURES], srv)
+    burst()
     print("%d failed" % len(FAILED))
     return 1 if FAILED else 0
 
