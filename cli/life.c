@@ -130,8 +130,11 @@ static void print_json(struct life_ctx *c, const struct life_rec *r)
 	if (r->has_queues)
 		printf(",\"recv_q\":%u,\"send_q\":%u", r->rqueue, r->wqueue);
 	if (r->pid) {
-		printf(",\"pid\":%d,\"comm\":", r->pid);
+		printf(",\"owner\":{\"pid\":%d,\"comm\":", r->pid);
 		json_comm(r->comm);
+		putchar('}');
+	} else {
+		fputs(",\"owner\":null", stdout);
 	}
 	if (r->cgroup_id)
 		printf(",\"cgroup_id\":%llu", (unsigned long long)r->cgroup_id);
