@@ -342,11 +342,7 @@ int cmd_life(int argc, char **argv)
 		fputs(c.first ? "[]\n" : "\n]\n", stdout);
 	if (fflush(stdout) != 0 && r == 0)
 		r = -EIO;
-	fprintf(stderr, "sockdiag life: %llu record%s, %llu lost\n", (unsigned long long)c.count,
-		c.count == 1 ? "" : "s", (unsigned long long)c.lost);
-	if (r < 0 && r != -EPIPE)
-		fprintf(stderr, "sockdiag life: %s\n", strerror(-r));
-	status = r < 0 && r != -EPIPE ? EXIT_RUNTIME : EXIT_OK;
+	status = run_stream_done("life", "record", c.count, c.lost, r);
 out:
 	life_free(l);
 	free(ns);
