@@ -30,7 +30,9 @@
 struct life_ctx {
 	struct run_sched sched;
 	enum out_format fmt;
-	const struct sdiag_netns *ns;	/* labels, or NULL */
+	struct sdiag_netns *ns;		/* several -N, --all-netns: life's order; else NULL */
+	size_t nns;
+	bool all;			/* --all-netns: followed as they come and go */
 	uint64_t count, limit, lost;
 	int rcvbuf;
 	bool first;
@@ -187,25 +189,84 @@ static void said_lost(struct life_ctx *c, uint64_t lost)
 		printf("{\"lost\":%llu}\n", (unsigned long long)lost);
 }
 
+static bool has_inode(const struct sdiag_netns *ns, size_t n, uint64_t inode)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ns[i].inode == inode)
+			return true;
+	return false;
+}
+
+/* --all-netns: the namespaces deleted since the last dump are let go (their
+ * pending events read first), the new ones followed. */
+static int resync(struct life_ctx *c, struct life *l)
+{
+	struct sdiag_netns *now = NULL;
+	size_t n = 0;
+	uint64_t lost;
+	int r = sdiag_netns_list(&now, &n);
+
+	if (r < 0)
+		return r;
+	for (size_t i = c->nns; i-- > 0;) {
+		if (has_inode(now, n, c->ns[i].inode))
+			continue;
+		r = life_events(l, i, rec_cb, c, &lost);
+		said_lost(c, lost);
+		life_ns_remove(l, i);
+		memmove(&c->ns[i], &c->ns[i + 1], (c->nns - i - 1) * sizeof(*c->ns));
+		c->nns--;
+		if (r < 0)
+			goto out;
+	}
+	r = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct sdiag_netns *g;
+		int fd, k;
+
+		if (has_inode(c->ns, c->nns, now[i].inode) || sdiag_netns_open(now[i].path, &fd) < 0)
+			continue; /* followed, or gone already */
+		g = realloc(c->ns, (c->nns + 1) * sizeof(*g));
+		k = g ? life_ns_add(l, fd) : -ENOMEM;
+		close(fd);
+		if (g)
+			c->ns = g;
+		if (k < 0) {
+			r = k;
+			break;
+		}
+		c->ns[c->nns++] = now[i];
+	}
+out:
+	free(now);
+	return r;
+}
+
 static int life_loop(struct life_ctx *c, struct life *l, int sigfd)
 {
-	size_t n = life_n(l);
-	struct pollfd *p = calloc(n + 1, sizeof(*p));
+	struct pollfd *p = NULL;
 	uint64_t start = mono_ns(), polls = 0, lost;
 	int r = 0;
 
-	if (!p)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		p[i] = (struct pollfd){ .fd = life_fd(l, i), .events = POLLIN };
-	p[n] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
 	while (!(c->limit && c->count >= c->limit)) {
 		struct deadline due = run_due(&c->sched, start, polls);
+		size_t n = life_n(l);
+		struct pollfd *q = realloc(p, (n + 1) * sizeof(*p));
 		bool batch = false;
 		int ms = deadline_poll_ms(due);
 
+		if (!q) {
+			r = -ENOMEM;
+			break;
+		}
+		p = q;
+		for (size_t i = 0; i < n; i++)
+			p[i] = (struct pollfd){ .fd = life_fd(l, i), .events = POLLIN };
+		p[n] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
 		if (ms <= 0) {
-			r = life_poll(l, rec_cb, c, &lost);
+			r = c->all ? resync(c, l) : 0;
+			if (r >= 0)
+				r = life_poll(l, rec_cb, c, &lost);
 			said_lost(c, lost);
 			polls++;
 		} else if (poll(p, n + 1, ms) < 0) {
@@ -236,8 +297,7 @@ static int life_loop(struct life_ctx *c, struct life *l, int sigfd)
 }
 
 /* The namespaces' descriptors: -N (one or several) or ours. */
-static int open_life(struct life **l, struct life_ctx *c, const struct cli_opts *o,
-		     struct sdiag_netns **ns)
+static int open_life(struct life **l, struct life_ctx *c, const struct cli_opts *o)
 {
 	struct life_opts lo = { .groups = opts_watch_groups(o), .filter = o->q.filter,
 				.afs = o->q.afs, .rcvbuf = c->rcvbuf, .owners = true };
@@ -248,11 +308,13 @@ static int open_life(struct life **l, struct life_ctx *c, const struct cli_opts 
 			     SDIAG_TABLE_BIT(SDIAG_T_TCP) : 0) |
 		    (lo.groups & (SDIAG_WATCH_UDP4 | SDIAG_WATCH_UDP6) ?
 			     SDIAG_TABLE_BIT(SDIAG_T_UDP) : 0);
-	if (run_netns_many(o)) {
-		r = run_netns_set(o, "life", ns, &n);
+	if (o->all_netns) {
+		c->all = true; /* none yet: the first dump's resync() finds them */
+	} else if (run_netns_many(o)) {
+		r = run_netns_set(o, "life", &c->ns, &n);
 		if (r)
 			return r;
-		c->ns = *ns;
+		c->nns = n;
 	} else if (o->netns) {
 		n = 1;
 	}
@@ -260,7 +322,7 @@ static int open_life(struct life **l, struct life_ctx *c, const struct cli_opts 
 	if (!fds)
 		return EXIT_RUNTIME;
 	for (size_t i = 0; i < n && r == 0; i++) {
-		const char *spec = *ns ? (*ns)[i].path : o->netns;
+		const char *spec = c->ns ? c->ns[i].path : o->netns;
 
 		fds[i] = -1;
 		r = sdiag_netns_open(spec, &fds[i]);
@@ -268,7 +330,7 @@ static int open_life(struct life **l, struct life_ctx *c, const struct cli_opts 
 			argerr_netns("life", spec, r);
 	}
 	if (r == 0) {
-		lo.nsfds = n ? fds : NULL;
+		lo.nsfds = n || c->all ? fds : NULL;
 		lo.n = n;
 		r = life_open(l, &lo);
 		if (r < 0)
@@ -295,7 +357,7 @@ int cmd_life(int argc, char **argv)
 		.shortopts = "",
 		.handle = life_opt,
 		.ctx = &c,
-		.takes = OPTS_G_INET | OPTS_G_FAMILY | OPTS_G_OUTPUT | OPTS_G_NETNS |
+		.takes = OPTS_G_INET | OPTS_G_FAMILY | OPTS_G_OUTPUT | OPTS_G_NETNS | OPTS_G_DUMP |
 			 OPTS_G_FILTER,
 		.usage = "Life:     --interval SECONDS (dumps for first seen, owners and ends "
 			 "while held; default 1)\n"
@@ -303,7 +365,6 @@ int cmd_life(int argc, char **argv)
 			 "          --rcvbuf BYTES (receive buffer, default 32 MiB)\n",
 	};
 	struct sdiag_filter *f = NULL;
-	struct sdiag_netns *ns = NULL;
 	struct life *l = NULL;
 	struct cli_opts o;
 	int r, sigfd = -1, status = EXIT_RUNTIME;
@@ -318,11 +379,6 @@ int cmd_life(int argc, char **argv)
 		c.sched.interval.tv_sec = 1;
 	c.fmt = o.out.format;
 	c.no_header = o.out.no_header;
-	if (o.all_netns) {
-		fprintf(stderr, "sockdiag life: --all-netns is not supported yet; name them with -N\n");
-		status = EXIT_USAGE;
-		goto out;
-	}
 	if (opts_filter(&o, &f) < 0 || sdiag_filter_needs_procs(f)) {
 		if (f)
 			fprintf(stderr, "sockdiag life: pid, comm and user are not supported "
@@ -337,7 +393,7 @@ int cmd_life(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto out;
 	}
-	status = open_life(&l, &c, &o, &ns);
+	status = open_life(&l, &c, &o);
 	if (status)
 		goto out;
 	sigfd = sigfd_open((const int[]){ SIGINT, SIGTERM, SIGHUP, 0 }, SFD_NONBLOCK);
@@ -353,7 +409,7 @@ int cmd_life(int argc, char **argv)
 	status = run_stream_done("life", "record", c.count, c.lost, r);
 out:
 	life_free(l);
-	free(ns);
+	free(c.ns);
 	sdiag_filter_free(f);
 	if (sigfd >= 0)
 		close(sigfd);

@@ -30,7 +30,7 @@ struct life_ns {
 
 struct life {
 	struct life_ns *ns;
-	size_t n;
+	size_t n, ns_cap;
 	struct life_opts o;
 	struct entry *tab;
 	size_t cap, used;	/* cap a power of two */
@@ -442,6 +442,65 @@ int life_fd(const struct life *l, size_t i)
 	return sdiag_watch_fd(l->ns[i].w);
 }
 
+/* Subscribe in nsfd (-1: ours) and open its dump handle, as namespace l->n. */
+static int ns_open(struct life *l, int fd)
+{
+	struct life_ns *n = &l->ns[l->n];
+	int r;
+
+	memset(n, 0, sizeof(*n));
+	/* Subscribed before the first dump: every socket it sees announces its end. */
+	r = sdiag_watch_open(&n->w, l->o.groups, fd);
+	if (r == 0 && l->o.rcvbuf)
+		r = sdiag_watch_set_rcvbuf(n->w, l->o.rcvbuf);
+	if (r == 0)
+		r = fd < 0 ? sdiag_open(&n->h) : sdiag_open_netns(&n->h, fd);
+	if (r < 0) {
+		sdiag_watch_close(n->w);
+		sdiag_close(n->h);
+		return r;
+	}
+	return (int)l->n++;
+}
+
+int life_ns_add(struct life *l, int nsfd)
+{
+	if (l->n == l->ns_cap) {
+		size_t cap = l->ns_cap ? l->ns_cap * 2 : 4;
+		struct life_ns *ns = realloc(l->ns, cap * sizeof(*ns));
+
+		if (!ns)
+			return -ENOMEM;
+		l->ns = ns;
+		l->ns_cap = cap;
+	}
+	return ns_open(l, nsfd);
+}
+
+void life_ns_remove(struct life *l, size_t i)
+{
+	if (i >= l->n)
+		return;
+	sdiag_watch_close(l->ns[i].w);
+	sdiag_close(l->ns[i].h);
+	memmove(&l->ns[i], &l->ns[i + 1], (l->n - i - 1) * sizeof(*l->ns));
+	l->n--;
+	/* Its sockets leave with it; the later ones move down one. */
+	for (size_t k = 0; k < l->cap; k++) {
+		struct entry *e = &l->tab[k];
+
+		if (!e->cookie || e->r.ns < i)
+			continue;
+		if (e->r.ns == i) {
+			del(l, e);
+			k--; /* backward shift may have moved another entry here */
+		} else {
+			e->r.ns--;
+		}
+	}
+	l->nl = 0; /* listening ports by index: stale until the next dump */
+}
+
 int life_open(struct life **ret, const struct life_opts *o)
 {
 	struct life *l = calloc(1, sizeof(*l));
@@ -451,25 +510,15 @@ int life_open(struct life **ret, const struct life_opts *o)
 	if (!l)
 		return -ENOMEM;
 	l->o = *o;
-	l->ns = calloc(n, sizeof(*l->ns));
-	if (!l->ns || grow(l) < 0) {
+	if (grow(l) < 0) {
 		life_free(l);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < n; i++, l->n++) {
-		int fd = o->nsfds ? o->nsfds[i] : -1;
-
-		/* Subscribed before the first dump: every socket it sees announces its end. */
-		r = sdiag_watch_open(&l->ns[i].w, o->groups, fd);
-		if (r == 0 && o->rcvbuf)
-			r = sdiag_watch_set_rcvbuf(l->ns[i].w, o->rcvbuf);
-		if (r == 0)
-			r = fd < 0 ? sdiag_open(&l->ns[i].h) : sdiag_open_netns(&l->ns[i].h, fd);
-		if (r < 0) {
-			l->n++;
-			life_free(l);
-			return r;
-		}
+	for (size_t i = 0; i < n && r >= 0; i++)
+		r = life_ns_add(l, o->nsfds ? o->nsfds[i] : -1);
+	if (r < 0) {
+		life_free(l);
+		return r;
 	}
 	*ret = l;
 	return 0;

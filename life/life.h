@@ -61,7 +61,7 @@ struct life_opts {
 	uint32_t tables;	/* SDIAG_TABLE_BIT(TCP) | (UDP) */
 	uint32_t afs;		/* 0: both */
 	const struct sdiag_filter *filter;
-	const int *nsfds;	/* n namespaces; NULL: ours (n = 1) */
+	const int *nsfds;	/* n namespaces (0: none yet); NULL: ours */
 	size_t n;
 	int rcvbuf;		/* 0: the library's default */
 	bool owners;		/* pid/comm of the sockets a dump finds */
@@ -81,6 +81,11 @@ int life_events(struct life *l, size_t i, life_cb cb, void *ud, uint64_t *ret_lo
  * sockets gone without a destroy event are recorded now. Returns records or
  * <0; *ret_lost as life_events (the events read around the dump). */
 int life_poll(struct life *l, life_cb cb, void *ud, uint64_t *ret_lost);
+/* Follow one more namespace (nsfd; -1: ours): returns its index or <0. */
+int life_ns_add(struct life *l, int nsfd);
+/* Stop following namespace i (its sockets still open are forgotten, not
+ * recorded); the later ones move down one index. */
+void life_ns_remove(struct life *l, size_t i);
 /* This process destroyed the socket: its record says aborted. */
 void life_mark_destroyed(struct life *l, uint64_t cookie);
 /* Sockets alive in the table (for the bound on memory). */
