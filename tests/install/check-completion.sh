@@ -57,7 +57,8 @@ expect() {
 }
 expect 'sockdiag ' list kill watch life top guard exporter help state dport
 expect 'sockdiag exporter --on' = --once
-expect 'sockdiag li' = list
+expect 'sockdiag lis' = list
+expect 'sockdiag lif' = life
 expect 'sockdiag list --tc' = --tcp
 expect 'sockdiag kill --dr' = --dry-run
 expect 'sockdiag kill --dead' = --dead-backends
