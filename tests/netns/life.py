@@ -71,6 +71,15 @@ class Life:
         return err
 
 
+def errno_of(f, *args):
+    """The errno f(*args) fails with, 0 if it does not."""
+    try:
+        f(*args)
+        return 0
+    except OSError as e:
+        return e.errno
+
+
 def by_port(recs, port):
     return [r for r in recs if r.get("proto") == "tcp" and r["local"]["port"] == port]
 
@@ -84,6 +93,9 @@ def burst():
         base = len(life.recs)
         os.kill(life.p.pid, signal.SIGSTOP)
         try:
+            # Stopped for sure (state T) before the burst: then nothing reads it.
+            while open("/proc/%d/stat" % life.p.pid).read().rsplit(")", 1)[1].split()[0] != "T":
+                time.sleep(0.001)
             socks = []
             for _ in range(2000):
                 u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -139,20 +151,12 @@ def main():
         a.close()
         # refused
         c = socket.socket()
-        try:
-            c.connect(("127.0.0.1", 1))
-            ref_errno = 0
-        except OSError as e:
-            ref_errno = e.errno
+        ref_errno = errno_of(c.connect, ("127.0.0.1", 1))
         ref_port = c.getsockname()[1]
         c.close()
         # timeout (tcp_syn_retries=1; 10.9.0.2 routed to lo, never answered)
         c = socket.socket()
-        try:
-            c.connect(("10.9.0.2", 80))
-            to_errno = 0
-        except OSError as e:
-            to_errno = e.errno
+        to_errno = errno_of(c.connect, ("10.9.0.2", 80))
         to_port = c.getsockname()[1]
         c.close()
         # reset by the peer (SO_LINGER 0)
@@ -162,11 +166,7 @@ def main():
         a.recv(100)
         a.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         a.close()
-        try:
-            c.recv(10)
-            rst_errno = 0
-        except OSError as e:
-            rst_errno = e.errno
+        rst_errno = errno_of(c.recv, 10)
         rst_port = c.getsockname()[1]
         c.close()
         # destroyed by `sockdiag kill` while held: recorded while still held, once.
@@ -176,11 +176,7 @@ def main():
         life.wait(lambda r: False, 0.5)  # seen alive by a dump
         subprocess.run([SD, "kill", "sport", "=", ":%d" % kill_port], check=False,
                        stdout=subprocess.DEVNULL)
-        try:
-            c.recv(10)
-            kill_errno = 0
-        except OSError as e:
-            kill_errno = e.errno
+        kill_errno = errno_of(c.recv, 10)
         held = life.wait(lambda r: r["proto"] == "tcp" and r["local"]["port"] == kill_port)
         check("killed while held: recorded before the owner closes it",
               len(held) == 1 and held[0]["seen_closed"], held)
