@@ -217,8 +217,8 @@ static bool take_info(struct life_rec *r, const struct sdiag_sock *s, struct sdi
 static void judge(struct life *l, struct life_rec *r, const struct sdiag_tcp_info *ti,
 		  uint32_t wqueue, bool aborted)
 {
-	uint64_t sent = ti->tcpi_bytes_sent - ti->tcpi_bytes_retrans, fin;
-	bool passive = listening(l, r->ns, r->sport);
+	uint64_t sent = ti->tcpi_bytes_sent - ti->tcpi_bytes_retrans, acked, d, segs, extra;
+	bool passive = listening(l, r->ns, r->sport), fin;
 
 	if (aborted) {
 		r->outcome = LIFE_ABORTED;
@@ -232,9 +232,21 @@ static void judge(struct life *l, struct life_rec *r, const struct sdiag_tcp_inf
 									       : LIFE_REFUSED;
 		return;
 	}
-	/* The SYN (active side) and the FIN in bytes_acked, the FIN in bytes_received. */
-	fin = ti->tcpi_bytes_acked > sent + !passive ? ti->tcpi_bytes_acked - sent - !passive : 0;
-	r->bytes_acked = ti->tcpi_bytes_acked - (ti->tcpi_bytes_acked ? !passive : 0) - (fin ? 1 : 0);
+	/* bytes_acked counts the SYN (active side only) and our FIN once acked:
+	 * d, bytes_acked less the payload sent, is 2 (active, FIN acked), 1
+	 * (active without it, or passive with it) or 0 (passive without it).
+	 * At 1 a listening port a dump saw says passive; else tcpi_delivered,
+	 * which counts the handshake and the FIN one segment each beside the
+	 * data segments: two more than those when the FIN was acknowledged. */
+	acked = ti->tcpi_bytes_acked;
+	d = acked > sent ? acked - sent : 0;
+	segs = ti->tcpi_data_segs_out > ti->tcpi_total_retrans
+		       ? ti->tcpi_data_segs_out - ti->tcpi_total_retrans : 0;
+	if (d == 1 && !passive)
+		passive = ti->tcpi_delivered >= segs + 2;
+	fin = d >= 1u + !passive;
+	extra = (uint64_t)!passive + fin;
+	r->bytes_acked = acked - (acked < extra ? acked : extra);
 	if (fin && ti->tcpi_bytes_received)
 		r->bytes_received = ti->tcpi_bytes_received - 1;
 	if (aborted)
@@ -260,6 +272,22 @@ static int emit(struct life *l, struct life_rec *r)
 	return 0;
 }
 
+/* The filter on an event, with the tuple a dump saw when the event's was
+ * cleared (a failed connect: peer port 0). */
+static bool event_match(const struct life *l, const struct entry *e, const struct sdiag_sock *s)
+{
+	struct sdiag_sock t;
+
+	if (!e || s->inet.dport)
+		return sdiag_filter_match(l->o.filter, s);
+	t = *s;
+	memcpy(t.inet.src, e->r.src, 16);
+	memcpy(t.inet.dst, e->r.dst, 16);
+	t.inet.sport = e->r.sport;
+	t.inet.dport = e->r.dport;
+	return sdiag_filter_match(l->o.filter, &t);
+}
+
 static int event_cb(const struct sdiag_sock *s, void *ud)
 {
 	struct life *l = ud;
@@ -276,6 +304,11 @@ static int event_cb(const struct sdiag_sock *s, void *ud)
 	if (!e && s->table == SDIAG_T_TCP && !s->inet.dport &&
 	    !memcmp(s->inet.dst, (const uint8_t[16]){ 0 }, 16))
 		return 0;
+	if (l->o.filter && !event_match(l, e, s)) {
+		if (e)
+			del(l, e);
+		return 0;
+	}
 	if (e) {
 		r = e->r;
 		aborted = e->aborted;
