@@ -205,6 +205,25 @@ def main():
             c.close()
             a.close()
             time.sleep(0.021)
+        # a listener no dump sees (made, used and closed at once): its accepted side ok too
+        L4 = socket.socket()
+        L4.bind(("127.0.0.1", 0))
+        L4.listen(1)
+        l4 = L4.getsockname()[1]
+        c = socket.create_connection(("127.0.0.1", l4))
+        a, _ = L4.accept()
+        c.sendall(b"s" * 3000)
+        n = 0
+        while n < 3000:
+            n += len(a.recv(65536))
+        a.sendall(b"t" * 40)
+        n = 0
+        while n < 40:
+            n += len(c.recv(65536))
+        c.close()
+        a.recv(1)
+        a.close()
+        L4.close()
         # a listener closed with connections in its accept queue (clients done)
         L2 = socket.socket()
         L2.bind(("127.0.0.1", 0))
@@ -247,6 +266,15 @@ def main():
     seen = [p for p in short if len(by_port(recs, p)) == 1]
     check("short connections: each once", len(seen) == len(short), (len(seen), len(short)))
     check("short connections: 0 false failures", not bad, bad)
+    srv = [r for r in recs if r.get("proto") == "tcp" and r["local"]["port"] == lport and
+           r["peer"]["port"] in short]
+    check("short connections: the accepted side each once, ok, 1 byte each way",
+          len(srv) == len(short) and all(r["outcome"] == "ok" and r["bytes_acked"] == 1 and
+                                         r["bytes_received"] == 1 for r in srv), srv)
+    fresh = [r for r in recs if r.get("proto") == "tcp" and r["local"]["port"] == l4]
+    check("listener no dump saw: accepted side ok, bytes exact", len(fresh) == 1 and
+          fresh[0]["outcome"] == "ok" and (fresh[0]["bytes_acked"], fresh[0]["bytes_received"]) ==
+          (40, 3000), fresh)
     qrec = [r for _, p in queued for r in by_port(recs, p)]
     check("accept queue: each client once, ok", len(qrec) == 5 and
           all(r["outcome"] == "ok" for r in qrec), qrec)
