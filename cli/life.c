@@ -153,15 +153,16 @@ static void print_row(struct life_ctx *c, const struct life_rec *r)
 	addr(pa, sizeof(pa), r, false);
 	iso(t, sizeof(t), r->end_ms);
 	if (c->first && !c->no_header)
-		printf("%-24s %-5s %-10s %9s %10s %10s %-28s %s\n", "Time", "Proto", "Outcome",
-		       "Dur(ms)", "Acked", "Received", "Local", "Peer");
+		printf("%-24s %-5s %-10s %9s %10s %10s %-28s %s%s\n", "Time", "Proto", "Outcome",
+		       "Dur(ms)", "Acked", "Received", "Local", "Peer", c->ns || c->all ? "  Netns" : "");
 	c->first = false;
 	if (r->start_ms)
 		snprintf(dur, sizeof(dur), "%llu", (unsigned long long)(r->end_ms - r->start_ms));
-	printf("%-24s %-5s %-10s %9s %10llu %10llu %s:%-*u %s:%u\n", t,
+	printf("%-24s %-5s %-10s %9s %10llu %10llu %s:%-*u %s:%u%s%s\n", t,
 	       r->proto == IPPROTO_UDP ? "udp" : "tcp", life_outcome_name(r->outcome), dur,
 	       (unsigned long long)r->bytes_acked, (unsigned long long)r->bytes_received, la,
-	       (int)(27 - strlen(la)), r->sport, pa, r->dport);
+	       (int)(27 - strlen(la)), r->sport, pa, r->dport, c->ns ? "  " : "",
+	       c->ns ? c->ns[r->ns].label : "");
 }
 
 static int rec_cb(const struct life_rec *r, void *ud)
