@@ -80,6 +80,23 @@ def errno_of(f, *args):
         return e.errno
 
 
+def exchange(listener, out, back):
+    """A connection to listener: out bytes sent, back bytes returned, the client closes
+    first, then the accepted side. Returns the client's port."""
+    c = socket.create_connection(listener.getsockname())
+    a, _ = listener.accept()
+    for src, dst, n in ((c, a, out), (a, c, back)):
+        src.sendall(b"x" * n)
+        got = 0
+        while got < n:
+            got += len(dst.recv(65536))
+    port = c.getsockname()[1]
+    c.close()
+    a.recv(10)
+    a.close()
+    return port
+
+
 def by_port(recs, port):
     return [r for r in recs if r.get("proto") == "tcp" and r["local"]["port"] == port]
 
@@ -135,20 +152,7 @@ def main():
         check("life is subscribed", life.ready())
         life.wait(lambda r: False, 0.5)  # the listener seen by a dump
         # ok: 12345 bytes out, 6789 back, both close.
-        c = socket.create_connection(("127.0.0.1", lport))
-        a, _ = L.accept()
-        c.sendall(b"x" * 12345)
-        got = 0
-        while got < 12345:
-            got += len(a.recv(65536))
-        a.sendall(b"y" * 6789)
-        got = 0
-        while got < 6789:
-            got += len(c.recv(65536))
-        ok_port = c.getsockname()[1]
-        c.close()
-        a.recv(10)
-        a.close()
+        ok_port = exchange(L, 12345, 6789)
         # refused
         c = socket.socket()
         ref_errno = errno_of(c.connect, ("127.0.0.1", 1))
@@ -210,19 +214,7 @@ def main():
         L4.bind(("127.0.0.1", 0))
         L4.listen(1)
         l4 = L4.getsockname()[1]
-        c = socket.create_connection(("127.0.0.1", l4))
-        a, _ = L4.accept()
-        c.sendall(b"s" * 3000)
-        n = 0
-        while n < 3000:
-            n += len(a.recv(65536))
-        a.sendall(b"t" * 40)
-        n = 0
-        while n < 40:
-            n += len(c.recv(65536))
-        c.close()
-        a.recv(1)
-        a.close()
+        exchange(L4, 3000, 40)
         L4.close()
         # a listener closed with connections in its accept queue (clients done)
         L2 = socket.socket()
