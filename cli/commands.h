@@ -8,6 +8,7 @@ int cmd_list(int argc, char **argv);
 int cmd_kill(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
 int cmd_drain(int argc, char **argv);
+int cmd_life(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_guard(int argc, char **argv);
 int cmd_exporter(int argc, char **argv);

@@ -28,6 +28,7 @@ static const struct cmd {
 	{ "list", cmd_list, "list sockets, like ss (the default)" },
 	{ "kill", cmd_kill, "destroy the sockets a filter selects (SOCK_DESTROY)" },
 	{ "watch", cmd_watch, "print socket-destroy events as they happen" },
+	{ "life", cmd_life, "one record per ended TCP or UDP connection" },
 	{ "top", cmd_top, "live traffic per connection, process, cgroup, unit (tcp_info)" },
 	{ "guard", cmd_guard, "daemon: destroy sockets stranded by removed addresses or links" },
 	{ "exporter", cmd_exporter, "daemon: socket metrics for Prometheus over HTTP" },

@@ -29,6 +29,7 @@
 #include "cli/commands.h"
 #include "cli/opts/options.h"
 #include "cli/render/output.h"
+#include "cli/run/run.h"
 #include "util/sigfd.h"
 #include "util/textfile.h"
 
@@ -271,11 +272,7 @@ int cmd_watch(int argc, char **argv)
 	r = watch_loop(&w, &ws, f, sigfd);
 	if (out_finish(w.out) < 0 && r == 0)
 		r = -EIO;
-	fprintf(stderr, "sockdiag watch: %llu event%s, %llu lost\n", (unsigned long long)w.count,
-		w.count == 1 ? "" : "s", (unsigned long long)w.lost);
-	if (r < 0 && r != -EPIPE)
-		fprintf(stderr, "sockdiag watch: %s\n", strerror(-r));
-	status = r < 0 && r != -EPIPE ? EXIT_RUNTIME : EXIT_OK;
+	status = run_stream_done("watch", "event", w.count, w.lost, r);
 out:
 	out_free(w.out);
 	for (size_t i = 0; i < ws.n; i++)

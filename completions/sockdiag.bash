@@ -5,7 +5,7 @@
 # unit names (the cgroup tree, systemctl), rtnetlink group names and command names
 # (/proc/*/comm).
 
-_sockdiag_cmds="list kill watch top guard exporter drain help"
+_sockdiag_cmds="list kill watch life top guard exporter drain help"
 _sockdiag_states="established syn-sent syn-recv fin-wait-1 fin-wait-2 time-wait closed
 close-wait last-ack listening closing bound-inactive unconnected all connected synchronized
 bucket big"
@@ -107,7 +107,7 @@ _sockdiag()
 	cmd=""
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
-		list | kill | watch | top | guard | exporter | drain | help) cmd=${COMP_WORDS[i]}; break ;;
+		list | kill | watch | life | top | guard | exporter | drain | help) cmd=${COMP_WORDS[i]}; break ;;
 		-K) cmd=kill; break ;;
 		-E) cmd=watch; break ;;
 		-*) ;;
@@ -120,7 +120,7 @@ _sockdiag()
 		return
 	fi
 	if [[ $cmd == help ]]; then
-		mapfile -t COMPREPLY < <(compgen -W "list kill watch top guard exporter drain" -- "$cur")
+		mapfile -t COMPREPLY < <(compgen -W "list kill watch life top guard exporter drain" -- "$cur")
 		return
 	fi
 	[[ -n $cmd ]] || cmd=list

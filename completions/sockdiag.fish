@@ -4,7 +4,7 @@
 # of a comma list), --owners, network namespaces (/run/netns), devices, users, cgroup paths,
 # unit names (the cgroup tree, systemctl), rtnetlink group names, command names (/proc).
 
-set -l sockdiag_cmds list kill watch top guard exporter drain help
+set -l sockdiag_cmds list kill watch life top guard exporter drain help
 set -l sockdiag_keywords state exclude src dst sport dport dev fwmark cgroup unit autobound uid \
 	inode cookie proto path netlink-proto group pid comm user and or not
 set -l sockdiag_states established syn-sent syn-recv fin-wait-1 fin-wait-2 time-wait closed \
@@ -27,7 +27,7 @@ function __sockdiag_cmd
 	set -l words (commandline -opc)
 	for w in $words[2..-1]
 		switch $w
-			case list kill watch top guard exporter drain help
+			case list kill watch life top guard exporter drain help
 				echo $w
 				return
 			case -K

@@ -91,3 +91,12 @@ int run_each_netns(const char *cmd, const struct sdiag_netns *ns, size_t n, run_
 	}
 	return worst;
 }
+
+int run_stream_done(const char *cmd, const char *noun, uint64_t n, uint64_t lost, int r)
+{
+	fprintf(stderr, "sockdiag %s: %llu %s%s, %llu lost\n", cmd, (unsigned long long)n, noun,
+		n == 1 ? "" : "s", (unsigned long long)lost);
+	if (r < 0 && r != -EPIPE)
+		fprintf(stderr, "sockdiag %s: %s\n", cmd, strerror(-r));
+	return r < 0 && r != -EPIPE ? EXIT_RUNTIME : EXIT_OK;
+}

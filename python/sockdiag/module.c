@@ -225,6 +225,15 @@ PyDoc_STRVAR(watch_doc,
 "The object has fileno() (for select/poll), close(), .lost (events the\n"
 "kernel dropped) and is a context manager.");
 
+PyDoc_STRVAR(life_doc,
+"life(filter=None, netns=None, interval=1.0)\n"
+"--\n\n"
+"An iterator of dicts: one per TCP or UDP connection that ends from now on\n"
+"(the records of `sockdiag life --json`: outcome, duration, payload bytes,\n"
+"RTT, owner...), that filter matches; the sockets are dumped every interval\n"
+"seconds (first seen, owners, ends while held). Iterating blocks. The object\n"
+"has close(), .lost (events the kernel dropped) and is a context manager.");
+
 static PyMethodDef methods[] = {
 	{ "connections", (PyCFunction)(void (*)(void))sdpy_connections, METH_VARARGS | METH_KEYWORDS,
 	  connections_doc },
@@ -235,6 +244,7 @@ static PyMethodDef methods[] = {
 	{ "kill", (PyCFunction)(void (*)(void))kill_py, METH_VARARGS | METH_KEYWORDS, kill_doc },
 	{ "watch", (PyCFunction)(void (*)(void))sdpy_watch, METH_VARARGS | METH_KEYWORDS,
 	  watch_doc },
+	{ "life", (PyCFunction)(void (*)(void))sdpy_life, METH_VARARGS | METH_KEYWORDS, life_doc },
 	{ NULL, NULL, 0, NULL },
 };
 
@@ -247,6 +257,7 @@ static int mod_clear(PyObject *m)
 		Py_CLEAR(st->filter_error);
 		Py_CLEAR(st->iter_type);
 		Py_CLEAR(st->watch_type);
+		Py_CLEAR(st->life_type);
 	}
 	return 0;
 }
@@ -284,7 +295,7 @@ PyMODINIT_FUNC PyInit__sockdiag(void)
 						     PyExc_ValueError, NULL);
 	if (!st->filter_error || PyModule_AddObjectRef(m, "FilterError", st->filter_error) < 0 ||
 	    sdpy_objects_init(st, m) < 0 || sdpy_iter_init(st, m) < 0 ||
-	    sdpy_watch_init(st, m) < 0) {
+	    sdpy_watch_init(st, m) < 0 || sdpy_life_init(st, m) < 0) {
 		Py_DECREF(m);
 		return NULL;
 	}

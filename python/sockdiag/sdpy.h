@@ -7,6 +7,7 @@
  *   module.c   connections(), count_by(), kill(), errors, the module
  *   iter.c     iter_connections() and connections(): pulled in chunks, no thread
  *   watch.c    watch(): destroy events
+ *   life.c     life(): one record per ended connection
  *   count.c    count_by()'s groups, counted without the GIL
  */
 #ifndef SDPY_H
@@ -104,7 +105,7 @@ struct sdpy_state {
 	PyObject *status_none;		/* "NONE" */
 	PyObject *empty_str;
 	PyObject *empty_tuple;
-	PyTypeObject *iter_type, *watch_type;
+	PyTypeObject *iter_type, *watch_type, *life_type;
 	PyObject **ports;		/* 65536 ints, made as needed (NULL until then) */
 };
 
@@ -210,6 +211,8 @@ PyObject *sdpy_iter_connections(PyObject *module, PyObject *args, PyObject *kwds
 PyObject *sdpy_connections(PyObject *module, PyObject *args, PyObject *kwds);
 int sdpy_watch_init(struct sdpy_state *st, PyObject *module);
 PyObject *sdpy_watch(PyObject *module, PyObject *args, PyObject *kwds);
+int sdpy_life_init(struct sdpy_state *st, PyObject *module);
+PyObject *sdpy_life(PyObject *module, PyObject *args, PyObject *kwds);
 PyObject *sdpy_count_by(PyObject *module, PyObject *args, PyObject *kwds);
 
 #endif

@@ -191,7 +191,7 @@ def test_help():
     check("`sockdiag help kill` is `sockdiag kill --help`", (rc, out, err) == run("kill", "--help"))
     rc, out, err = run("help", "frob")
     check("help frob: exit 2, one line naming the commands", rc == 2 and out == "" and
-          re.fullmatch(r"sockdiag help: unknown command 'frob' \(list, kill, watch, top, guard"
+          re.fullmatch(r"sockdiag help: unknown command 'frob' \(list, kill, watch, life, top, guard"
                        r"(, [a-z]+)*\)\n", err) is not None, repr(err))
     rc, out, _ = run("help")
     check("top-level help: exit status 3", rc == 0 and re.search(r"\b3 kill/guard: no "

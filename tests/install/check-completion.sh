@@ -55,15 +55,17 @@ expect() {
 	[ $bad = 0 ] && echo "ok: '$line<TAB>' offers$got"
 	return 0
 }
-expect 'sockdiag ' list kill watch top guard exporter drain help state dport
+expect 'sockdiag ' list kill watch life top guard exporter drain help state dport
 expect 'sockdiag drain --ti' = --timeout
 expect 'sockdiag exporter --on' = --once
-expect 'sockdiag li' = list
+expect 'sockdiag lis' = list
+expect 'sockdiag lif' = life
 expect 'sockdiag list --tc' = --tcp
 expect 'sockdiag kill --dr' = --dry-run
 expect 'sockdiag kill --dead' = --dead-backends
 expect 'sockdiag kill --connt' = --conntrack
 expect 'sockdiag watch --co' = --count
+expect 'sockdiag life --in' = --interval
 expect 'sockdiag top --by pid,co' = pid,comm pid,conn
 expect 'sockdiag top --so' = --sort
 expect 'sockdiag guard --c' = --check-config --config

@@ -552,6 +552,52 @@ def test_watch():
         w.read(timeout=0)
 
 
+def test_life():
+    """life(): an ok connection's payload bytes exact, a refused one refused, each once."""
+    # A failed connect no dump saw has lost its peer port: no filter on dport.
+    with sockdiag.life(filter="not sport = :8111", interval=0.2) as lf:
+        srv = socket.socket()
+        srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        srv.bind(("127.0.0.1", 8111))
+        srv.listen(4)
+        c = socket.create_connection(("127.0.0.1", 8111))
+        a, _ = srv.accept()
+        c.sendall(b"x" * 7000)
+        n = 0
+        while n < 7000:
+            n += len(a.recv(65536))
+        a.sendall(b"y" * 300)
+        n = 0
+        while n < 300:
+            n += len(c.recv(65536))
+        port = c.getsockname()[1]
+        c.close()
+        a.recv(1)
+        a.close()
+        srv.close()
+        r = socket.socket()
+        with pytest.raises(ConnectionRefusedError):
+            r.connect(("127.0.0.1", 8112))
+        rport = r.getsockname()[1]
+        r.close()
+        got = []
+        while not ([g for g in got if g["local"]["port"] == port] and
+                   [g for g in got if g["local"]["port"] == rport]):
+            got.append(next(lf))
+        ok = [g for g in got if g["local"]["port"] == port]
+        assert len(ok) == 1 and ok[0]["outcome"] == "ok", got
+        assert (ok[0]["bytes_acked"], ok[0]["bytes_received"]) == (7000, 300)
+        assert ok[0]["peer"] == {"addr": "127.0.0.1", "port": 8111}
+        assert [g["outcome"] for g in got if g["local"]["port"] == rport] == ["refused"]
+        # The filter selects: the accepted side (sport 8111) is not one of them.
+        assert not [g for g in got if g["local"]["port"] == 8111], got
+        assert lf.lost == 0
+    with pytest.raises(ValueError):
+        next(lf)
+    with pytest.raises(ValueError):
+        sockdiag.life(interval=0)
+
+
 def test_gil_released_while_waiting():
     count = [0]
     stop = threading.Event()

@@ -48,6 +48,7 @@ LAYERS = [
     ['lib/ops'],
     ['conntrack'],
     ['backends'],
+    ['life'],
     ['daemon/common'],
     ['daemon/metrics'],
     ['daemon/guard/core'],
@@ -60,7 +61,7 @@ LAYERS = [
     ['cli/top'],
     ['cli', 'python/sockdiag'],
 ]
-ROOTS = ('include', 'util', 'lib', 'conntrack', 'backends', 'daemon', 'cli', 'python')
+ROOTS = ('include', 'util', 'lib', 'conntrack', 'backends', 'life', 'daemon', 'cli', 'python')
 MAX_LINES = 800
 # Folders of independent one-header modules (rule 3).
 TOOLBOXES = ('util',)

@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * sockdiag life [OPTIONS] [FILTER]: one record per ended TCP or UDP
+ * connection (the engine: life/life.h), as a table or JSON, until a signal
+ * or --count records. Events the kernel dropped are reported on stderr, in
+ * the stream (a {"lost":N} object) and in the summary at exit.
+ *
+ * Exit status: 0 stopped by a signal or --count reached, 1 runtime error,
+ * 2 usage or filter error.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/signalfd.h>
+
+#include "cli/commands.h"
+#include "cli/run/run.h"
+#include "life/life.h"
+#include "util/inaddr.h"
+#include "util/sigfd.h"
+#include "util/textfile.h"
+
+struct life_ctx {
+	struct run_sched sched;
+	enum out_format fmt;
+	struct sdiag_netns *ns;		/* several -N, --all-netns: life's order; else NULL */
+	size_t nns;
+	bool all;			/* --all-netns: followed as they come and go */
+	uint64_t count, limit, lost;
+	int rcvbuf;
+	bool first;
+	bool no_header;		/* -H */
+};
+
+enum { OPT_RCVBUF = 0x100 };
+/* A read of this many records or more waits LIFE_GATHER_NS before the next. */
+enum { LIFE_BATCH = 16, LIFE_GATHER_NS = 10 * 1000 * 1000 };
+
+static int life_opt(void *ctx, int val, const char *arg)
+{
+	struct life_ctx *c = ctx;
+	char *end;
+	long v;
+
+	if (val != OPT_RCVBUF)
+		return run_sched_opt(&c->sched, "life", val, arg);
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || *end || v < 4096 || v > INT32_MAX) {
+		char q[TEXT_QUOTE_LEN];
+
+		fprintf(stderr, "sockdiag life: --rcvbuf: '%s' is not a size in bytes (>= 4096)\n",
+			TQ(q, arg));
+		return -EINVAL;
+	}
+	c->rcvbuf = (int)v;
+	return 0;
+}
+
+static void addr(char *buf, size_t n, const struct life_rec *r, bool local)
+{
+	const uint8_t *a = local ? r->src : r->dst;
+	uint8_t fam = in_plain(r->family, a, &a);
+
+	inet_ntop(fam, a, buf, (socklen_t)n);
+}
+
+static void iso(char *buf, size_t n, uint64_t ms)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+	size_t k;
+
+	gmtime_r(&t, &tm);
+	k = strftime(buf, n, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf + k, n - k, ".%03uZ", (unsigned)(ms % 1000));
+}
+
+static void json_comm(const char *s)
+{
+	putchar('"');
+	for (size_t i = 0; i < 16 && s[i]; i++) {
+		unsigned char ch = (unsigned char)s[i];
+
+		if (ch < 0x20 || ch == '"' || ch == '\\' || ch >= 0x7f)
+			printf("\\u%04x", ch);
+		else
+			putchar(ch);
+	}
+	putchar('"');
+}
+
+static void print_json(struct life_ctx *c, const struct life_rec *r)
+{
+	char t[40], la[INET6_ADDRSTRLEN], pa[INET6_ADDRSTRLEN];
+
+	addr(la, sizeof(la), r, true);
+	addr(pa, sizeof(pa), r, false);
+	iso(t, sizeof(t), r->end_ms);
+	if (c->fmt == OUT_JSON)
+		fputs(c->first ? "[\n" : ",\n", stdout);
+	c->first = false;
+	printf("{\"time\":\"%s\",", t);
+	if (r->start_ms) {
+		iso(t, sizeof(t), r->start_ms);
+		printf("\"start\":\"%s\",\"duration_ms\":%llu,", t,
+		       (unsigned long long)(r->end_ms - r->start_ms));
+	} else {
+		fputs("\"start\":null,\"duration_ms\":null,", stdout);
+	}
+	printf("\"start_exact\":%s,", r->start_exact ? "true" : "false");
+	if (c->ns)
+		printf("\"netns\":\"%s\",", c->ns[r->ns].label);
+	printf("\"proto\":\"%s\",\"local\":{\"addr\":\"%s\",\"port\":%u},"
+	       "\"peer\":{\"addr\":\"%s\",\"port\":%u},\"cookie\":\"%llx\",\"state\":\"%s\","
+	       "\"outcome\":\"%s\",\"seen_closed\":%s",
+	       r->proto == IPPROTO_UDP ? "udp" : "tcp", la, r->sport, pa, r->dport,
+	       (unsigned long long)r->cookie, r->state ? sdiag_state_name(r->state) : "",
+	       life_outcome_name(r->outcome), r->by_poll ? "true" : "false");
+	if (r->has_info)
+		printf(",\"bytes_acked\":%llu,\"bytes_received\":%llu,\"segs_out\":%u,"
+		       "\"segs_in\":%u,\"retrans\":%u,\"rtt_us\":%u,\"min_rtt_us\":%u,"
+		       "\"delivery_rate\":%llu",
+		       (unsigned long long)r->bytes_acked, (unsigned long long)r->bytes_received,
+		       r->segs_out, r->segs_in, r->total_retrans, r->rtt_us, r->min_rtt_us,
+		       (unsigned long long)r->delivery_rate);
+	if (r->has_queues)
+		printf(",\"recv_q\":%u,\"send_q\":%u", r->rqueue, r->wqueue);
+	if (r->pid) {
+		printf(",\"owner\":{\"pid\":%d,\"comm\":", r->pid);
+		json_comm(r->comm);
+		putchar('}');
+	} else {
+		fputs(",\"owner\":null", stdout);
+	}
+	if (r->cgroup_id)
+		printf(",\"cgroup_id\":%llu", (unsigned long long)r->cgroup_id);
+	fputs(c->fmt == OUT_NDJSON ? "}\n" : "}", stdout);
+}
+
+static void print_row(struct life_ctx *c, const struct life_rec *r)
+{
+	char t[40], la[INET6_ADDRSTRLEN], pa[INET6_ADDRSTRLEN], dur[24] = "-";
+
+	addr(la, sizeof(la), r, true);
+	addr(pa, sizeof(pa), r, false);
+	iso(t, sizeof(t), r->end_ms);
+	if (c->first && !c->no_header)
+		printf("%-24s %-5s %-10s %9s %10s %10s %-28s %s%s\n", "Time", "Proto", "Outcome",
+		       "Dur(ms)", "Acked", "Received", "Local", "Peer", c->ns || c->all ? "  Netns" : "");
+	c->first = false;
+	if (r->start_ms)
+		snprintf(dur, sizeof(dur), "%llu", (unsigned long long)(r->end_ms - r->start_ms));
+	printf("%-24s %-5s %-10s %9s %10llu %10llu %s:%-*u %s:%u%s%s\n", t,
+	       r->proto == IPPROTO_UDP ? "udp" : "tcp", life_outcome_name(r->outcome), dur,
+	       (unsigned long long)r->bytes_acked, (unsigned long long)r->bytes_received, la,
+	       (int)(27 - strlen(la)), r->sport, pa, r->dport, c->ns ? "  " : "",
+	       c->ns ? c->ns[r->ns].label : "");
+}
+
+static int rec_cb(const struct life_rec *r, void *ud)
+{
+	struct life_ctx *c = ud;
+
+	if (c->limit && c->count >= c->limit)
+		return 0;
+	if (c->fmt == OUT_TABLE)
+		print_row(c, r);
+	else
+		print_json(c, r);
+	c->count++;
+	return ferror(stdout) ? -EPIPE : 0;
+}
+
+static void said_lost(struct life_ctx *c, uint64_t lost)
+{
+	if (!lost)
+		return;
+	c->lost += lost;
+	fprintf(stderr, "sockdiag life: %llu event%s lost (receive queue overflow)\n",
+		(unsigned long long)lost, lost == 1 ? "" : "s");
+	if (c->fmt == OUT_NDJSON)
+		printf("{\"lost\":%llu}\n", (unsigned long long)lost);
+}
+
+static bool has_inode(const struct sdiag_netns *ns, size_t n, uint64_t inode)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ns[i].inode == inode)
+			return true;
+	return false;
+}
+
+/* --all-netns: the namespaces deleted since the last dump are let go (their
+ * pending events read first), the new ones followed. */
+static int resync(struct life_ctx *c, struct life *l)
+{
+	struct sdiag_netns *now = NULL;
+	size_t n = 0;
+	uint64_t lost;
+	int r = sdiag_netns_list(&now, &n);
+
+	if (r < 0)
+		return r;
+	for (size_t i = c->nns; i-- > 0;) {
+		if (has_inode(now, n, c->ns[i].inode))
+			continue;
+		r = life_events(l, i, rec_cb, c, &lost);
+		said_lost(c, lost);
+		life_ns_remove(l, i);
+		memmove(&c->ns[i], &c->ns[i + 1], (c->nns - i - 1) * sizeof(*c->ns));
+		c->nns--;
+		if (r < 0)
+			goto out;
+	}
+	r = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct sdiag_netns *g;
+		int fd, k;
+
+		if (has_inode(c->ns, c->nns, now[i].inode) || sdiag_netns_open(now[i].path, &fd) < 0)
+			continue; /* followed, or gone already */
+		g = realloc(c->ns, (c->nns + 1) * sizeof(*g));
+		k = g ? life_ns_add(l, fd) : -ENOMEM;
+		close(fd);
+		if (g)
+			c->ns = g;
+		if (k < 0) {
+			r = k;
+			break;
+		}
+		c->ns[c->nns++] = now[i];
+	}
+out:
+	free(now);
+	return r;
+}
+
+static int life_loop(struct life_ctx *c, struct life *l, int sigfd)
+{
+	struct pollfd *p = NULL;
+	uint64_t start = mono_ns(), polls = 0, lost;
+	int r = 0;
+
+	while (!(c->limit && c->count >= c->limit)) {
+		struct deadline due = run_due(&c->sched, start, polls);
+		size_t n = life_n(l);
+		struct pollfd *q = realloc(p, (n + 1) * sizeof(*p));
+		bool batch = false;
+		int ms = deadline_poll_ms(due);
+
+		if (!q) {
+			r = -ENOMEM;
+			break;
+		}
+		p = q;
+		for (size_t i = 0; i < n; i++)
+			p[i] = (struct pollfd){ .fd = life_fd(l, i), .events = POLLIN };
+		p[n] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
+		if (ms <= 0) {
+			r = c->all ? resync(c, l) : 0;
+			if (r >= 0)
+				r = life_poll(l, rec_cb, c, &lost);
+			said_lost(c, lost);
+			polls++;
+		} else if (poll(p, n + 1, ms) < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+		} else if (p[n].revents & POLLIN) {
+			break;
+		} else {
+			for (size_t i = 0; i < n && r >= 0; i++) {
+				if (!(p[i].revents & (POLLIN | POLLERR)))
+					continue;
+				r = life_events(l, i, rec_cb, c, &lost);
+				said_lost(c, lost);
+				batch |= r >= LIFE_BATCH;
+			}
+		}
+		fflush(stdout);
+		/* Under a burst of ends, let them gather (the receive buffer holds
+		 * 32 MiB): one wake-up for many events instead of one each. */
+		if (batch && r >= 0)
+			nanosleep(&(struct timespec){ .tv_nsec = LIFE_GATHER_NS }, NULL);
+		if (r < 0)
+			break;
+	}
+	free(p);
+	return r < 0 ? r : 0;
+}
+
+/* The namespaces' descriptors: -N (one or several) or ours. */
+static int open_life(struct life **l, struct life_ctx *c, const struct cli_opts *o)
+{
+	struct life_opts lo = { .groups = opts_watch_groups(o), .filter = o->q.filter,
+				.afs = o->q.afs, .rcvbuf = c->rcvbuf, .owners = true };
+	size_t n = 0;
+	int *fds = NULL, r = 0;
+
+	lo.tables = (lo.groups & (SDIAG_WATCH_TCP4 | SDIAG_WATCH_TCP6) ?
+			     SDIAG_TABLE_BIT(SDIAG_T_TCP) : 0) |
+		    (lo.groups & (SDIAG_WATCH_UDP4 | SDIAG_WATCH_UDP6) ?
+			     SDIAG_TABLE_BIT(SDIAG_T_UDP) : 0);
+	if (o->all_netns) {
+		c->all = true; /* none yet: the first dump's resync() finds them */
+	} else if (run_netns_many(o)) {
+		r = run_netns_set(o, "life", &c->ns, &n);
+		if (r)
+			return r;
+		c->nns = n;
+	} else if (o->netns) {
+		n = 1;
+	}
+	fds = calloc(n ? n : 1, sizeof(*fds));
+	if (!fds)
+		return EXIT_RUNTIME;
+	for (size_t i = 0; i < n && r == 0; i++) {
+		const char *spec = c->ns ? c->ns[i].path : o->netns;
+
+		fds[i] = -1;
+		r = sdiag_netns_open(spec, &fds[i]);
+		if (r < 0)
+			argerr_netns("life", spec, r);
+	}
+	if (r == 0) {
+		lo.nsfds = n || c->all ? fds : NULL;
+		lo.n = n;
+		r = life_open(l, &lo);
+		if (r < 0)
+			fprintf(stderr, "sockdiag life: cannot subscribe to socket-destroy events: "
+					"%s\n", strerror(-r));
+	}
+	for (size_t i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	free(fds);
+	return r ? EXIT_RUNTIME : 0;
+}
+
+int cmd_life(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		RUN_SCHED_LONGOPTS,
+		{ "rcvbuf", required_argument, NULL, OPT_RCVBUF },
+		{ 0 },
+	};
+	struct life_ctx c = { .first = true };
+	const struct opt_extra extra = {
+		.longopts = longopts,
+		.shortopts = "",
+		.handle = life_opt,
+		.ctx = &c,
+		.takes = OPTS_G_INET | OPTS_G_FAMILY | OPTS_G_OUTPUT | OPTS_G_NETNS | OPTS_G_DUMP |
+			 OPTS_G_FILTER,
+		.usage = "Life:     --interval SECONDS (dumps for first seen, owners and ends "
+			 "while held; default 1)\n"
+			 "          --count N (stop after N records)\n"
+			 "          --rcvbuf BYTES (receive buffer, default 32 MiB)\n",
+	};
+	struct sdiag_filter *f = NULL;
+	struct life *l = NULL;
+	struct cli_opts o;
+	int r, sigfd = -1, status = EXIT_RUNTIME;
+
+	r = opts_parse(&o, argc, argv, &extra);
+	if (r == OPTS_EXIT)
+		return EXIT_OK;
+	if (r < 0)
+		return EXIT_USAGE;
+	c.limit = c.sched.count;
+	if (!run_interval_ns(&c.sched))
+		c.sched.interval.tv_sec = 1;
+	c.fmt = o.out.format;
+	c.no_header = o.out.no_header;
+	if (opts_filter(&o, &f) < 0 || sdiag_filter_needs_procs(f)) {
+		if (f)
+			fprintf(stderr, "sockdiag life: pid, comm and user are not supported "
+					"(an ended socket has no owner)\n");
+		status = EXIT_USAGE;
+		goto out;
+	}
+	o.q.filter = f;
+	if (!opts_watch_groups(&o) || (o.explicit_tables & ~(SDIAG_TABLE_BIT(SDIAG_T_TCP) |
+							       SDIAG_TABLE_BIT(SDIAG_T_UDP)))) {
+		fprintf(stderr, "sockdiag life: connections are TCP and UDP; select -t and/or -u\n");
+		status = EXIT_USAGE;
+		goto out;
+	}
+	status = open_life(&l, &c, &o);
+	if (status)
+		goto out;
+	sigfd = sigfd_open((const int[]){ SIGINT, SIGTERM, SIGHUP, 0 }, SFD_NONBLOCK);
+	if (sigfd < 0) {
+		status = EXIT_RUNTIME;
+		goto out;
+	}
+	r = life_loop(&c, l, sigfd);
+	if (c.fmt == OUT_JSON)
+		fputs(c.first ? "[]\n" : "\n]\n", stdout);
+	if (fflush(stdout) != 0 && r == 0)
+		r = -EIO;
+	status = run_stream_done("life", "record", c.count, c.lost, r);
+out:
+	life_free(l);
+	free(c.ns);
+	sdiag_filter_free(f);
+	if (sigfd >= 0)
+		close(sigfd);
+	opts_fini(&o);
+	return status;
+}

@@ -1,0 +1,282 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""`sockdiag life` against the test's own load generator, in the private network namespace
+diff_ss.sh made: every connection of a known mix appears once, its payload bytes exact and its
+outcome agreeing with the client's errno; short successful connections and a listener closed
+with connections in its accept queue give no false failures."""
+import errno
+import json
+import os
+import select
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+SD = sys.argv[1]
+FAILED = []
+FAILURES = ("refused", "timeout", "reset", "aborted")
+
+
+def check(name, cond, detail=""):
+    print(("ok   " if cond else "FAIL ") + name + ("" if cond else ": " + str(detail)))
+    if not cond:
+        FAILED.append(name)
+
+
+class Life:
+    def __init__(self, *extra):
+        self.p = subprocess.Popen([SD, "life", "--ndjson", "-t", "-u", "--interval", "0.2", *extra],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.recs = []
+        self.buf = ""
+
+    def pump(self, timeout):
+        r, _, _ = select.select([self.p.stdout], [], [], timeout)
+        if not r:
+            return False
+        chunk = os.read(self.p.stdout.fileno(), 65536).decode()
+        self.buf += chunk
+        *lines, self.buf = self.buf.split("\n")
+        self.recs += [json.loads(x) for x in lines if x]
+        return bool(chunk)
+
+    def wait(self, pred, timeout=10):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            hit = [r for r in self.recs if "proto" in r and pred(r)]
+            if hit:
+                return hit
+            self.pump(0.1)
+        return []
+
+    def ready(self):
+        # Subscribed once a sentinel's record comes back.
+        for _ in range(100):
+            u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            u.bind(("127.0.0.1", 0))
+            port = u.getsockname()[1]
+            u.close()
+            if self.wait(lambda r: r["proto"] == "udp" and r["local"]["port"] == port, 0.3):
+                return True
+        return False
+
+    def stop(self):
+        self.p.terminate()
+        out, err = self.p.communicate(timeout=10)
+        self.buf += out
+        self.recs += [json.loads(x) for x in self.buf.split("\n") if x]
+        return err
+
+
+def errno_of(f, *args):
+    """The errno f(*args) fails with, 0 if it does not."""
+    try:
+        f(*args)
+        return 0
+    except OSError as e:
+        return e.errno
+
+
+def exchange(listener, out, back):
+    """A connection to listener: out bytes sent, back bytes returned, the client closes
+    first, then the accepted side. Returns the client's port."""
+    c = socket.create_connection(listener.getsockname())
+    a, _ = listener.accept()
+    for src, dst, n in ((c, a, out), (a, c, back)):
+        src.sendall(b"x" * n)
+        got = 0
+        while got < n:
+            got += len(dst.recv(65536))
+    port = c.getsockname()[1]
+    c.close()
+    a.recv(10)
+    a.close()
+    return port
+
+
+def by_port(recs, port):
+    return [r for r in recs if r.get("proto") == "tcp" and r["local"]["port"] == port]
+
+
+def burst():
+    """More ends than the receive buffer holds, read late: records + losses = ends."""
+    life = Life("--rcvbuf", "4096", "--interval", "600")
+    ports = set()
+    try:
+        check("burst: life is subscribed", life.ready())
+        base = len(life.recs)
+        os.kill(life.p.pid, signal.SIGSTOP)
+        try:
+            # Stopped for sure (state T) before the burst: then nothing reads it.
+            while open("/proc/%d/stat" % life.p.pid).read().rsplit(")", 1)[1].split()[0] != "T":
+                time.sleep(0.001)
+            socks = []
+            for _ in range(2000):
+                u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+                u.bind(("127.0.0.1", 0))
+                ports.add(u.getsockname()[1])
+                socks.append(u)
+            for u in socks:
+                u.close()
+        finally:
+            os.kill(life.p.pid, signal.SIGCONT)
+
+        def total():
+            got = [r for r in life.recs[base:] if "proto" in r and r["local"]["port"] in ports]
+            lost = sum(r["lost"] for r in life.recs[base:] if "lost" in r)
+            return len(got), lost
+        end = time.monotonic() + 20
+        while sum(total()) < len(ports) and time.monotonic() < end:
+            life.pump(0.2)
+    finally:
+        err = life.stop()
+    n, lost = total()
+    check("burst: some events lost (the buffer was too small)", lost > 0, (n, lost))
+    check("burst: records + losses = ends", n + lost == len(ports), (n, lost, len(ports)))
+    check("burst: the losses on stderr and in the summary",
+          "events lost" in err and ("%d lost" % lost) in err, err)
+
+
+def main():
+    subprocess.run(["sysctl", "-qw", "net.ipv4.tcp_syn_retries=1"], check=True)
+    subprocess.run(["ip", "route", "add", "10.9.0.0/24", "dev", "lo"], check=True)
+    L = socket.socket()
+    L.bind(("127.0.0.1", 0))
+    L.listen(128)
+    lport = L.getsockname()[1]
+    life = Life()
+    try:
+        check("life is subscribed", life.ready())
+        life.wait(lambda r: False, 0.5)  # the listener seen by a dump
+        # ok: 12345 bytes out, 6789 back, both close.
+        ok_port = exchange(L, 12345, 6789)
+        # refused
+        c = socket.socket()
+        ref_errno = errno_of(c.connect, ("127.0.0.1", 1))
+        ref_port = c.getsockname()[1]
+        c.close()
+        # timeout (tcp_syn_retries=1; 10.9.0.2 routed to lo, never answered)
+        c = socket.socket()
+        to_errno = errno_of(c.connect, ("10.9.0.2", 80))
+        to_port = c.getsockname()[1]
+        c.close()
+        # reset by the peer (SO_LINGER 0)
+        c = socket.create_connection(("127.0.0.1", lport))
+        a, _ = L.accept()
+        c.sendall(b"z" * 100)
+        a.recv(100)
+        a.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        a.close()
+        rst_errno = errno_of(c.recv, 10)
+        rst_port = c.getsockname()[1]
+        c.close()
+        # destroyed by `sockdiag kill` while held: recorded while still held, once.
+        c = socket.create_connection(("127.0.0.1", lport))
+        a, _ = L.accept()
+        kill_port = c.getsockname()[1]
+        life.wait(lambda r: False, 0.5)  # seen alive by a dump
+        subprocess.run([SD, "kill", "sport", "=", ":%d" % kill_port], check=False,
+                       stdout=subprocess.DEVNULL)
+        kill_errno = errno_of(c.recv, 10)
+        held = life.wait(lambda r: r["proto"] == "tcp" and r["local"]["port"] == kill_port)
+        check("killed while held: recorded before the owner closes it",
+              len(held) == 1 and held[0]["seen_closed"], held)
+        check("killed while held: client's errno ECONNABORTED", kill_errno == errno.ECONNABORTED,
+              kill_errno)
+        check("killed while held: a failure outcome", held and held[0]["outcome"] in
+              ("reset", "aborted"), held)
+        c.close()
+        a.close()
+        # UDP
+        u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        u.sendto(b"u", ("127.0.0.1", 9))
+        udp_port = u.getsockname()[1]
+        u.close()
+        # 9 ms successful connections every 30 ms (coroot#373)
+        short = []
+        for _ in range(20):
+            c = socket.create_connection(("127.0.0.1", lport))
+            a, _ = L.accept()
+            c.sendall(b"q")
+            a.recv(1)
+            a.sendall(b"r")
+            c.recv(1)
+            time.sleep(0.009)
+            short.append(c.getsockname()[1])
+            c.close()
+            a.close()
+            time.sleep(0.021)
+        # a listener no dump sees (made, used and closed at once): its accepted side ok too
+        L4 = socket.socket()
+        L4.bind(("127.0.0.1", 0))
+        L4.listen(1)
+        l4 = L4.getsockname()[1]
+        exchange(L4, 3000, 40)
+        L4.close()
+        # a listener closed with connections in its accept queue (clients done)
+        L2 = socket.socket()
+        L2.bind(("127.0.0.1", 0))
+        L2.listen(16)
+        l2 = L2.getsockname()[1]
+        queued = []
+        for _ in range(5):
+            c = socket.create_connection(("127.0.0.1", l2))
+            c.sendall(b"req")
+            queued.append((c, c.getsockname()[1]))
+        for c, _ in queued:
+            c.close()
+        L2.close()
+        life.wait(lambda r: r["proto"] == "udp" and r["local"]["port"] == udp_port)
+        life.wait(lambda r: r["proto"] == "tcp" and r["local"]["port"] == queued[-1][1])
+        life.wait(lambda r: False, 0.5)
+    finally:
+        err = life.stop()
+    recs = life.recs
+    check("exit summary on stderr", "records, 0 lost" in err, err)
+    ok = by_port(recs, ok_port)
+    check("ok: once", len(ok) == 1, ok)
+    if ok:
+        check("ok: outcome", ok[0]["outcome"] == "ok", ok[0])
+        check("ok: bytes exact", (ok[0]["bytes_acked"], ok[0]["bytes_received"]) ==
+              (12345, 6789), ok[0])
+    for name, port, err_, want in (("refused", ref_port, ref_errno, errno.ECONNREFUSED),
+                                   ("timeout", to_port, to_errno, errno.ETIMEDOUT),
+                                   ("reset", rst_port, rst_errno, errno.ECONNRESET)):
+        got = by_port(recs, port)
+        check("%s: client errno" % name, err_ == want, err_)
+        check("%s: once, outcome %s" % (name, name), len(got) == 1 and
+              got[0]["outcome"] == name, got)
+    check("reset: bytes exact", by_port(recs, rst_port)[:1] and
+          by_port(recs, rst_port)[0]["bytes_acked"] == 100, by_port(recs, rst_port))
+    check("killed: once in all", len(by_port(recs, kill_port)) == 1, by_port(recs, kill_port))
+    udp = [r for r in recs if r.get("proto") == "udp" and r["local"]["port"] == udp_port]
+    check("udp: once", len(udp) == 1, udp)
+    bad = [r for p in short for r in by_port(recs, p) if r["outcome"] != "ok"]
+    seen = [p for p in short if len(by_port(recs, p)) == 1]
+    check("short connections: each once", len(seen) == len(short), (len(seen), len(short)))
+    check("short connections: 0 false failures", not bad, bad)
+    srv = [r for r in recs if r.get("proto") == "tcp" and r["local"]["port"] == lport and
+           r["peer"]["port"] in short]
+    check("short connections: the accepted side each once, ok, 1 byte each way",
+          len(srv) == len(short) and all(r["outcome"] == "ok" and r["bytes_acked"] == 1 and
+                                         r["bytes_received"] == 1 for r in srv), srv)
+    fresh = [r for r in recs if r.get("proto") == "tcp" and r["local"]["port"] == l4]
+    check("listener no dump saw: accepted side ok, bytes exact", len(fresh) == 1 and
+          fresh[0]["outcome"] == "ok" and (fresh[0]["bytes_acked"], fresh[0]["bytes_received"]) ==
+          (40, 3000), fresh)
+    qrec = [r for _, p in queued for r in by_port(recs, p)]
+    check("accept queue: each client once, ok", len(qrec) == 5 and
+          all(r["outcome"] == "ok" for r in qrec), qrec)
+    srv = [r for r in recs if r.get("proto") == "tcp" and r["local"]["port"] == l2]
+    check("accept queue: the dropped children no failure",
+          not [r for r in srv if r["outcome"] in FAILURES], srv)
+    burst()
+    print("%d failed" % len(FAILED))
+    return 1 if FAILED else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
