@@ -180,7 +180,8 @@ static int resync(struct drain *d)
 	d->dumps++;
 	d->dump_ns = d->now_ns;
 	d->dump_due = false;
-	qsort(d->next.v, d->next.n, sizeof(*d->next.v), cmp_conn);
+	if (d->next.n) /* an empty set has no array yet: qsort takes none */
+		qsort(d->next.v, d->next.n, sizeof(*d->next.v), cmp_conn);
 	d->next.left = d->next.n;
 	tmp = d->live;
 	d->live = d->next;

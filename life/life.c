@@ -164,7 +164,8 @@ static void listeners_done(struct life *l)
 	uint32_t *t = l->lports;
 	size_t cap = l->capl;
 
-	qsort(l->lnext, l->nnext, sizeof(*l->lnext), cmp_u32);
+	if (l->nnext) /* none: no array to sort (qsort takes none) */
+		qsort(l->lnext, l->nnext, sizeof(*l->lnext), cmp_u32);
 	l->lports = l->lnext;
 	l->capl = l->capnext;
 	l->nl = l->nnext;
