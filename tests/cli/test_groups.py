@@ -12,10 +12,12 @@ family's name for Python's AddressFamily), and these groups are those the test
 computes itself from `sockdiag list -t -p --json`'s records; a single key's groups
 are plain values in Python, several keys' tuples.
 Run by test_cli.sh in a private network namespace. Usage: test_groups.py SOCKDIAG PYDIR."""
+import atexit
 import collections
 import ipaddress
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -108,8 +110,10 @@ def oracle(records):
     return {k: collections.Counter((val(r, k),) for r in records) for k in KEYS}
 
 
+TMP = tempfile.mkdtemp(prefix="sd-groups-")
+atexit.register(shutil.rmtree, TMP, True)  # also when a check raises
 holder = subprocess.Popen([sys.executable, os.path.join(HERE, "..", "python", "holder.py"),
-                           "7300", tempfile.mkdtemp(prefix="sd-groups-")],
+                           "7300", TMP],
                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 try:
     if holder.stdout.readline().strip() != "ready":
