@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "daemon/push/push.h"
 #include "sockdiag.h"
 
 #define EXP_DEFAULT_LISTEN "127.0.0.1:10113"
@@ -40,6 +41,7 @@ struct exp_config {
 	bool by_cgroup, by_comm;	/* optional groupings */
 	uint32_t max_series;		/* per grouping */
 	char *cgroup_root;		/* cgroup2 mount for id -> path, NULL = found */
+	struct push_config push;	/* remote-write-url, otlp-endpoint, push-* */
 };
 
 void exp_config_init(struct exp_config *c);
@@ -150,6 +152,7 @@ struct exp_cmdline {
 	const char *config_path;	/* -c, else the caller's default */
 	bool config_explicit;		/* -c given: a missing file is an error */
 	bool all_netns, check, once, openmetrics;
+	const char *remote_write, *otlp;	/* --remote-write, --otlp: the file's ignored */
 };
 
 /* Parse the options after `exporter` into *a (its config_path preset to the
