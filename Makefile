@@ -37,9 +37,12 @@ MESON_TEST_ARGS ?=
 # do not pay for it); clang (its BPF target) + bpftool + libbpf-dev (headers only):
 # the BPF owners iterator of -p (meson -Dbpf=auto builds without it when one is missing);
 # python3-dev: the Python module, import sockdiag (meson -Dpython=auto skips it without);
-# libncurses-dev: the full-screen view of `sockdiag top` (without it, top has batch mode only).
+# libncurses-dev: the full-screen view of `sockdiag top` (without it, top has batch mode only);
+# libcurl4-openssl-dev, libsnappy-dev (headers; both loaded with dlopen when a push target is
+# configured) and zlib1g-dev (gzip): the exporter's push (remote write, OTLP).
 BUILD_DEPS := build-essential pkg-config meson ninja-build libmnl-dev libcap-ng-dev \
-	libmicrohttpd-dev clang libbpf-dev bpftool libncurses-dev python3-dev
+	libmicrohttpd-dev clang libbpf-dev bpftool libncurses-dev python3-dev \
+	libcurl4-openssl-dev libsnappy-dev zlib1g-dev
 
 # What the test suites add (make test, make asan): cmocka (unit and live tests);
 # iproute2 (ss, ip), procps (sysctl): namespace and differential tests; python3, jq: test
@@ -51,11 +54,14 @@ BUILD_DEPS := build-essential pkg-config meson ninja-build libmnl-dev libcap-ng-
 # nftables, conntrack: dead backends and conntrack deletes (a rule makes conntrack track in
 # the test's namespace; conntrack -L is the oracle); tmux: top's full-screen view driven by
 # keys and read back (tests/cli/top_ui.sh); python3-pytest, python3-psutil, python3-pyroute2:
-# the Python module's tests and oracles; abigail-tools (abidw, abidiff): the ABI check.
+# the Python module's tests and oracles; abigail-tools (abidw, abidiff): the ABI check;
+# protobuf-compiler (protoc --decode, --decode_raw): the push's payloads decoded by an
+# independent decoder (OTLP against trixie's opentelemetry-proto, fetched into the build
+# directory by tests/exporter/push_otlp.py, the system's apt sources untouched).
 TEST_DEPS := libcmocka-dev iproute2 procps python3 jq groff-base bash-completion zsh fish \
 	prometheus python3-yaml netbase strace python3-prometheus-client nftables conntrack \
 	tmux python3-pytest python3-psutil python3-pyroute2 abigail-tools \
-	nginx haproxy
+	nginx haproxy protobuf-compiler
 
 # What make test-kernels adds: QEMU (TCG: no /dev/kvm needed), busybox-static and cpio for
 # the guest's initramfs, kmod (depmod/modprobe on the kernel package's modules), xz-utils

@@ -295,7 +295,8 @@ static void attributes(struct out *o, unsigned field, const struct pm *m,
 		/* An empty value is no label to Prometheus: no attribute either. */
 		if (!strcmp(l->name, "le") || !l->value[0])
 			continue;
-		if (!k) {
+		/* network.type is ipv4 or ipv6: unix, netlink... keep sockdiag's key. */
+		if (!k || (!strcmp(l->name, "family") && strncmp(l->value, "inet", 4))) {
 			snprintf(buf, sizeof(buf), "sockdiag.%s", l->name);
 			k = buf;
 		}

@@ -38,8 +38,13 @@ sapt() {
 		a=$(archive) || return 1
 		echo "deb $a $suite main" >"$d/sources.list"
 		echo "${SAPT_WHO:-sapt}: apt-get update ($suite: $(cat "$d/sources.list"))" >&2
-		apt-get "${o[@]}" update >&2 ||
-			{ echo "${SAPT_WHO:-sapt}: apt-get update of $suite failed" >&2; return 1; }
+		# apt-get update exits 0 when it only warns (no network): no Packages list,
+		# no .done, so that the next run asks again.
+		if ! apt-get "${o[@]}" update >&2 ||
+			! ls "$d/lists/"*_Packages* >/dev/null 2>&1; then
+			echo "${SAPT_WHO:-sapt}: apt-get update of $suite failed" >&2
+			return 1
+		fi
 		touch "$d/lists/.done"
 	fi
 	"$cmd" "${o[@]}" "$@"
