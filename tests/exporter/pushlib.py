@@ -40,8 +40,11 @@ class Receiver:
                     self.send_header("Retry-After", str(mode[2]))
                 msg = b"" if status < 300 else b"no thanks"
                 self.send_header("Content-Length", str(len(msg)))
-                self.end_headers()
-                self.wfile.write(msg)
+                try:
+                    self.end_headers()
+                    self.wfile.write(msg)
+                except OSError:     # a slow answer the client gave up on
+                    self.close_connection = True
 
             def log_message(self, *a):
                 pass
