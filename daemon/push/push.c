@@ -326,15 +326,9 @@ static void *run(void *arg)
 		int64_t now = (int64_t)mono_ms(), until = next;
 		bool sent = false;
 
-		if (now >= next) {
-			pthread_mutex_unlock(&p->mu);
-			enqueue(p);
-			pthread_mutex_lock(&p->mu);
-			next += p->conf.interval_ms;
-			if (next <= now)
-				next = now + p->conf.interval_ms;
-			continue;
-		}
+		/* The queues first: a receiver back after an outage gets the backlog
+		 * (at most push-queue payloads) before the next pass is queued behind
+		 * it, else a queue that was full would stay full. */
 		for (size_t i = 0; i < p->n_t && !p->stop; i++) {
 			struct target *t = &p->t[i];
 
@@ -347,6 +341,15 @@ static void *run(void *arg)
 		}
 		if (sent)
 			continue;
+		if (now >= next) {
+			pthread_mutex_unlock(&p->mu);
+			enqueue(p);
+			pthread_mutex_lock(&p->mu);
+			next += p->conf.interval_ms;
+			if (next <= now)
+				next = now + p->conf.interval_ms;
+			continue;
+		}
 		for (size_t i = 0; i < p->n_t; i++)
 			if (p->t[i].head && p->t[i].retry_at < until)
 				until = p->t[i].retry_at;

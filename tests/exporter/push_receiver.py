@@ -82,7 +82,7 @@ class Test:
         self.max_queue = max(self.max_queue, q)
         return v
 
-    def wait(self, what, cond, seconds=30):
+    def wait(self, what, cond, seconds=60):
         end = time.time() + seconds
         while time.time() < end:
             v = self.scrape()
@@ -132,7 +132,10 @@ class Test:
         if v[("ok", "remote_write")] != 0 or v[("failed", "remote_write")] < 2:
             fail("receiver down: %s ok, %s failed" % (v[("ok", "remote_write")],
                                                      v[("failed", "remote_write")]))
-        totals = [int(x) for x in re.findall(r"remote_write: queue full .*; (\d+) dropped in all\)", self.log())]
+        # The log before the counter: the counter is never behind it.
+        totals = [int(x) for x in re.findall(r"remote_write: queue full .*; (\d+) dropped in all\)",
+                                             self.log())]
+        v = self.scrape()
         if not totals or totals != sorted(totals) or \
                 totals[-1] > v[("dropped", "remote_write")]:
             fail("the log's drop totals %s against the counter %s" % (
@@ -167,7 +170,7 @@ class Test:
         ok("receiver back: the %d queued payloads sent oldest first, the log says %s"
            % (QUEUE, m.group(0)))
 
-    def attempts_after(self, mode, n, seconds=30):
+    def attempts_after(self, mode, n, seconds=60):
         self.wait("the queue to drain", lambda v: v[("queue", "remote_write")] == 0)
         n0 = len(self.rx.requests())
         self.rx.set(*mode)
