@@ -13,7 +13,7 @@
 #   once_otlp   `exporter --once --otlp URL`
 # and, in a running exporter, the CPU time (utime + stime of /proc/PID/stat, in clock
 # ticks: OPS operations, default 20, make it precise) per operation:
-#   cpu_scrape  a scrape of /metrics (OpenMetrics)
+#   cpu_scrape  a scrape of /metrics (OpenMetrics), one a second
 #   cpu_rw      a push by remote write (push-interval = 1s; pushes counted by the sink)
 #   cpu_otlp    a push by OTLP
 # Environment: BUILD (default build-bench, --buildtype=release), SOCKDIAG, CC, OPS.
@@ -23,25 +23,11 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build-bench}
 SOCKDIAG=${SOCKDIAG:-$BUILD/cli/sockdiag}
 RUNS=7
+. "$ROOT/bench/exporter/lib.sh"
 OPS=${OPS:-20}
-PY=$(command -v /usr/bin/python3 || command -v python3)
 HZ=$(getconf CLK_TCK)
 
-stats() { # min median of the numbers on stdin
-	sort -g | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.4f %.4f", v[1], m }'
-}
-
 cpu_s() { awk -v hz="$HZ" '{ printf "%.4f", ($14 + $15) / hz }' "/proc/$1/stat"; }
-
-wait_http() {
-	for _ in $(seq 100); do
-		"$PY" -c 'import urllib.request, sys; urllib.request.urlopen(sys.argv[1], timeout=5)' \
-			"$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "push.sh: $1 never answered" >&2
-	exit 1
-}
 
 inner() {
 	local n=$1 out=$2 pid line s sink=127.0.0.1:9411
@@ -64,16 +50,21 @@ inner() {
 		[once_rw]="--once --remote-write http://$sink/api/v1/write"
 		[once_otlp]="--once --otlp http://$sink"
 	)
+	# Interleaved (a run of each in turn), so that the machine's load drifts alike for all.
 	for s in once_print once_rw once_otlp; do
 		# shellcheck disable=SC2086
 		"$TOOLS/measure" -- "$SOCKDIAG" exporter -c "$out/c.conf" ${cmd[$s]} >/dev/null
-		: >"$out/s"
-		for _ in $(seq "$RUNS"); do
+		: >"$out/s-$s"
+	done
+	for _ in $(seq "$RUNS"); do
+		for s in once_print once_rw once_otlp; do
 			# shellcheck disable=SC2086
-			"$TOOLS/measure" -- "$SOCKDIAG" exporter -c "$out/c.conf" ${cmd[$s]} >>"$out/s"
+			"$TOOLS/measure" -- "$SOCKDIAG" exporter -c "$out/c.conf" ${cmd[$s]} >>"$out/s-$s"
 		done
-		echo "| $s | $(awk '{ print $1 }' "$out/s" | stats | tr ' ' '|' | sed 's/|/ | /') | $(awk '{ printf "%.1f\n", $2 / 1024 }' "$out/s" | sort -g | tail -1) |" >>"$out/report-$n"
-		echo "$s $(awk '{ print $1 }' "$out/s" | stats)" >>"$out/raw-$n"
+	done
+	for s in once_print once_rw once_otlp; do
+		echo "| $s | $(awk '{ print $1 }' "$out/s-$s" | stats | sed 's/ / | /') | $(awk '{ printf "%.1f\n", $2 / 1024 }' "$out/s-$s" | sort -g | tail -1) |" >>"$out/report-$n"
+		echo "$s $(awk '{ print $1 }' "$out/s-$s" | stats)" >>"$out/raw-$n"
 	done
 	# CPU per operation in a running exporter.
 	local ep c0 c1 k
@@ -82,11 +73,15 @@ inner() {
 	wait_http "http://127.0.0.1:10113/"
 	"$PY" "$ROOT/bench/exporter/scrape.py" http://127.0.0.1:10113/metrics 1 >/dev/null
 	c0=$(cpu_s $ep)
+	# One scrape a second, the pushes' cadence (push-interval = 1s): a pass right after
+	# another finds the kernel's tables in the caches, one a second later does not.
 	"$PY" - "$OPS" <<-'PY'
-	import sys, urllib.request
+	import sys, time, urllib.request
 	for _ in range(int(sys.argv[1])):
+	    t0 = time.monotonic()
 	    urllib.request.urlopen(urllib.request.Request("http://127.0.0.1:10113/metrics",
 	        headers={"Accept": "application/openmetrics-text;version=1.0.0"}), timeout=300).read()
+	    time.sleep(max(0.0, 1.0 - (time.monotonic() - t0)))
 	PY
 	c1=$(cpu_s $ep)
 	echo "cpu_scrape $(awk -v a="$c0" -v b="$c1" -v k="$OPS" 'BEGIN { printf "%.4f", (b - a) / k }')" >>"$out/raw-$n"
@@ -114,22 +109,8 @@ if [[ ${1:-} == --inner ]]; then
 	TOOLS=$1 RUNS=$3 inner "$2" "$4"
 	exit 0
 fi
-while getopts r: o; do
-	case $o in
-	r) RUNS=$OPTARG ;;
-	*) exit 2 ;;
-	esac
-done
-shift $((OPTIND - 1))
-[[ $(id -u) == 0 ]] || { echo "push.sh: needs root (unshare -n)" >&2; exit 1; }
-[[ -x $SOCKDIAG ]] || { echo "push.sh: no $SOCKDIAG (meson setup build-bench --buildtype=release)" >&2; exit 1; }
-TOOLS=$(mktemp -d)
-OUT=$(mktemp -d)
-trap 'rm -rf "$TOOLS" "$OUT"' EXIT
-for f in mkpairs measure; do
-	"${CC:-cc}" -std=gnu11 -D_GNU_SOURCE -O2 -Wall -o "$TOOLS/$f" "$ROOT/bench/$f.c"
-done
-for nn in ${@:-10000 100000}; do
+bench_setup push.sh "$@"
+for nn in ${ARGS[@]:-10000 100000}; do
 	unshare -n -p -f --mount-proc -- env SOCKDIAG="$SOCKDIAG" "$0" --inner "$TOOLS" "$nn" "$RUNS" "$OUT"
 	cat "$OUT/report-$nn"
 	echo

@@ -25,25 +25,9 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build-bench}
 SOCKDIAG=${SOCKDIAG:-$BUILD/cli/sockdiag}
 RUNS=7
-
-stats() { # min median of the numbers on stdin
-	sort -g | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.4f %.4f", v[1], m }'
-}
+. "$ROOT/bench/exporter/lib.sh"
 
 hwm() { awk '/^VmHWM/ { printf "%.1f", $2 / 1024 }' "/proc/$1/status"; }
-
-# Python without a version manager's shims (their start-up is slower than a scrape).
-PY=$(command -v /usr/bin/python3 || command -v python3)
-
-wait_http() { # URL of "/" (cheap: no pass)
-	for _ in $(seq 100); do
-		"$PY" -c 'import urllib.request, sys; urllib.request.urlopen(sys.argv[1], timeout=5)' \
-			"$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "run.sh: $1 never answered" >&2
-	exit 1
-}
 
 passes() {
 	"$PY" -c 'import urllib.request, sys
@@ -126,22 +110,8 @@ if [[ ${1:-} == --inner ]]; then
 	TOOLS=$1 RUNS=$3 inner "$2" "$4"
 	exit 0
 fi
-while getopts r: o; do
-	case $o in
-	r) RUNS=$OPTARG ;;
-	*) exit 2 ;;
-	esac
-done
-shift $((OPTIND - 1))
-[[ $(id -u) == 0 ]] || { echo "run.sh: needs root (unshare -n)" >&2; exit 1; }
-[[ -x $SOCKDIAG ]] || { echo "run.sh: no $SOCKDIAG (meson setup build-bench --buildtype=release)" >&2; exit 1; }
-TOOLS=$(mktemp -d)
-OUT=$(mktemp -d)
-trap 'rm -rf "$TOOLS" "$OUT"' EXIT
-for f in mkpairs measure; do
-	"${CC:-cc}" -std=gnu11 -D_GNU_SOURCE -O2 -Wall -o "$TOOLS/$f" "$ROOT/bench/$f.c"
-done
-for n in "${@:-10000 100000}"; do
+bench_setup run.sh "$@"
+for n in "${ARGS[@]:-10000 100000}"; do
 	for nn in $n; do
 		unshare -n -p -f --mount-proc -- env SOCKDIAG="$SOCKDIAG" "$0" --inner "$TOOLS" "$nn" "$RUNS" "$OUT"
 		cat "$OUT/report-$nn"

@@ -27,14 +27,12 @@ Exit 77 (skip) without root, protoc or prometheus_client.
 import gzip
 import json
 import os
-import shutil
-import signal
 import socket
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import exporter_e2e as e2e  # noqa: E402  (its population)
 import pushlib  # noqa: E402
 
 PORT = 9201
@@ -64,18 +62,7 @@ UNITS = [("_seconds", "s", True), ("_bytes", "By", True), ("_sockets", "{socket}
          ("_segments", "{segment}", False), ("_length", "{connection}", False),
          ("_limit", "{connection}", False)]
 ENV = {"K8S_NODE_NAME": "node-7", "POD_NAME": "sockdiag-abc12", "POD_NAMESPACE": "monitoring"}
-PASSED = []
-
-
-def fail(msg):
-    print("FAIL: " + msg, flush=True)
-    print("# checks: %d passed, 1 failed, 0 skipped" % len(PASSED), flush=True)
-    sys.exit(1)
-
-
-def ok(msg):
-    PASSED.append(msg)
-    print("ok: " + msg, flush=True)
+fail, ok = e2e.fail, e2e.ok
 
 
 def otlp_name(fam):
@@ -100,35 +87,14 @@ def otlp_attrs(labels):
     return out
 
 
-class Test:
+class Test(e2e.Test):
     def __init__(self, sd, builddir):
-        self.sd, self.builddir = sd, builddir
-        self.tmp = tempfile.mkdtemp(prefix="sdpush")
-        self.ns = "sdp%db" % os.getpid()
-        self.procs = []
+        super().__init__(sd, None)
+        self.builddir = builddir
         self.conf = os.path.join(self.tmp, "exporter.conf")
 
-    def cleanup(self):
-        for p in self.procs:
-            if p.poll() is None:
-                p.kill()
-            p.wait()
-        subprocess.run(["ip", "netns", "del", self.ns], stderr=subprocess.DEVNULL)
-        shutil.rmtree(self.tmp, ignore_errors=True)
-
     def setup(self):
-        subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
-        for knob in ("net.ipv4.tcp_child_ehash_entries=1024",
-                     "net.ipv4.udp_child_hash_entries=256"):
-            subprocess.run(["sysctl", "-qw", knob], stderr=subprocess.DEVNULL)
-        subprocess.run(["ip", "netns", "add", self.ns], check=True)
-        subprocess.run(["ip", "-n", self.ns, "link", "set", "lo", "up"], check=True)
-        e2e = os.path.join(os.path.dirname(os.path.abspath(__file__)), "exporter_e2e.py")
-        pop = subprocess.Popen(["ip", "netns", "exec", self.ns, sys.executable, e2e,
-                                "--population"], stdout=subprocess.PIPE, text=True)
-        self.procs.append(pop)
-        if pop.stdout.readline().strip() != "ready":
-            fail("population did not start")
+        self.setup_population()
         self.rx = pushlib.Receiver(PORT).start()
 
     def write_conf(self, extra=""):
@@ -431,34 +397,24 @@ class Test:
             self.cleanup()
 
 
+def fetch_proto():
+    """Trixie's opentelemetry-proto, fetched before the namespace without a network."""
+    root = pushlib.sapt_fetch(os.path.abspath(sys.argv[2]), "trixie", "opentelemetry-proto")
+    if not root:
+        print("FAIL: cannot fetch trixie's opentelemetry-proto (apt-get download)")
+        return None
+    return {"SD_OTLP_PROTO": root}
+
+
 def main():
-    if len(sys.argv) != 3:
-        print(__doc__)
-        return 2
-    if os.geteuid() != 0:
-        print("SKIP(netns): needs root (network namespaces)")
-        return 77
-    if not shutil.which("protoc"):
-        print("SKIP(tool:protoc): not installed (Debian: protobuf-compiler)")
-        return 77
     try:
         import prometheus_client  # noqa: F401
     except ImportError:
         print("SKIP(python3-prometheus-client): not installed")
         return 77
-    if not os.environ.get("SD_PUSH_INNER"):
-        # Fetched here, before the namespace without a network.
-        root = pushlib.sapt_fetch(os.path.abspath(sys.argv[2]), "trixie", "opentelemetry-proto")
-        if not root:
-            print("FAIL: cannot fetch trixie's opentelemetry-proto (apt-get download)")
-            return 1
-        env = dict(os.environ, SD_PUSH_INNER="1", SD_OTLP_PROTO=root)
-        return subprocess.run(["unshare", "-n", sys.executable, __file__] + sys.argv[1:],
-                              env=env).returncode
-    signal.signal(signal.SIGTERM, lambda *a: sys.exit(1))
-    Test(os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])).run()
-    print("# checks: %d passed, 0 failed, 0 skipped" % len(PASSED))
-    return 0
+    return pushlib.main(__doc__, 2, lambda: Test(os.path.abspath(sys.argv[1]),
+                                                 os.path.abspath(sys.argv[2])).run(),
+                        tools=("protoc",), before=fetch_proto)
 
 
 if __name__ == "__main__":

@@ -21,10 +21,10 @@ import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import exporter_e2e as e2e  # noqa: E402  (its population, EXPECT, query helpers)
+import pushlib  # noqa: E402
 
 EXPORTER = "127.0.0.1:10113"
 
@@ -40,18 +40,6 @@ def receiver_flag():
 
 
 class Test(e2e.Test):
-    def setup(self):
-        subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
-        for knob in ("net.ipv4.tcp_child_ehash_entries=1024",
-                     "net.ipv4.udp_child_hash_entries=256"):
-            subprocess.run(["sysctl", "-qw", knob], stderr=subprocess.DEVNULL)
-        subprocess.run(["ip", "netns", "add", self.ns], check=True)
-        subprocess.run(["ip", "-n", self.ns, "link", "set", "lo", "up"], check=True)
-        self.pop = self.spawn(["ip", "netns", "exec", self.ns, sys.executable, e2e.__file__,
-                               "--population"], stdout=subprocess.PIPE, text=True)
-        if self.pop.stdout.readline().strip() != "ready":
-            e2e.fail("population did not start")
-
     def start_prometheus(self):
         cfg = os.path.join(self.tmp, "prometheus.yml")
         with open(cfg, "w") as f:
@@ -115,7 +103,7 @@ class Test(e2e.Test):
 
     def run(self):
         try:
-            self.setup()
+            self.setup_population()
             self.start_prometheus()
             self.start_exporter()
             self.check_pushed()
@@ -124,26 +112,11 @@ class Test(e2e.Test):
 
 
 def main():
-    if len(sys.argv) != 2:
-        print(__doc__)
-        return 2
-    if os.geteuid() != 0:
-        print("SKIP(netns): needs root (network namespaces)")
-        return 77
-    for tool in ("prometheus", "ip", "unshare"):
-        if not shutil.which(tool):
-            print("SKIP(tool:%s): not installed (Debian: prometheus, iproute2)" % tool)
-            return 77
-    if not receiver_flag():
+    if shutil.which("prometheus") and not receiver_flag():
         print("SKIP(prometheus): older than 2.33, no remote-write receiver")
         return 77
-    if not os.environ.get("SD_PUSH_INNER"):
-        env = dict(os.environ, SD_PUSH_INNER="1")
-        return subprocess.run(["unshare", "-n", sys.executable, __file__] + sys.argv[1:],
-                              env=env).returncode
-    Test(os.path.abspath(sys.argv[1]), None).run()
-    print("# checks: %d passed, 0 failed, 0 skipped" % len(e2e.PASSED))
-    return 0
+    return pushlib.main(__doc__, 1, lambda: Test(os.path.abspath(sys.argv[1]), None).run(),
+                        tools=("prometheus",))
 
 
 if __name__ == "__main__":

@@ -247,19 +247,7 @@ def ok(msg):
 
 
 def main():
-    if len(sys.argv) != 2:
-        print(__doc__)
-        return 2
-    if os.geteuid() != 0:
-        print("SKIP(netns): needs root (network namespaces)")
-        return 77
-    if not os.environ.get("SD_PUSH_INNER"):
-        env = dict(os.environ, SD_PUSH_INNER="1")
-        return subprocess.run(["unshare", "-n", sys.executable, __file__] + sys.argv[1:],
-                              env=env).returncode
-    Test(os.path.abspath(sys.argv[1])).run()
-    print("# checks: %d passed, 0 failed, 0 skipped" % len(e2e.PASSED))
-    return 0
+    return pushlib.main(__doc__, 1, lambda: Test(os.path.abspath(sys.argv[1])).run())
 
 
 if __name__ == "__main__":

@@ -5,8 +5,10 @@ independent of the exporter's encoders: snappy's block format, the protobuf wire
 (Prometheus's WriteRequest), protoc's text format (OTLP, decoded by protoc itself)."""
 import http.server
 import os
+import shutil
 import socketserver
 import subprocess
+import sys
 import threading
 import time
 
@@ -219,3 +221,32 @@ def parse_exposition(text):
         fams[fam.name] = (fam.type, fam.documentation,
                           [(s.name, dict(s.labels), s.value) for s in fam.samples])
     return fams
+
+
+def main(doc, nargs, run, tools=(), before=None):
+    """A push test's main: NARGS arguments, root and TOOLS or exit 77, then itself again in a
+    new network namespace (unshare -n) where run() runs; before() (in the first process,
+    with the network) returns variables for the second, or None to fail."""
+    import exporter_e2e as e2e
+    if len(sys.argv) != nargs + 1:
+        print(doc)
+        return 2
+    if os.geteuid() != 0:
+        print("SKIP(netns): needs root (network namespaces)")
+        return 77
+    for tool in ("ip", "unshare") + tuple(tools):
+        if not shutil.which(tool):
+            print("SKIP(tool:%s): not installed" % tool)
+            return 77
+    if not os.environ.get("SD_PUSH_INNER"):
+        env = dict(os.environ, SD_PUSH_INNER="1")
+        if before:
+            more = before()
+            if more is None:
+                return 1
+            env.update(more)
+        return subprocess.run(["unshare", "-n", sys.executable, os.path.abspath(sys.argv[0])]
+                              + sys.argv[1:], env=env).returncode
+    run()
+    print("# checks: %d passed, 0 failed, 0 skipped" % len(e2e.PASSED))
+    return 0

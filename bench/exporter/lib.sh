@@ -1,0 +1,46 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Sourced by bench/exporter/run.sh and push.sh: what both benchmarks share.
+#   stats              min and median of the numbers on stdin
+#   wait_http URL      until URL answers (an exporter's "/": no pass)
+#   bench_setup NAME "$@"   -r RUNS parsed into RUNS (the N... left in ARGS), root and
+#                      $SOCKDIAG checked, TOOLS (mkpairs, measure built) and OUT made,
+#                      both removed at exit
+# PY: Python without a version manager's shims (their start-up is slower than a scrape).
+PY=$(command -v /usr/bin/python3 || command -v python3)
+
+stats() { # min median of the numbers on stdin
+	sort -g | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.4f %.4f", v[1], m }'
+}
+
+wait_http() { # URL of "/" (cheap: no pass)
+	for _ in $(seq 100); do
+		"$PY" -c 'import urllib.request, sys; urllib.request.urlopen(sys.argv[1], timeout=5)' \
+			"$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "$BENCH: $1 never answered" >&2
+	exit 1
+}
+
+bench_setup() {
+	local o
+	BENCH=$1
+	shift
+	OPTIND=1
+	while getopts r: o; do
+		case $o in
+		r) RUNS=$OPTARG ;;
+		*) exit 2 ;;
+		esac
+	done
+	shift $((OPTIND - 1))
+	ARGS=("$@")
+	[[ $(id -u) == 0 ]] || { echo "$BENCH: needs root (unshare -n)" >&2; exit 1; }
+	[[ -x $SOCKDIAG ]] || { echo "$BENCH: no $SOCKDIAG (meson setup build-bench --buildtype=release)" >&2; exit 1; }
+	TOOLS=$(mktemp -d)
+	OUT=$(mktemp -d)
+	trap 'rm -rf "$TOOLS" "$OUT"' EXIT
+	for o in mkpairs measure; do
+		"${CC:-cc}" -std=gnu11 -D_GNU_SOURCE -O2 -Wall -o "$TOOLS/$o" "$ROOT/bench/$o.c"
+	done
+}
