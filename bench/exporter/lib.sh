@@ -18,7 +18,7 @@ wait_http() { # URL of "/" (cheap: no pass)
 			"$1" 2>/dev/null && return 0
 		sleep 0.1
 	done
-	echo "$BENCH: $1 never answered" >&2
+	echo "${BENCH:-bench}: $1 never answered" >&2
 	exit 1
 }
 

@@ -151,6 +151,8 @@ static int comment(struct parse *ps, char *line)
 	char *p = line + 2, *name;
 	bool help;
 
+	if (line[1] != ' ')	/* "#" alone: nothing past its NUL is read */
+		return -EINVAL;
 	if (!strcmp(line, "# EOF"))
 		return 0;
 	if (strncmp(p, "HELP ", 5) && strncmp(p, "TYPE ", 5))

@@ -330,6 +330,15 @@ static void number_point(struct out *o, const struct pm *m, const struct pm_samp
 	end(o, mk);
 }
 
+/* A count as exposed: NaN and negatives 0, past 2^64 saturated (a cast would
+ * be undefined). */
+static uint64_t count_of(double v)
+{
+	if (!(v > 0))
+		return 0;
+	return v < 18446744073709551616.0 ? (uint64_t)v : UINT64_MAX;
+}
+
 static bool same_labels(const struct pm *m, const struct pm_sample *a, const struct pm_sample *b)
 {
 	for (size_t i = 0; i < a->n_labels; i++) {
@@ -367,8 +376,8 @@ static size_t histogram_point(struct out *o, const struct pm *m, const struct pm
 		if (len < 7 || strcmp(b->name + len - 7, "_bucket") || !same_labels(m, s, b))
 			break;
 		le = pm_label(m, b, "le");
-		counts[n] = (uint64_t)b->value - prev;
-		prev = (uint64_t)b->value;
+		counts[n] = count_of(b->value) - prev;
+		prev = count_of(b->value);
 		if (le && strcmp(le, "+Inf"))
 			bounds[nb++] = strtod(le, NULL);
 	}
@@ -402,10 +411,11 @@ static void metric(struct out *o, const struct pm *m, const struct pm_family *f,
 	bool updown = !strcmp(f->name, "sockdiag_sockets");
 	bool integer = !ends_with(f->name, len, "_seconds");
 
-	/* One value type per metric: as_int when every value is a whole number. */
+	/* One value type per metric: as_int when every value is a whole number
+	 * (within 2^53, checked before the conversion, which is undefined past it). */
 	for (size_t i = f->sample0; i < f->sample0 + f->n_samples && integer; i++)
-		integer = m->samples[i].value == (double)(int64_t)m->samples[i].value &&
-			  fabs(m->samples[i].value) < 9007199254740992.0;
+		integer = fabs(m->samples[i].value) < 9007199254740992.0 &&
+			  m->samples[i].value == (double)(int64_t)m->samples[i].value;
 
 	otlp_metric_name(f->name, f->type, name, sizeof(name), &unit);
 	mk = begin(o, 2, NULL);

@@ -147,6 +147,8 @@ static void model_errors(void **state)
 		{ "# TYPE a summary\n", 1 },
 		{ "# TYPE a gauge\n\n", 2 },
 		{ "# FOO a\n", 1 },
+		{ "#\n", 1 },		/* (the fuzzer's: read past the line's end) */
+		{ "# TYPE a gauge\n#HELP a x\n", 2 },
 	};
 	struct pm m;
 	unsigned line;
