@@ -160,22 +160,26 @@ void pb_end(struct pb *p, size_t mark)
 		p->buf[mark - 1 + i] = (uint8_t)((v & 0x7f) | (i + 1 < n ? 0x80 : 0));
 }
 
-void pb_packed_fixed64(struct pb *p, unsigned field, const uint64_t *v, size_t n)
+/* A packed field's tag and length: n values of 8 bytes. None: no field. */
+static bool packed(struct pb *p, unsigned field, size_t n)
 {
 	if (!n)
-		return;
+		return false;
 	tag(p, field, PB_LEN);
 	raw_varint(p, 8 * n);
-	for (size_t i = 0; i < n; i++)
-		raw_fixed64(p, v[i]);
+	return true;
+}
+
+void pb_packed_fixed64(struct pb *p, unsigned field, const uint64_t *v, size_t n)
+{
+	if (packed(p, field, n))
+		for (size_t i = 0; i < n; i++)
+			raw_fixed64(p, v[i]);
 }
 
 void pb_packed_double(struct pb *p, unsigned field, const double *v, size_t n)
 {
-	if (!n)
-		return;
-	tag(p, field, PB_LEN);
-	raw_varint(p, 8 * n);
-	for (size_t i = 0; i < n; i++)
-		raw_fixed64(p, double_bits(v[i]));
+	if (packed(p, field, n))
+		for (size_t i = 0; i < n; i++)
+			raw_fixed64(p, double_bits(v[i]));
 }
