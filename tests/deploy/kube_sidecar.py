@@ -43,38 +43,18 @@ import threading
 import time
 import urllib.parse
 
+from checks import SLOW, check, finish, wait
+
 SD, SIDECAR = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 HERE = os.path.dirname(os.path.abspath(__file__))
-SLOW = int(os.environ.get("SOCKDIAG_TEST_SLOWDOWN", "1"))
 EV = {os.path.basename(p)[:2]: p for p in glob.glob(os.path.join(HERE, "endpointslices", "*.json"))}
 HEADER = "# dead backends, written by sockdiag-kube-backends"
 PATH = "/apis/discovery.k8s.io/v1/endpointslices"
-failures, passed = [], [0]
-lock = threading.Lock()
 
 SEED = ["10.244.9.9:80/tcp"]
 DNS_DEAD = ["10.244.2.7:53/tcp", "10.244.2.7:53/udp"]
 WEB = "[fd00:10:244::5]:8080/tcp"
 API = "10.244.3.9:8443/tcp"
-
-
-def check(cond, what):
-    with lock:
-        if cond:
-            passed[0] += 1
-        else:
-            failures.append(what)
-            print("FAIL:", what, file=sys.stderr, flush=True)
-    return cond
-
-
-def wait(pred, seconds=10):
-    end = time.monotonic() + seconds * SLOW
-    while time.monotonic() < end:
-        if pred():
-            return True
-        time.sleep(0.02)
-    return pred()
 
 
 def event(n, rv, type_=None):
@@ -376,17 +356,21 @@ def main():
         run_ttl(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("# checks: %d passed, %d failed, 0 skipped" % (passed[0], len(failures)))
-    sys.exit(1 if failures else 0)
+    finish()
 
 
-def run_exchange(tmp):
-    sa, d = os.path.join(tmp, "sa"), os.path.join(tmp, "run")
+def dirs(tmp, name):
+    """A service account directory (token-1) and the file's directory."""
+    sa, d = os.path.join(tmp, "sa-" + name), os.path.join(tmp, "run-" + name)
     os.mkdir(sa)
     os.mkdir(d)
     with open(os.path.join(sa, "token"), "w") as f:
         f.write("token-1\n")
-    out = os.path.join(d, "dead-backends")
+    return sa, d, os.path.join(d, "dead-backends")
+
+
+def run_exchange(tmp):
+    sa, d, out = dirs(tmp, "exchange")
     with open(out, "w") as f:
         f.write("# from the last run\n10.244.9.9:80/tcp\n10.244.1.5:53/udp\n")
     srv = serve(tmp, sa, lambda s: exchange(out, s))
@@ -425,12 +409,7 @@ def run_exchange(tmp):
 
 def run_ttl(tmp):
     """--ttl 1: a backend not serving when listed is dead for one second."""
-    sa, d = os.path.join(tmp, "sa-ttl"), os.path.join(tmp, "run-ttl")
-    os.mkdir(sa)
-    os.mkdir(d)
-    with open(os.path.join(sa, "token"), "w") as f:
-        f.write("token-1\n")
-    out = os.path.join(d, "dead-backends")
+    sa, d, out = dirs(tmp, "ttl")
     t = {}
 
     def list1(h, req):

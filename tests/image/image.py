@@ -31,36 +31,19 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "deploy"))
+from checks import check, finish, wait  # noqa: E402
 
 SRC = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 RUN = "sdimg-%d-%d" % (os.getpid(), int(time.time()))
 TAG = "localhost/sockdiag-test:" + RUN
 CGROUP = "/" + RUN
-failures, passed = [], [0]
 COMPILERS = re.compile(r"^(gcc|g\+\+|cc|c\+\+|cpp|clang|clang\+\+|tcc|ld|ld\.bfd|ld\.gold|"
                        r"as|cc1|cc1plus|collect2|make|sh|bash|dash|apt|apt-get|dpkg)"
                        r"(-\d+)?$")
 CAPS = {"NET_ADMIN": 12, "SYS_ADMIN": 21, "NET_RAW": 13, "SYS_PTRACE": 19,
         "DAC_READ_SEARCH": 2, "SYS_RESOURCE": 24, "KILL": 5, "SETUID": 7, "SETGID": 6}
-
-
-def check(cond, what):
-    if cond:
-        passed[0] += 1
-    else:
-        failures.append(what)
-        print("FAIL:", what, file=sys.stderr, flush=True)
-    return cond
-
-
-def wait(pred, seconds=20):
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if pred():
-            return True
-        time.sleep(0.1)
-    return pred()
 
 
 def podman_env(tmp):
@@ -229,7 +212,7 @@ def guard_container(tmp, pod, cms, ids):
     check(port, "the guard container has a metrics port")
     page = []
     ok = wait(lambda: page.append(http_get(pid, port[0], "/metrics")) or
-              page[-1].startswith("200\n"))
+              page[-1].startswith("200\n"), 20, 0.1)
     check(ok and "sockdiag_guard_" in page[-1],
           "the guard serves metrics on loopback: %s; log: %s" %
           (page[-1][:300], podman("logs", cid, check_rc=False).stderr[-1500:]))
@@ -276,7 +259,7 @@ def sidecar_container(tmp, pod, cms, ids):
     cid = podman(*args).stdout.strip()
     ids.append(cid)
     pid = pid_of(cid)
-    ok = wait(lambda: "again in" in podman("logs", cid, check_rc=False).stderr)
+    ok = wait(lambda: "again in" in podman("logs", cid, check_rc=False).stderr, 20, 0.1)
     log = podman("logs", cid, check_rc=False).stderr
     check(ok, "the sidecar retries an API server that does not answer: %s" % log[-800:])
     uid = int(status_of(pid)["Uid"].split()[1])
@@ -323,9 +306,7 @@ def main():
     finally:
         cleanup(ids)
         shutil.rmtree(tmp, ignore_errors=True)
-    print("# checks: %d passed, %d failed, 0 skipped" % (passed[0], len(failures)))
-    print("%d passed, %d failed" % (passed[0], len(failures)))
-    sys.exit(1 if failures else 0)
+    finish()
 
 
 main()
