@@ -47,6 +47,7 @@ struct req {
 	int verdict;		/* why the write callback stopped it */
 	bool gone;		/* 410: too old */
 	bool partial;		/* an object begun, not ended */
+	bool changed;		/* events of this read changed the state */
 	char body[BODY_LOG_MAX + 1]; /* an error status's body, for the log */
 	size_t body_len;
 };
@@ -164,7 +165,8 @@ static int on_watch_event(struct req *q, struct json_object *ev)
 		*q->rv = dup;
 	}
 	q->events++;
-	return q->api->tick(q->api->userdata, changed) ? -ECANCELED : 0;
+	q->changed = q->changed || changed;
+	return 0;
 }
 
 static size_t on_data(char *data, size_t size, size_t nmemb, void *userdata)
@@ -209,6 +211,14 @@ static size_t on_data(char *data, size_t size, size_t nmemb, void *userdata)
 		json_object_put(o);
 		if (q->verdict < 0)
 			return 0;
+	}
+	/* One write for the events of one read (a burst of them costs one). */
+	if (q->watch && q->changed) {
+		q->changed = false;
+		if (q->api->tick(q->api->userdata, true)) {
+			q->verdict = -ECANCELED;
+			return 0;
+		}
 	}
 	return len;
 }

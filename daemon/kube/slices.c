@@ -43,6 +43,11 @@ struct table {
 
 struct kube_state {
 	struct table backends, slices;
+	/* The backends marked dead, each once (a render walks these, not every
+	 * backend); an entry whose node went is never left here. */
+	struct node **dead;
+	size_t ndead, dead_cap;
+	bool dead_oom;	/* an append failed: render walks every backend */
 	uint64_t ttl_ms;
 };
 
@@ -152,6 +157,7 @@ void kube_state_free(struct kube_state *st)
 		return;
 	table_free(&st->backends, false);
 	table_free(&st->slices, true);
+	free(st->dead);
 	free(st);
 }
 
@@ -160,12 +166,24 @@ size_t kube_state_slices(const struct kube_state *st)
 	return st->slices.n;
 }
 
-static void mark_dead(struct node *b, uint64_t now_ms)
+static void mark_dead(struct kube_state *st, struct node *b, uint64_t now_ms)
 {
-	if (!b->b.dead) {
-		b->b.dead = true;
-		b->b.since_ms = now_ms;
+	if (b->b.dead)
+		return;
+	b->b.dead = true;
+	b->b.since_ms = now_ms;
+	if (st->ndead == st->dead_cap) {
+		size_t cap = st->dead_cap ? st->dead_cap * 2 : 64;
+		struct node **v = realloc(st->dead, cap * sizeof(*v));
+
+		if (!v) {
+			st->dead_oom = true;
+			return;
+		}
+		st->dead = v;
+		st->dead_cap = cap;
 	}
+	st->dead[st->ndead++] = b;
 }
 
 /* "ADDR:PORT/proto" in the guard's spelling, the address as inet_ntop
@@ -200,7 +218,7 @@ int kube_state_seed(struct kube_state *st, const char *line, uint64_t now_ms)
 	b = get(&st->backends, key);
 	if (!b)
 		return -ENOMEM;
-	mark_dead(b, now_ms);
+	mark_dead(st, b, now_ms);
 	return 0;
 }
 
@@ -363,7 +381,8 @@ static bool slice_id(struct json_object *slice, char *buf, size_t len)
 
 static bool in_sorted(char **v, size_t n, const char *key)
 {
-	return bsearch(&key, v, n, sizeof(*v), cmp_str) != NULL;
+	/* An empty set is not handed to bsearch (v is NULL then: UBSan). */
+	return n && bsearch(&key, v, n, sizeof(*v), cmp_str) != NULL;
 }
 
 /* e's backends become keys (sorted): those it served and no longer does die. */
@@ -382,7 +401,7 @@ static int slice_set(struct kube_state *st, struct node *e, struct keys *live, u
 			continue;
 		b->b.serving--;
 		if (!in_sorted(live->v, live->n, e->s.keys[i]))
-			mark_dead(b, now_ms);
+			mark_dead(st, b, now_ms);
 	}
 	free_keys(e->s.keys, e->s.n);
 	e->s.keys = live->v;
@@ -410,7 +429,7 @@ int kube_slice_put(struct kube_state *st, struct json_object *slice, uint64_t no
 	for (size_t i = 0; i < dead.n; i++) {
 		if (!(b = get(&st->backends, dead.v[i])))
 			goto out;
-		mark_dead(b, now_ms);
+		mark_dead(st, b, now_ms);
 	}
 	r = slice_set(st, e, &live, now_ms);
 out:
@@ -458,49 +477,86 @@ void kube_relist_end(struct kube_state *st, uint64_t now_ms)
 	}
 }
 
+
+/* Whether b is listed at now_ms; clears dead once it is served again or past
+ * its TTL, and frees it when nothing refers to it any more (not dead, no slice
+ * serving it). */
+static bool listed(struct kube_state *st, struct node *b, uint64_t now_ms)
+{
+	if (b->b.dead && (b->b.serving || now_ms - b->b.since_ms >= st->ttl_ms))
+		b->b.dead = false;
+	if (b->b.dead)
+		return true;
+	if (!b->b.serving)
+		drop(&st->backends, b, false);
+	return false;
+}
+
+/* After an append failed: the dead list again, from every backend. */
+static void dead_rebuild(struct kube_state *st)
+{
+	struct table *t = &st->backends;
+	size_t n = 0;
+	struct node **v;
+
+	for (size_t i = 0; i < t->nb; i++)
+		for (struct node *b = t->bucket[i]; b; b = b->next)
+			n += b->b.dead;
+	v = malloc((n ? n : 1) * sizeof(*v));
+	if (!v)
+		return;
+	n = 0;
+	for (size_t i = 0; i < t->nb; i++)
+		for (struct node *b = t->bucket[i]; b; b = b->next)
+			if (b->b.dead)
+				v[n++] = b;
+	free(st->dead);
+	st->dead = v;
+	st->dead_cap = n ? n : 1;
+	st->ndead = n;
+	st->dead_oom = false;
+}
+
+static int cmp_node(const void *a, const void *b)
+{
+	return strcmp((*(struct node *const *)a)->name, (*(struct node *const *)b)->name);
+}
+
 static const char HEADER[] = "# dead backends, written by sockdiag-kube-backends\n";
 
 int kube_render(struct kube_state *st, uint64_t now_ms, char **ret, size_t *ret_n,
 		uint64_t *ret_expiry_ms)
 {
-	struct table *t = &st->backends;
 	uint64_t expiry = NEVER;
 	size_t n = 0, len = sizeof(HEADER);
-	char **v = malloc((t->n + 1) * sizeof(*v)), *text, *p;
+	char *text, *p;
 
-	if (!v)
+	if (st->dead_oom)
+		dead_rebuild(st);
+	if (st->dead_oom)
 		return -ENOMEM;
-	for (size_t i = 0; i < t->nb; i++) {
-		for (struct node *b = t->bucket[i], *next; b; b = next) {
-			next = b->next;
-			/* Served again, or past its TTL: no longer dead. */
-			if (b->b.serving || now_ms - b->b.since_ms >= st->ttl_ms)
-				b->b.dead = false;
-			if (!b->b.dead) {
-				if (!b->b.serving)
-					drop(t, b, false);
-				continue;
-			}
-			if (b->b.since_ms + st->ttl_ms < expiry)
-				expiry = b->b.since_ms + st->ttl_ms;
-			v[n++] = b->name;
-			len += strlen(b->name) + 1;
-		}
+	for (size_t i = 0; i < st->ndead; i++) {
+		struct node *b = st->dead[i];
+
+		if (!listed(st, b, now_ms))
+			continue;
+		if (b->b.since_ms + st->ttl_ms < expiry)
+			expiry = b->b.since_ms + st->ttl_ms;
+		st->dead[n++] = b;
+		len += strlen(b->name) + 1;
 	}
+	st->ndead = n;
 	if (n)
-		qsort(v, n, sizeof(*v), cmp_str);
+		qsort(st->dead, n, sizeof(*st->dead), cmp_node);
 	text = p = malloc(len);
-	if (!text) {
-		free(v);
+	if (!text)
 		return -ENOMEM;
-	}
 	p = stpcpy(p, HEADER);
 	for (size_t i = 0; i < n; i++) {
-		p = stpcpy(p, v[i]);
+		p = stpcpy(p, st->dead[i]->name);
 		*p++ = '\n';
 	}
 	*p = 0;
-	free(v);
 	*ret = text;
 	*ret_n = n;
 	*ret_expiry_ms = expiry;
