@@ -59,11 +59,12 @@ BUILD_DEPS := build-essential pkg-config meson ninja-build libmnl-dev libcap-ng-
 # nftables, conntrack: dead backends and conntrack deletes (a rule makes conntrack track in
 # the test's namespace; conntrack -L is the oracle); tmux: top's full-screen view driven by
 # keys and read back (tests/cli/top_ui.sh); python3-pytest, python3-psutil, python3-pyroute2:
-# the Python module's tests and oracles; abigail-tools (abidw, abidiff): the ABI check.
+# the Python module's tests and oracles; abigail-tools (abidw, abidiff): the ABI check;
+# openssl: the certificate of the stand-in API server (tests/deploy/kube_sidecar.py).
 TEST_DEPS := libcmocka-dev iproute2 procps python3 jq groff-base bash-completion zsh fish \
 	prometheus python3-yaml netbase strace python3-prometheus-client nftables conntrack \
 	tmux python3-pytest python3-psutil python3-pyroute2 abigail-tools \
-	nginx haproxy
+	nginx haproxy openssl
 
 # What make test-kernels adds: QEMU (TCG: no /dev/kvm needed), busybox-static and cpio for
 # the guest's initramfs, kmod (depmod/modprobe on the kernel package's modules), xz-utils
