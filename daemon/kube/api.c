@@ -144,7 +144,7 @@ static int on_watch_event(struct req *q, struct json_object *ev)
 		daemon_log(q->api->conf.log_name, "watch: the server ends it: %lld %s",
 			   (long long)code,
 			   json_object_get_string(json_object_object_get(obj, "message")) ?: "");
-		return -EIO;
+		return -EREMOTEIO;
 	}
 	if (!strcmp(type, "ADDED") || !strcmp(type, "MODIFIED"))
 		r = kube_slice_put(q->st, obj, now);

@@ -74,8 +74,9 @@ void kube_api_free(struct kube_api *api);
  * negative errno (logged). */
 int kube_list(struct kube_api *api, struct kube_state *st, char **rv);
 /* Watch from *rv until the server ends the watch (0), the resourceVersion
- * is too old (-ESTALE: list again), the connection drops or the server
- * refuses (-EIO and others, logged), or tick aborts it (-ECANCELED); *rv
+ * is too old (-ESTALE: list again), the server sends another ERROR event
+ * (-EREMOTEIO: list again, after a backoff), the connection drops or the
+ * server refuses (-EIO and others, logged), or tick aborts it (-ECANCELED); *rv
  * follows the events and bookmarks. *ret_events: the events it read. */
 int kube_watch(struct kube_api *api, struct kube_state *st, char **rv, size_t *ret_events);
 

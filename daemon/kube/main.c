@@ -4,8 +4,9 @@
  * backends of the cluster (kube.h says which), for the guard's
  * `dead-backends = FILE`. List the EndpointSlices, watch from the list's
  * resourceVersion (bookmarks keep it fresh), watch again where a watch
- * ended, list again after 410 Gone; a failed request is tried again after a
- * backoff (250 ms, doubling to 30 s). FILE is written whole, to a temporary
+ * ended, list again after 410 Gone (or another ERROR event, after a
+ * backoff); a failed request is tried again after a backoff (250 ms,
+ * doubling to 30 s). FILE is written whole, to a temporary
  * file in its directory renamed over it (the guard reads at the rename's
  * IN_MOVED_TO), and only when its backends change or one expires. A file
  * there at start is read back: a restart forgets no dead backend.
@@ -183,7 +184,8 @@ static void run(struct ctx *c, struct kube_api *api)
 			   kube_state_slices(c->st), rv);
 		c->ready = true;
 		publish(c);
-		backoff = BACKOFF_MIN_MS;
+		/* The backoff is reset by a watch that delivers, not by a list: a
+		 * server failing every watch is not listed twice a second. */
 		for (;;) {
 			uint64_t t0 = mono_ms();
 			size_t events = 0;
@@ -191,6 +193,14 @@ static void run(struct ctx *c, struct kube_api *api)
 			r = kube_watch(api, c->st, &rv, &events);
 			if (r == -ECANCELED || r == -ESTALE)
 				break;
+			/* An ERROR event other than 410: list again, as client-go does. */
+			if (r == -EREMOTEIO) {
+				daemon_log(NAME, "listing again in %llu ms", (unsigned long long)backoff);
+				if (!pause_ms(c, backoff))
+					break;
+				backoff = backoff * 2 < BACKOFF_MAX_MS ? backoff * 2 : BACKOFF_MAX_MS;
+				break;
+			}
 			/* Ended by the server at its timeout: again at once (unless
 			 * it ends them as they start). */
 			if (r == 0 && (events || mono_ms() - t0 >= 1000)) {

@@ -18,6 +18,7 @@ The exchange, one request after another:
   6. a watch from 300: a terminating endpoint still serving (draining: not
      dead), the server ends the watch cleanly; the watch again from 301
      at once: the endpoint leaves its slice (dead); the token rotated meanwhile.
+(A second exchange: an ERROR event 500 makes it list again, after a backoff.)
 After each step the file lists what the responses say (the oracle: the test's
 expectations from reading them). Every version of the file seen at its
 IN_MOVED_TO/IN_CLOSE_WRITE (inotify, as the guard reads it) is whole, and
@@ -408,7 +409,8 @@ def run_exchange(tmp):
 
 
 def run_ttl(tmp):
-    """--ttl 1: a backend not serving when listed is dead for one second."""
+    """--ttl 1: a backend not serving when listed is dead for one second; an
+    ERROR event other than 410 (a 500): listed again after a backoff."""
     sa, d, out = dirs(tmp, "ttl")
     t = {}
 
@@ -416,7 +418,20 @@ def run_ttl(tmp):
         h.reply(200, slice_list([obj("04")], 100))
         t["listed"] = time.monotonic()
 
-    srv = serve(tmp, sa, lambda s: [list1])
+    def watch_error(h, req):
+        check(is_watch(req, "100"), "ttl: a watch from 100: %s" % req)
+        h.start_stream()
+        h.send_event({"type": "ERROR", "object": status(500, "InternalError", "etcd gone")})
+        h.end_stream()
+        t["error"] = time.monotonic()
+
+    def list2(h, req):
+        gap = req["t"] - t.get("error", 0)
+        check(is_list(req), "ttl: after an ERROR event (500), a list: %s" % req)
+        check(gap >= 0.2, "ttl: the list again after a backoff: %.3f s" % gap)
+        h.reply(200, slice_list([obj("04")], 100))
+
+    srv = serve(tmp, sa, lambda s: [list1, watch_error, list2])
     p, log = start(tmp, sa, srv, out, "--ttl", "1")
     try:
         expect_file(out, DNS_DEAD, "ttl: listed")
