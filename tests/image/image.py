@@ -22,7 +22,7 @@ run; the system's configuration and storage are left alone. Checks:
   - the sidecar container with the manifest's settings runs as a non-root
     user and retries an API server that does not answer; it stops at SIGTERM.
 Containers are removed by id, the image by its tag (unique per run), the
-storage and cgroups of the run removed. Usage: image.py BUILDDIR."""
+storage and cgroups of the run removed. Usage: image.py (as root)."""
 import json
 import os
 import re
@@ -70,7 +70,7 @@ def podman(*args, check_rc=True, **kw):
     return r
 
 
-def build(builddir):
+def build():
     t = time.monotonic()
     r = subprocess.run(["make", "-C", SRC, "image", "IMAGE=" + TAG], env=ENV,
                        capture_output=True, text=True)
@@ -295,7 +295,7 @@ def main():
     ENV = podman_env(tmp)
     ids = []
     try:
-        build(sys.argv[1] if len(sys.argv) > 1 else "build")
+        build()
         check_contents()
         pod, cms = manifest()
         guard_id, guard_pid = guard_container(tmp, pod, cms, ids)
