@@ -52,7 +52,7 @@ LAYERS = [
     ['daemon/common'],
     ['daemon/metrics'],
     ['daemon/guard/core'],
-    ['daemon/guard', 'daemon/exporter'],
+    ['daemon/guard', 'daemon/exporter', 'daemon/kube'],
     ['cli/fmt'],
     ['cli/fields'],
     ['cli/render'],
