@@ -427,8 +427,8 @@ def t_all_netns():
     l3, c3, a3 = served("dn3", 6400)
     c2.close()
     a2.close()  # the last known end: the confirming dump lists dn3 and finds its connection
-    time.sleep(0.3)
-    check(d.running(), "allns: drain waits for the connection of the namespace made during it")
+    check(d.wait_line(lambda j: j.get("dumps", 0) >= 3 and j.get("left") == 1, 10)
+          and d.running(), "allns: drain waits for the connection of the namespace made during it")
     end = close_last(d, (c3, a3), "allns")
     check(end.get("result") == "drained" and end.get("ended") == 3 and end.get("arrived") == 1,
           "allns: drained, 3 ended, 1 arrived (dn3's): %s" % end)
@@ -460,6 +460,16 @@ def t_several_n():
     check(rc == 0 and rows == [("dn4", "destroyed"), ("dn5", "destroyed")],
           "-N x2 --kill: both destroyed: %d %s" % (rc, d.lines))
     check(alive(c0, a0), "-N x2 --kill: our namespace's connection untouched")
+    # --max-age in each namespace (a destroyer per namespace's handle).
+    c4, a4 = in_netns("dn4", lambda: pair(l4))
+    c5, a5 = in_netns("dn5", lambda: pair(l5))
+    d = Drain("-N", "dn4", "-N", "dn5", "--max-age", "300ms", "sport = :6401")
+    rc, _ = d.wait()
+    rows = sorted((j.get("netns"), j.get("result")) for j in d.lines if "cookie" in j)
+    check(rc == 0 and rows == [("dn4", "destroyed"), ("dn5", "destroyed")]
+          and d.end().get("aged") == 2,
+          "-N x2 --max-age: both destroyed as they crossed it: %d %s" % (rc, d.lines))
+    check(alive(c0, a0), "-N x2 --max-age: our namespace's connection untouched")
     for s in (l4, c4, a4, l5, c5, a5, l0, c0, a0):
         s.close()
     subprocess.run(["ip", "netns", "del", "dn4"], check=True)
