@@ -95,6 +95,11 @@ static int collect_cb(const struct sdiag_sock *s, void *userdata)
 		old->rec = NULL;
 	} else if (!(c->rec = sdiag_sock_dup(s))) {
 		return -ENOMEM;
+	} else {
+		/* Borrowed from the process map, which the next dump's owner scan
+		 * frees: not needed to destroy it. */
+		c->rec->procs = NULL;
+		c->rec->n_procs = 0;
 	}
 	return 0;
 }
