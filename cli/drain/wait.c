@@ -167,12 +167,13 @@ int drain_ns_open(void *ctx, const struct sdiag_netns *id, int fd)
 	return 0;
 }
 
-static bool followed(const struct drain *d, uint64_t inode)
+/* The namespace of inode (0: the one), or NULL. */
+static struct drain_ns *ns_of(struct drain *d, uint64_t inode)
 {
 	for (size_t i = 0; i < d->nns; i++)
 		if (d->ns[i].id.inode == inode)
-			return true;
-	return false;
+			return &d->ns[i];
+	return NULL;
 }
 
 /* --all-netns: the namespaces listed now; the new ones followed (through
@@ -195,7 +196,7 @@ static int relist(struct drain *d)
 	}
 	add = now;
 	for (size_t j = 0; j < n; j++)
-		if (!followed(d, now[j].inode))
+		if (!ns_of(d, now[j].inode))
 			add[k++] = now[j];
 	/* One deleted between the listing and here cannot be entered: said, skipped. */
 	r = k ? run_each_netns("drain", add, k, drain_ns_open, d) : 0;
@@ -234,35 +235,37 @@ static int dump_ns(struct drain *d, size_t i)
 	return r;
 }
 
-/* --max-age: destroy the connections at or past it, from their records, in
- * each namespace; each one is tried once. Returns 0 or a negative errno. */
+/* --max-age: destroy the connections at or past it, from their records, each
+ * in its namespace; each one is tried once (marked even if it cannot be, so
+ * the timer moves on). Returns 0 or a negative errno. */
 static int age_out(struct drain *d)
 {
 	uint64_t now = mono_ns();
 	int r = 0;
 
+	for (size_t k = 0; k < ctab_len(&d->live.t) && r >= 0; k++) {
+		struct drain_conn *c = ctab_at(&d->live.t, k);
+		struct drain_ns *ns;
+
+		if (c->ended || c->aged || now - c->first_ns < ts_ns(&d->max_age))
+			continue;
+		c->aged = true; /* one that could not be destroyed is waited for */
+		ns = ns_of(d, c->ns);
+		if (!ns || !c->rec)
+			continue;
+		if (!ns->ds)
+			r = sdiag_destroyer_new(&ns->ds, ns->h, drain_result_cb, d);
+		if (r >= 0)
+			r = sdiag_destroyer_add(ns->ds, c->rec);
+	}
 	for (size_t i = 0; i < d->nns && r >= 0; i++) {
-		struct drain_ns *ns = &d->ns[i];
-
-		for (size_t k = 0; k < ctab_len(&d->live.t) && r >= 0; k++) {
-			struct drain_conn *c = ctab_at(&d->live.t, k);
-
-			if (c->ended || c->aged || c->ns != ns->id.inode || !c->rec ||
-			    now - c->first_ns < ts_ns(&d->max_age))
-				continue;
-			c->aged = true; /* one that could not be destroyed is waited for */
-			if (!ns->ds)
-				r = sdiag_destroyer_new(&ns->ds, ns->h, drain_result_cb, d);
-			if (r >= 0)
-				r = sdiag_destroyer_add(ns->ds, c->rec);
-		}
-		if (r >= 0 && ns->ds) {
-			d->cur = (int)i;
-			d->aging = true;
-			r = sdiag_destroyer_flush(ns->ds);
-			d->aging = false;
-			d->cur = -1;
-		}
+		if (!d->ns[i].ds)
+			continue;
+		d->cur = (int)i; /* the rows' label */
+		d->aging = true;
+		r = sdiag_destroyer_flush(d->ns[i].ds);
+		d->aging = false;
+		d->cur = -1;
 	}
 	if (d->out && !d->out_err) /* the rows now, not at the exit */
 		d->out_err = out_flush(d->out);
