@@ -16,6 +16,9 @@ namespace (unshare -n): every socket is its own. Two measures:
    ends in a child process), the waiter
    left waiting SECONDS, then killed (SIGTERM) and its CPU time (user + system, its
    children included: ss) taken from wait4().
+3. --max-age lateness: RUNS // 5 times, one connection, `drain --max-age 300ms`; the time
+   from drain's start line (written right before its first dump, whose time the age counts
+   from) to the client's reset, minus 300 ms. p50, p99, max.
 """
 import os
 import random
@@ -114,6 +117,32 @@ def cpu(kind, port):
     return (ru.ru_utime + ru.ru_stime) * 1000
 
 
+def max_age(runs, port, age=0.3):
+    l = socket.socket()
+    l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    l.bind(("127.0.0.1", port))
+    l.listen(16)
+    late = []
+    for _ in range(runs):
+        (c, a), = pairs(l, 1)
+        p = subprocess.Popen([SD, "drain", "--json", "--max-age", "%dms" % (age * 1000),
+                              "sport = :%d" % port], stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, text=True)
+        p.stdout.readline()  # the start line
+        t = time.monotonic()
+        c.settimeout(5)
+        try:
+            c.recv(1)
+            raise SystemExit("--max-age: the client saw no reset")
+        except ConnectionResetError:
+            late.append((time.monotonic() - t - age) * 1000)
+        p.wait()
+        c.close()
+        a.close()
+    l.close()
+    return late
+
+
 def main():
     if os.environ.get("SDIAG_BENCH_INNER") != "1":
         os.environ["SDIAG_BENCH_INNER"] = "1"
@@ -135,6 +164,12 @@ def main():
     for kind, port in (("drain", 7102), ("ss loop (1 s)", 7103)):
         ms = cpu("drain" if kind == "drain" else "ss", port)
         print("| %s | %d | %g | %.1f | %.2f |" % (kind, IDLE, SECONDS, ms, ms / SECONDS))
+    late = max_age(max(RUNS // 5, 1), 7104)
+    print()
+    print("| --max-age 300ms | runs | reset after the crossing p50 ms | p99 ms | max ms |")
+    print("|---|---:|---:|---:|---:|")
+    print("| drain | %d | %.2f | %.2f | %.2f |" % (len(late), pct(late, .5), pct(late, .99),
+                                                 max(late)))
 
 
 if __name__ == "__main__":
