@@ -36,6 +36,14 @@ SECONDS = float(sys.argv[4]) if len(sys.argv) > 4 else 10
 SS_LOOP = "while ss -Htn state established '( sport = :%d )' | grep -q .; do sleep 1; done"
 
 
+def listen_on(port, backlog):
+    l = socket.socket()
+    l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    l.bind(("127.0.0.1", port))
+    l.listen(backlog)
+    return l
+
+
 def pairs(l, n):
     out = []
     for _ in range(n):
@@ -63,10 +71,7 @@ def pct(v, q):
 
 
 def latency(kind, runs, port):
-    l = socket.socket()
-    l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    l.bind(("127.0.0.1", port))
-    l.listen(128)
+    l = listen_on(port, 128)
     lat = []
     for _ in range(runs):
         ps = pairs(l, 10)
@@ -91,10 +96,7 @@ def latency(kind, runs, port):
 def cpu(kind, port):
     """The clients in a child process: each side holds IDLE descriptors (the hard
     limit on open files may be below 2 * IDLE and not raisable)."""
-    l = socket.socket()
-    l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    l.bind(("127.0.0.1", port))
-    l.listen(4096)
+    l = listen_on(port, 4096)
     r, w = os.pipe()
     child = os.fork()
     if child == 0:
@@ -118,10 +120,7 @@ def cpu(kind, port):
 
 
 def max_age(runs, port, age=0.3):
-    l = socket.socket()
-    l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    l.bind(("127.0.0.1", port))
-    l.listen(16)
+    l = listen_on(port, 16)
     late = []
     for _ in range(runs):
         (c, a), = pairs(l, 1)
