@@ -58,7 +58,7 @@ LAYERS = [
     ['cli/render'],
     ['cli/count', 'cli/opts'],
     ['cli/run'],
-    ['cli/top'],
+    ['cli/top', 'cli/drain'],
     ['cli', 'python/sockdiag'],
 ]
 ROOTS = ('include', 'util', 'lib', 'conntrack', 'backends', 'life', 'daemon', 'cli', 'python')
