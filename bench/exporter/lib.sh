@@ -5,6 +5,9 @@
 #   bench_setup NAME "$@"   -r RUNS parsed into RUNS (the N... left in ARGS), root and
 #                      $SOCKDIAG checked, TOOLS (mkpairs, measure built) and OUT made,
 #                      both removed at exit
+#   bench_each AWK     for each N of ARGS (default 10000 100000): "$0 --inner" in new
+#                      network and pid namespaces, its report and notes, then the ratios
+#                      AWK prints from its raw lines ("scenario min median"; -v n=N)
 # PY: Python without a version manager's shims (their start-up is slower than a scrape).
 PY=$(command -v /usr/bin/python3 || command -v python3)
 
@@ -42,5 +45,20 @@ bench_setup() {
 	trap 'rm -rf "$TOOLS" "$OUT"' EXIT
 	for o in mkpairs measure; do
 		"${CC:-cc}" -std=gnu11 -D_GNU_SOURCE -O2 -Wall -o "$TOOLS/$o" "$ROOT/bench/$o.c"
+	done
+}
+
+bench_each() {
+	local n nn
+	for n in "${ARGS[@]:-10000 100000}"; do
+		for nn in $n; do
+			unshare -n -p -f --mount-proc -- env SOCKDIAG="$SOCKDIAG" "$0" --inner "$TOOLS" "$nn" "$RUNS" "$OUT"
+			cat "$OUT/report-$nn"
+			echo
+			cat "$OUT/notes-$nn" 2>/dev/null || true
+			echo
+			awk -v n="$nn" "$1" "$OUT/raw-$nn"
+			echo
+		done
 	done
 }

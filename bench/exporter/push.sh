@@ -102,6 +102,9 @@ inner() {
 		kill "$ep"; wait "$ep" 2>/dev/null || true
 	done
 	kill "$sp" "$pid" 2>/dev/null || true
+	echo >>"$out/report-$n"
+	awk '/^cpu_/ { printf "| %s (CPU s per operation, running exporter) | %s |\n", $1, $2 }' \
+		"$out/raw-$n" >>"$out/report-$n"
 }
 
 if [[ ${1:-} == --inner ]]; then
@@ -110,21 +113,11 @@ if [[ ${1:-} == --inner ]]; then
 	exit 0
 fi
 bench_setup push.sh "$@"
-for nn in ${ARGS[@]:-10000 100000}; do
-	unshare -n -p -f --mount-proc -- env SOCKDIAG="$SOCKDIAG" "$0" --inner "$TOOLS" "$nn" "$RUNS" "$OUT"
-	cat "$OUT/report-$nn"
-	echo
-	awk '/^cpu_/ { printf "| %s (CPU s per operation, running exporter) | %s |\n", $1, $2 }' "$OUT/raw-$nn"
-	echo
-	cat "$OUT/notes-$nn" 2>/dev/null || true
-	echo
-	awk -v n="$nn" '
+bench_each '
 		{ min[$1] = $2; med[$1] = $3 }
 		END {
 			printf "Ratios at N = %s:\n\n", n
 			printf "- --once remote write / --once print (wall, min, median): %.2f, %.2f (target <= 1.10)\n", min["once_rw"] / min["once_print"], med["once_rw"] / med["once_print"]
 			printf "- --once OTLP / --once print (wall, min, median): %.2f, %.2f (target <= 1.10)\n", min["once_otlp"] / min["once_print"], med["once_otlp"] / med["once_print"]
 			printf "- CPU per push / per scrape, running exporter: remote write %.2f, OTLP %.2f (target <= 1.10)\n", min["cpu_rw"] / min["cpu_scrape"], min["cpu_otlp"] / min["cpu_scrape"]
-		}' "$OUT/raw-$nn"
-	echo
-done
+		}'
