@@ -221,15 +221,18 @@ static void judge(struct life *l, struct life_rec *r, const struct sdiag_tcp_inf
 	uint64_t sent = ti->tcpi_bytes_sent - ti->tcpi_bytes_retrans, acked, d, segs, extra;
 	bool passive = listening(l, r->ns, r->sport), fin;
 
+	r->passive = passive;
 	if (aborted) {
 		r->outcome = LIFE_ABORTED;
 	} else if (!ti->tcpi_bytes_acked && !ti->tcpi_bytes_received && !ti->tcpi_segs_out) {
 		/* tcp_disconnect() moved write_seq past the largest window the
 		 * peer offered (+2): 3 or less, the peer never answered. */
-		if (wqueue > 3)
+		if (wqueue > 3) {
 			r->outcome = LIFE_UNACCEPTED;
-		else
-			r->outcome = ti->tcpi_retransmits || ti->tcpi_backoff ? LIFE_TIMEOUT
+			r->passive = true;
+			return;
+		}
+		r->outcome = ti->tcpi_retransmits || ti->tcpi_backoff ? LIFE_TIMEOUT
 									       : LIFE_REFUSED;
 		return;
 	}
@@ -246,6 +249,7 @@ static void judge(struct life *l, struct life_rec *r, const struct sdiag_tcp_inf
 	if (d == 1 && !passive)
 		passive = ti->tcpi_delivered >= segs + 2;
 	fin = d >= 1u + !passive;
+	r->passive = passive;
 	extra = (uint64_t)!passive + fin;
 	r->bytes_acked = acked - (acked < extra ? acked : extra);
 	if (fin && ti->tcpi_bytes_received)
@@ -444,6 +448,7 @@ int life_poll(struct life *l, life_cb cb, void *ud, uint64_t *ret_lost)
 			continue;
 		e->reported = true;
 		e->r.by_poll = true;
+		e->r.passive = e->r.proto == IPPROTO_TCP && listening(l, e->r.ns, e->r.sport);
 		e->r.has_info = false; /* the last dump's counters, not the final ones */
 		e->r.outcome = e->aborted ? LIFE_ABORTED
 			       : e->r.proto == IPPROTO_TCP ? LIFE_RESET : LIFE_OK;

@@ -44,6 +44,8 @@ struct life_rec {
 	uint16_t sport, dport;
 	uint8_t state;		/* last state seen alive (enum sdiag_state), 0 none */
 	enum life_outcome outcome;
+	bool passive;		/* TCP: accepted on a listening port (the local port is the
+				 * service's), as judged from the final tcp_info */
 	bool has_info;		/* the tcp_info counters below */
 	uint64_t bytes_acked, bytes_received; /* payload, SYN and FIN not counted */
 	uint32_t segs_out, segs_in, total_retrans;

@@ -214,7 +214,7 @@ static char *render(const struct exp_config *c, const struct exp_agg *a, bool om
 	char *body = NULL;
 	size_t len = 0;
 
-	assert_int_equal(exp_render(c, a, &k, om, &body, &len), 0);
+	assert_int_equal(exp_render(c, a, &k, NULL, om, &body, &len), 0);
 	assert_int_equal(strlen(body), len);
 	return body;
 }
