@@ -1,0 +1,126 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# The exporter at a million TCP sockets (issue 36), by hand, as root:
+#   flock /work/wt/bench.lock bench/exporter/million.sh [-r RUNS] [PAIRS]
+# In new private network and pid namespaces it builds PAIRS loopback pairs
+# (default 500000: 1,000,000 sockets, bench/mkpairs) and measures, RUNS times
+# each (default 5), round-robin after one untimed warm-up each:
+#   raw_i    bench/rawdump -L -e 0xe: one TCP walk asking for what the exporter
+#            asks for (INET_DIAG_INFO, VEGASINFO, CONG), messages counted only:
+#            the floor of a scrape with tcp_info
+#   raw      bench/rawdump -L: the same without extensions
+#   once_i   `sockdiag exporter --once` (tables = tcp, tcp-info = yes):
+#            bench/measure, wall time and peak RSS
+#   http_i   one scrape of a running exporter (same configuration), timed
+#            by the client (scrape.py)
+#   http_new the same with the per-destination metrics on (ephemeral-ports,
+#            udp-drops, destinations = cgroup)
+#   node     prometheus-node-exporter --collector.disable-defaults
+#            --collector.tcpstat (it reads /proc/net/tcp and tcp6), if
+#            installed, in the same namespace, scraped the same way
+# and each daemon's peak RSS (VmHWM) after its scrapes (start, warm-up, RUNS
+# scrapes). Prints a Markdown table and the ratios to raw_i.
+# Memory: about 4 GiB of kernel memory for 1M sockets; it checks MemAvailable
+# first and everything goes with the namespaces when the script ends.
+# Environment: BUILD (default build-bench, --buildtype=release), SOCKDIAG, CC.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${BUILD:-$ROOT/build-bench}
+SOCKDIAG=${SOCKDIAG:-$BUILD/cli/sockdiag}
+RUNS=5
+. "$ROOT/bench/exporter/lib.sh"
+
+inner() {
+	local n=$1 out=$2 line pid
+	ip link set lo up
+	exec {rfd}< <(exec "$TOOLS/mkpairs" "$n")
+	pid=$!
+	read -r -t 1800 -u "$rfd" line && [[ $line == "ready $n" ]] || { echo "mkpairs failed" >&2; exit 1; }
+	printf 'tables = tcp\ntcp-info = yes\n' >"$out/i.conf"
+	printf 'tables = tcp udp\ntcp-info = yes\nephemeral-ports = yes\nudp-drops = yes\ndestinations = cgroup\n' >"$out/new.conf"
+	local socks
+	socks=$("$TOOLS/rawdump" -L | awk '{ print $NF }')
+	local cmds=(raw_i raw once_i)
+	declare -A cmd=(
+		[raw_i]="$TOOLS/rawdump -q -L -e 0xe"
+		[raw]="$TOOLS/rawdump -q -L"
+		[once_i]="$SOCKDIAG exporter -c $out/i.conf --once"
+	)
+	local s i
+	for s in "${cmds[@]}"; do "$TOOLS/measure" -- ${cmd[$s]} >/dev/null; done
+	for i in $(seq "$RUNS"); do
+		for s in "${cmds[@]}"; do "$TOOLS/measure" -- ${cmd[$s]} >>"$out/m-$s" 2>/dev/null; done
+	done
+	{
+		echo "## $socks TCP sockets ($n pairs), $RUNS runs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+		echo
+		echo "| scenario | min s | median s | peak RSS MiB |"
+		echo "|---|---:|---:|---:|"
+		for s in "${cmds[@]}"; do
+			echo "| $s | $(awk '{ print $1 }' "$out/m-$s" | stats | tr ' ' '|' | sed 's/|/ | /') | $(awk '{ print $2 / 1024 }' "$out/m-$s" | sort -g | tail -1) |"
+			echo "$s $(awk '{ print $1 }' "$out/m-$s" | stats)" >>"$out/raw"
+		done
+	} >"$out/report"
+	local port=10113 conf name
+	for conf in http_i:i http_new:new; do
+		name=${conf%%:*}
+		"$SOCKDIAG" exporter -c "$out/${conf#*:}.conf" --listen "127.0.0.1:$port" 2>/dev/null &
+		local ep=$!
+		wait_http "http://127.0.0.1:$port/"
+		"$PY" "$ROOT/bench/exporter/scrape.py" "http://127.0.0.1:$port/metrics" 1 >/dev/null
+		"$PY" "$ROOT/bench/exporter/scrape.py" "http://127.0.0.1:$port/metrics" "$RUNS" >"$out/s"
+		echo "| $name | $(stats <"$out/s" | sed 's/ / | /') | $(hwm $ep) |" >>"$out/report"
+		echo "$name $(stats <"$out/s")" >>"$out/raw"
+		kill "$ep"
+		wait "$ep" 2>/dev/null || true
+		port=$((port + 1))
+	done
+	if command -v prometheus-node-exporter >/dev/null; then
+		prometheus-node-exporter --collector.disable-defaults --collector.tcpstat \
+			--web.listen-address=127.0.0.1:9100 2>/dev/null &
+		local np=$!
+		wait_http "http://127.0.0.1:9100/"
+		"$PY" "$ROOT/bench/exporter/scrape.py" "http://127.0.0.1:9100/metrics" 1 >/dev/null
+		"$PY" "$ROOT/bench/exporter/scrape.py" "http://127.0.0.1:9100/metrics" "$RUNS" >"$out/s"
+		echo "| node_exporter (tcpstat) | $(stats <"$out/s" | sed 's/ / | /') | $(hwm $np) |" >>"$out/report"
+		echo "node $(stats <"$out/s")" >>"$out/raw"
+		kill "$np"
+		wait "$np" 2>/dev/null || true
+	fi
+	kill "$pid" 2>/dev/null || true
+}
+
+if [[ ${1:-} == --inner ]]; then
+	TOOLS=$2 RUNS=$4 inner "$3" "$5"
+	exit 0
+fi
+while getopts r: o; do
+	case $o in
+	r) RUNS=$OPTARG ;;
+	*) exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+N=${1:-500000}
+[[ $(id -u) == 0 ]] || { echo "million.sh: needs root (unshare -n)" >&2; exit 1; }
+[[ -x $SOCKDIAG ]] || { echo "million.sh: no $SOCKDIAG (meson setup build-bench --buildtype=release)" >&2; exit 1; }
+avail=$(awk '/^MemAvailable/ { print int($2 / 1024) }' /proc/meminfo)
+need=$((N * 2 * 6 / 1000))	# ~6 KiB a socket in the kernel, with margin
+((avail > need + 2048)) || { echo "million.sh: $avail MiB available, want $need + 2048" >&2; exit 1; }
+TOOLS=$(mktemp -d)
+OUT=$(mktemp -d)
+trap 'rm -rf "$TOOLS" "$OUT"' EXIT
+for f in mkpairs measure rawdump; do
+	"${CC:-cc}" -std=gnu11 -D_GNU_SOURCE -O2 -Wall -o "$TOOLS/$f" "$ROOT/bench/$f.c"
+done
+unshare -n -p -f --mount-proc -- env SOCKDIAG="$SOCKDIAG" "$0" --inner "$TOOLS" "$N" "$RUNS" "$OUT"
+cat "$OUT/report"
+echo
+awk '{ min[$1] = $2; med[$1] = $3 }
+	END {
+		printf "Ratios to raw_i (min, median):\n\n"
+		for (s in min) if (s != "raw_i")
+			printf "- %s: %.2f, %.2f\n", s, min[s] / min["raw_i"], med[s] / med["raw_i"]
+	}' "$OUT/raw"
