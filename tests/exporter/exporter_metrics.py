@@ -263,24 +263,7 @@ class Test:
             return (0, None, "")
 
     def start_prometheus(self):
-        cfg = os.path.join(self.tmp, "prometheus.yml")
-        with open(cfg, "w") as f:
-            f.write("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
-                    "scrape_configs:\n  - job_name: sockdiag\n"
-                    "    static_configs:\n      - targets: ['%s']\n"
-                    "  - job_name: guard\n"
-                    "    static_configs:\n      - targets: ['%s']\n" % (EXPORTER, GUARD))
-        log = open(os.path.join(self.tmp, "prometheus.log"), "w")
-        self.spawn(["prometheus", "--config.file=" + cfg,
-                    "--storage.tsdb.path=" + os.path.join(self.tmp, "data"),
-                    "--web.listen-address=" + e2e.PROM], stdout=log, stderr=log)
-
-        def ready():
-            try:
-                return http("http://%s/-/ready" % e2e.PROM, timeout=2)[0] == 200
-            except OSError:
-                return False
-        wait("Prometheus to be ready", ready, 60)
+        e2e.start_prometheus(self.tmp, self.spawn, {"sockdiag": EXPORTER, "guard": GUARD})
 
         def scraped():
             r = query('min(sum_over_time(up[1m]))')
@@ -377,19 +360,7 @@ class Test:
             ('sockdiag_guard_events_total{kind="address_removed"}', 1)], 15)
 
     def check_documented(self):
-        text = open(os.path.join(ROOT, "man", "sockdiag.8")).read()
-        try:
-            sec = text.split(".SS Per\\-destination series and connection ends\n", 1)[1]
-            sec = sec.split("\n.SS ", 1)[0].split("\n.SH ", 1)[0]
-        except IndexError:
-            fail("sockdiag(8) has no 'Per-destination series and connection ends' section")
-        queries, inside = [], False
-        for line in sec.splitlines():
-            if line in (".EX", ".EE"):
-                inside = line == ".EX"
-            elif inside:
-                queries.append(line.replace("\\-", "-").replace("\\(dq", '"')
-                               .replace("\\e", "\\"))
+        queries = e2e.man_queries("Per\\-destination series and connection ends")
         if len(queries) < 5:
             fail("sockdiag(8): %d queries in the section, want one per family" % len(queries))
         for q in queries:
@@ -487,17 +458,9 @@ def main():
     if len(sys.argv) != 2:
         print(__doc__)
         return 2
-    if os.geteuid() != 0:
-        print("SKIP(netns): needs root (network namespaces)")
-        return 77
-    for tool in ("prometheus", "promtool", "ip", "unshare"):
-        if not shutil.which(tool):
-            print("SKIP(tool:%s): not installed (Debian: prometheus, iproute2)" % tool)
-            return 77
-    if not os.environ.get("SD_EXPORTER_INNER"):
-        env = dict(os.environ, SD_EXPORTER_INNER="1")
-        return subprocess.run(["unshare", "-n", sys.executable, __file__] + sys.argv[1:],
-                              env=env).returncode
+    r = e2e.enter(sys.argv)
+    if r is not None:
+        return r
     Test(os.path.abspath(sys.argv[1])).run()
     print("# checks: %d passed, 0 failed, 0 skipped" % len(e2e.PASSED))
     return 0
