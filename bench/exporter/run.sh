@@ -22,11 +22,8 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD=${BUILD:-$ROOT/build-bench}
-SOCKDIAG=${SOCKDIAG:-$BUILD/cli/sockdiag}
 RUNS=7
-
-. "$ROOT/bench/exporter/lib.sh"
+. "$ROOT/bench/exporter/lib.sh" # BUILD, SOCKDIAG and the helpers
 
 passes() {
 	"$PY" -c 'import urllib.request, sys
@@ -109,13 +106,8 @@ if [[ ${1:-} == --inner ]]; then
 	TOOLS=$1 RUNS=$3 inner "$2" "$4"
 	exit 0
 fi
-while getopts r: o; do
-	case $o in
-	r) RUNS=$OPTARG ;;
-	*) exit 2 ;;
-	esac
-done
-shift $((OPTIND - 1))
+runs_opt "$@"
+shift "$NOPTS"
 [[ $(id -u) == 0 ]] || { echo "run.sh: needs root (unshare -n)" >&2; exit 1; }
 [[ -x $SOCKDIAG ]] || { echo "run.sh: no $SOCKDIAG (meson setup build-bench --buildtype=release)" >&2; exit 1; }
 TOOLS=$(mktemp -d)

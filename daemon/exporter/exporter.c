@@ -460,7 +460,8 @@ int cmd_exporter(int argc, char **argv)
 		status = print_once(&e, a.openmetrics);
 		goto out;
 	}
-	if (e.cfg->c.life) {
+	sigfd = open_signals();	/* before any thread: they inherit the blocked signals */
+	if (sigfd >= 0 && e.cfg->c.life) {
 		r = exp_life_start(&e.life, &e.cfg->c, &e.target);
 		if (r < 0) {
 			fprintf(stderr, "sockdiag exporter: life: cannot follow connection ends: "
@@ -468,7 +469,6 @@ int cmd_exporter(int argc, char **argv)
 			goto out;
 		}
 	}
-	sigfd = open_signals();
 	if (sigfd < 0 || drop_capabilities(&e) < 0) {
 		fprintf(stderr, "sockdiag exporter: cannot set up signals and capabilities\n");
 		goto out;

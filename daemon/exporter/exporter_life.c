@@ -288,35 +288,37 @@ static void name_cgroups(struct exp_life *x)
 	free(paths);
 }
 
-static void counter_family(struct expo *o, const struct exp_life *x, const char *name,
-			   const char *help, size_t offset)
-{
-	expo_family(o, name, "counter", help);
-	for (size_t i = 0; i < x->nslots; i++) {
-		const struct end_ent *e = &x->tab[i];
-
-		if (!e->used)
-			continue;
-		fprintf(o->f, "%s_total{", name);
-		end_labels(o, &(struct labels){ x, e });
-		fprintf(o->f, "} %llu\n",
-			(unsigned long long)*(const uint64_t *)((const char *)e + offset));
-	}
-}
+/* The counters of each label set. */
+static const struct {
+	const char *name, *help;
+	size_t offset;
+} counters[] = {
+	{ "sockdiag_connection_ends", "TCP and UDP connections ended, by outcome and service port.",
+	  offsetof(struct end_ent, ends) },
+	{ "sockdiag_connection_end_sent_bytes",
+	  "Payload bytes the ended TCP connections sent (acknowledged).",
+	  offsetof(struct end_ent, sent) },
+	{ "sockdiag_connection_end_received_bytes",
+	  "Payload bytes the ended TCP connections received.", offsetof(struct end_ent, received) },
+};
 
 void exp_life_render(struct expo *o, struct exp_life *x)
 {
 	pthread_mutex_lock(&x->mu);
 	name_cgroups(x);
-	counter_family(o, x, "sockdiag_connection_ends",
-		       "TCP and UDP connections ended, by outcome and service port.",
-		       offsetof(struct end_ent, ends));
-	counter_family(o, x, "sockdiag_connection_end_sent_bytes",
-		       "Payload bytes the ended TCP connections sent (acknowledged).",
-		       offsetof(struct end_ent, sent));
-	counter_family(o, x, "sockdiag_connection_end_received_bytes",
-		       "Payload bytes the ended TCP connections received.",
-		       offsetof(struct end_ent, received));
+	for (size_t c = 0; c < sizeof(counters) / sizeof(counters[0]); c++) {
+		expo_family(o, counters[c].name, "counter", counters[c].help);
+		for (size_t i = 0; i < x->nslots; i++) {
+			const struct end_ent *e = &x->tab[i];
+
+			if (!e->used)
+				continue;
+			fprintf(o->f, "%s_total{", counters[c].name);
+			end_labels(o, &(struct labels){ x, e });
+			fprintf(o->f, "} %llu\n", (unsigned long long)*(const uint64_t *)
+							  ((const char *)e + counters[c].offset));
+		}
+	}
 	expo_family(o, "sockdiag_connection_duration_seconds", "histogram",
 		    "Lifetimes of the ended connections whose start was seen.");
 	for (size_t i = 0; i < x->nslots; i++)

@@ -246,7 +246,8 @@ class Test:
         with open(os.path.join(self.tmp, "exporter.log")) as f:
             return f.read()
 
-    def setup(self):
+    def make_netns(self):
+        """Loopback up here (A), and namespace B (self.ns) with its loopback up."""
         subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
         # B gets TCP and UDP hash tables of its own (set here, in A, for the
         # namespaces A creates): otherwise every pass walks the sockets of
@@ -256,6 +257,9 @@ class Test:
             subprocess.run(["sysctl", "-qw", knob], stderr=subprocess.DEVNULL)
         subprocess.run(["ip", "netns", "add", self.ns], check=True)
         subprocess.run(["ip", "-n", self.ns, "link", "set", "lo", "up"], check=True)
+
+    def setup(self):
+        self.make_netns()
         self.pop = self.spawn(["ip", "netns", "exec", self.ns, sys.executable, __file__,
                                "--population"], stdout=subprocess.PIPE, text=True)
         if self.pop.stdout.readline().strip() != "ready":
@@ -435,19 +439,25 @@ class Test:
             self.cleanup()
 
 
-def main():
+def test_main(doc, nargs, population, run):
+    """The main of a test here: --population runs population(); else nargs arguments
+    (paths), the checks and the namespace of enter(), then run(*paths)."""
     if len(sys.argv) > 1 and sys.argv[1] == "--population":
         population()
         return 0
-    if len(sys.argv) != 3:
-        print(__doc__)
+    if len(sys.argv) != nargs + 1:
+        print(doc)
         return 2
     r = enter(sys.argv)
     if r is not None:
         return r
-    Test(os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])).run()
+    run(*[os.path.abspath(a) for a in sys.argv[1:]])
     print("# checks: %d passed, 0 failed, 0 skipped" % len(PASSED))
     return 0
+
+
+def main():
+    return test_main(__doc__, 2, population, lambda sd, slow: Test(sd, slow).run())
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ Exit 77 (skip) without root, prometheus or promtool.
 """
 import json
 import os
-import shutil
+import signal
 import socket
 import struct
 import subprocess
@@ -161,6 +161,9 @@ def make_ends():
     R.close()
 
 
+CONF = ("tables = tcp udp\nephemeral-ports = yes\nudp-drops = yes\ndestinations = cgroup\n"
+        "life = yes\n")
+
 # (selector, value) after the population is built; "range" and "udp" filled in later.
 STATIC = [
     ('sockdiag_ephemeral_port_connections{local_address="127.0.0.1",'
@@ -200,37 +203,17 @@ def last(sel):
     return [float(x["value"][1]) for x in r]
 
 
-class Test:
+class Test(e2e.Test):
     def __init__(self, sd):
-        self.sd = sd
-        self.tmp = os.path.realpath(__import__("tempfile").mkdtemp(prefix="sdmet"))
+        super().__init__(sd, None)
         self.ns = "sdm%db" % os.getpid()
-        self.procs = []
         self.t0 = time.time()
-
-    def spawn(self, args, **kw):
-        p = subprocess.Popen(args, **kw)
-        self.procs.append(p)
-        return p
-
-    def cleanup(self):
-        for p in self.procs:
-            if p.poll() is None:
-                p.kill()
-            p.wait()
-        subprocess.run(["ip", "netns", "del", self.ns], stderr=subprocess.DEVNULL)
-        shutil.rmtree(self.tmp, ignore_errors=True)
 
     def inb(self, *cmd, **kw):
         return subprocess.run(["ip", "netns", "exec", self.ns] + list(cmd), check=True, **kw)
 
     def setup(self):
-        subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
-        for knob in ("net.ipv4.tcp_child_ehash_entries=1024",
-                     "net.ipv4.udp_child_hash_entries=256"):
-            subprocess.run(["sysctl", "-qw", knob], stderr=subprocess.DEVNULL)
-        subprocess.run(["ip", "netns", "add", self.ns], check=True)
-        self.inb("ip", "link", "set", "lo", "up")
+        self.make_netns()
         self.inb("sysctl", "-qw", "net.ipv4.ip_local_port_range=%d %d" % RANGE)
         self.inb("sysctl", "-qw", "net.ipv4.tcp_syn_retries=1")
         self.inb("ip", "route", "add", "10.9.0.0/24", "dev", "lo")
@@ -240,13 +223,12 @@ class Test:
                               stdout=subprocess.PIPE, text=True)
         if self.pop.stdout.readline().strip() != "ready":
             fail("population did not start")
-        conf = os.path.join(self.tmp, "exporter.conf")
-        with open(conf, "w") as f:
-            f.write("tables = tcp udp\nephemeral-ports = yes\nudp-drops = yes\n"
-                    "destinations = cgroup\nlife = yes\n")
+        self.conf = os.path.join(self.tmp, "exporter.conf")
+        with open(self.conf, "w") as f:
+            f.write(CONF)
         self.log = os.path.join(self.tmp, "exporter.log")
-        self.spawn([self.sd, "exporter", "--listen", EXPORTER, "-c", conf, "-N", self.ns],
-                   stderr=open(self.log, "w"))
+        self.exp = self.spawn([self.sd, "exporter", "--listen", EXPORTER, "-c", self.conf,
+                               "-N", self.ns], stderr=open(self.log, "w"))
         gconf = os.path.join(self.tmp, "guard.conf")
         with open(gconf, "w") as f:
             f.write("exempt-loopback = yes\n")
@@ -254,9 +236,9 @@ class Test:
         self.spawn([self.sd, "guard", "-c", gconf, "-N", self.ns, "--metrics", GUARD],
                    stderr=open(self.glog, "w"))
         for addr in (EXPORTER, GUARD):
-            wait(addr, lambda a=addr: self.get(a, "/")[0] == 200, 10)
+            wait(addr, lambda a=addr: self.get_at(a, "/")[0] == 200, 10)
 
-    def get(self, addr, path):
+    def get_at(self, addr, path):
         try:
             return http("http://%s%s" % (addr, path))
         except OSError:
@@ -353,6 +335,21 @@ class Test:
             ('sockdiag_connection_duration_seconds_count{outcome="ok",port="6000"}', 8),
             ('sockdiag_connection_ends_total{outcome="refused",port="0"}', 4)], 15)
 
+    def check_reload(self):
+        """SIGHUP with the ends' thread running: reloaded (the thread blocks the
+        signals as the others do), and a change of life-by is said to need a restart."""
+        with open(self.conf, "w") as f:
+            f.write(CONF + "life-by = comm\n")
+        self.exp.send_signal(signal.SIGHUP)
+        wait("the reload's log line", lambda: "reloaded" in open(self.log).read(), 10)
+        if self.exp.poll() is not None:
+            fail("SIGHUP ended the exporter (status %s)" % self.exp.returncode)
+        if "life and life-by need a restart" not in open(self.log).read():
+            fail("a reload changing life-by did not say it needs a restart")
+        if self.get_at(EXPORTER, "/metrics")[0] != 200:
+            fail("no scrape after the reload")
+        ok("SIGHUP with life = yes: reloaded, life-by's change needs a restart (logged)")
+
     def check_guard(self):
         self.inb("ip", "addr", "del", GUARD_ADDR + "/32", "dev", "lo")
         self.expect("guard actions", [
@@ -439,6 +436,7 @@ class Test:
             self.check_static()
             self.check_cap()
             self.check_ends()
+            self.check_reload()
             self.check_guard()
             self.check_more_ends()
             self.check_documented()
@@ -452,18 +450,7 @@ class Test:
 
 
 def main():
-    if len(sys.argv) > 1 and sys.argv[1] == "--population":
-        population()
-        return 0
-    if len(sys.argv) != 2:
-        print(__doc__)
-        return 2
-    r = e2e.enter(sys.argv)
-    if r is not None:
-        return r
-    Test(os.path.abspath(sys.argv[1])).run()
-    print("# checks: %d passed, 0 failed, 0 skipped" % len(e2e.PASSED))
-    return 0
+    return e2e.test_main(__doc__, 1, population, lambda sd: Test(sd).run())
 
 
 if __name__ == "__main__":
