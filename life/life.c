@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <netinet/in.h>
 
 #include "life/life.h"
@@ -538,6 +539,59 @@ void life_ns_remove(struct life *l, size_t i)
 		}
 	}
 	l->nl = 0; /* listening ports by index: stale until the next dump */
+}
+
+static bool has_inode(const struct sdiag_netns *ns, size_t n, uint64_t inode)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ns[i].inode == inode)
+			return true;
+	return false;
+}
+
+int life_follow_all(struct life *l, struct sdiag_netns **ns, size_t *nns, life_cb cb, void *ud,
+		    uint64_t *ret_lost)
+{
+	struct sdiag_netns *now = NULL;
+	size_t n = 0;
+	uint64_t lost;
+	int r = sdiag_netns_list(&now, &n);
+
+	*ret_lost = 0;
+	if (r < 0)
+		return r;
+	for (size_t i = *nns; i-- > 0;) {
+		if (has_inode(now, n, (*ns)[i].inode))
+			continue;
+		r = life_events(l, i, cb, ud, &lost);
+		*ret_lost += lost;
+		life_ns_remove(l, i);
+		memmove(&(*ns)[i], &(*ns)[i + 1], (*nns - i - 1) * sizeof(**ns));
+		(*nns)--;
+		if (r < 0)
+			goto out;
+	}
+	r = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct sdiag_netns *g;
+		int fd, k;
+
+		if (has_inode(*ns, *nns, now[i].inode) || sdiag_netns_open(now[i].path, &fd) < 0)
+			continue; /* followed, or gone already */
+		g = realloc(*ns, (*nns + 1) * sizeof(*g));
+		k = g ? life_ns_add(l, fd) : -ENOMEM;
+		close(fd);
+		if (g)
+			*ns = g;
+		if (k < 0) {
+			r = k;
+			break;
+		}
+		(*ns)[(*nns)++] = now[i];
+	}
+out:
+	free(now);
+	return r;
 }
 
 int life_open(struct life **ret, const struct life_opts *o)

@@ -88,6 +88,13 @@ int life_ns_add(struct life *l, int nsfd);
 /* Stop following namespace i (its sockets still open are forgotten, not
  * recorded); the later ones move down one index. */
 void life_ns_remove(struct life *l, size_t i);
+/* Every namespace of the host (--all-netns): those deleted since the last call
+ * are let go (their pending events passed to cb first), new ones followed.
+ * *ns is the caller's list of the namespaces followed, n of them in life's
+ * order (their labels), kept in step (realloc'd; free() it). Returns 0 or <0;
+ * *ret_lost the events lost in those reads. */
+int life_follow_all(struct life *l, struct sdiag_netns **ns, size_t *n, life_cb cb, void *ud,
+		    uint64_t *ret_lost);
 /* This process destroyed the socket: its record says aborted. */
 void life_mark_destroyed(struct life *l, uint64_t cookie);
 /* Sockets alive in the table (for the bound on memory). */

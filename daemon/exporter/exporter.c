@@ -226,27 +226,31 @@ static int load_config(struct exporter *e, bool reload)
 /* ---- privileges, signals ---------------------------------------------------------------- */
 
 /* Keep only what later passes need: CAP_SYS_ADMIN to enter namespaces for
- * --all-netns (a single -N namespace was entered at start), and
+ * --all-netns (a single -N namespace was entered at start),
  * CAP_SYS_PTRACE + CAP_DAC_READ_SEARCH to read other users' /proc/PID/fd
- * for group-by-comm. Dumping sockets needs no capability at all. */
+ * for group-by-comm, CAP_NET_ADMIN to subscribe to the destroy events of
+ * namespaces made later (life with --all-netns). Dumping sockets needs no
+ * capability at all. */
 static int drop_capabilities(const struct exporter *e)
 {
 #ifdef HAVE_LIBCAP_NG
-	static const int keep[] = { CAP_SYS_ADMIN, CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH };
+	static const int keep[] = { CAP_SYS_ADMIN, CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH,
+				    CAP_NET_ADMIN };
 	bool comm = e->cfg->c.by_comm || e->cfg->c.destinations == EXP_BY_COMM ||
 		    (e->life && e->cfg->c.life_by == EXP_BY_COMM);
-	bool want[3] = { e->target.all_netns, comm, comm };
-	bool have[3];
+	/* life with --all-netns subscribes to the destroy events of each new namespace. */
+	bool want[4] = { e->target.all_netns, comm, comm, e->life && e->target.all_netns };
+	bool have[4];
 
 	capng_get_caps_process();
 	/* Started without any (systemd's DynamicUser=): nothing to drop, and
 	 * capset may be filtered out. */
 	if (capng_have_capabilities(CAPNG_SELECT_BOTH) == CAPNG_NONE)
 		return 0;
-	for (unsigned i = 0; i < 3; i++)
+	for (unsigned i = 0; i < 4; i++)
 		have[i] = capng_have_capability(CAPNG_EFFECTIVE, keep[i]);
 	capng_clear(CAPNG_SELECT_BOTH);
-	for (unsigned i = 0; i < 3; i++)
+	for (unsigned i = 0; i < 4; i++)
 		if (want[i] && have[i] &&
 		    capng_update(CAPNG_ADD, CAPNG_EFFECTIVE | CAPNG_PERMITTED, keep[i]) < 0)
 			return -EPERM;
@@ -446,12 +450,6 @@ int cmd_exporter(int argc, char **argv)
 		else
 			printf("%s: ok\n", e.config_q);
 		status = 0;
-		goto out;
-	}
-	if (e.cfg->c.life && a.all_netns) {
-		fprintf(stderr, "sockdiag exporter: life = yes follows one namespace (-N or "
-				"the exporter's own), not --all-netns\n");
-		status = 2;
 		goto out;
 	}
 	if (open_target(&e, a.netns) < 0)

@@ -9,8 +9,10 @@
  *
  * port is the service's: the local port of a connection accepted on a
  * listening port, else the peer's. At most max-series label sets; the ends
- * of any other set are counted under port="other" (and owner "other"), per
- * proto and outcome, so the totals stay whole.
+ * of any other set are counted under port="other" (and owner "other",
+ * netns ""), per proto and outcome, so the totals stay whole. With
+ * --all-netns the thread follows every namespace as they come and go
+ * (life_follow_all, as `sockdiag life --all-netns`).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -40,6 +42,7 @@ static const char *const dur_le[DUR_BUCKETS] = {
 };
 
 struct end_key {	/* zero-filled, compared whole */
+	char netns[64];	/* its label */
 	uint8_t proto, outcome, other, pad;
 	uint16_t port, pad2;
 	uint64_t cgroup;
@@ -61,12 +64,16 @@ struct exp_life {
 	int stopfd;
 	pthread_mutex_t mu;	/* the table and counters below */
 	struct life *l;
-	char label[64];
+	char label[64];		/* the one namespace's */
+	bool all;		/* --all-netns: every namespace, followed as they come and go */
+	struct sdiag_netns *ns;	/* then: those followed, in life's order */
+	size_t nns;
 	enum exp_owner_key by;
 	char *cgroup_root;
 	size_t cap, n, nslots;	/* cap: max-series, other sets aside */
 	struct end_ent *tab;
 	uint64_t lost, errors;
+	size_t followed;	/* namespaces whose ends are followed */
 };
 
 /* ---- counting ------------------------------------------------------------------------- */
@@ -97,6 +104,8 @@ static int on_end(const struct life_rec *r, void *ud)
 			     .port = r->passive ? r->sport : r->dport };
 	struct end_ent *e;
 
+	snprintf(k.netns, sizeof(k.netns), "%s",
+		 !x->all ? x->label : r->ns < x->nns ? x->ns[r->ns].label : "");
 	if (x->by == EXP_BY_CGROUP)
 		k.cgroup = r->cgroup_id;
 	else if (x->by == EXP_BY_COMM)
@@ -105,6 +114,7 @@ static int on_end(const struct life_rec *r, void *ud)
 	e = slot(x, &k, false);
 	if (!e && x->n >= x->cap) {	/* full: the other sets' bucket */
 		k = (struct end_key){ .proto = k.proto, .outcome = k.outcome, .other = 1 };
+		/* (netns "": the other sets of every namespace) */
 		e = slot(x, &k, true);
 	} else if (!e) {
 		e = slot(x, &k, true);
@@ -132,36 +142,51 @@ static void count_lost(struct exp_life *x, int r, uint64_t lost)
 	pthread_mutex_lock(&x->mu);
 	x->lost += lost;
 	x->errors += r < 0;
+	x->followed = life_n(x->l);
 	pthread_mutex_unlock(&x->mu);
 }
 
-/* The thread: the events as they come, a dump every POLL_MS. */
+/* The thread: the events as they come, a dump every POLL_MS (after
+ * following the namespaces made and deleted since the last, --all-netns). */
 static void *run(void *arg)
 {
 	struct exp_life *x = arg;
+	struct pollfd *p = NULL;
 	uint64_t next = mono_ns();
 
 	for (;;) {
-		struct pollfd p[2] = { { .fd = x->stopfd, .events = POLLIN },
-				       { .fd = life_fd(x->l, 0), .events = POLLIN } };
+		size_t n = life_n(x->l);
+		struct pollfd *q = realloc(p, (n + 1) * sizeof(*p));
 		uint64_t now = mono_ns(), lost = 0;
 		int r = 0;
 
+		if (!q)
+			break;
+		p = q;
 		if (now >= next) {
+			if (x->all) {
+				r = life_follow_all(x->l, &x->ns, &x->nns, on_end, x, &lost);
+				count_lost(x, r, lost);
+			}
 			r = life_poll(x->l, on_end, x, &lost);
 			count_lost(x, r, lost);
 			next = mono_ns() + (uint64_t)POLL_MS * 1000000;
 			continue;
 		}
-		if (poll(p, 2, (int)((next - now) / 1000000) + 1) < 0 && errno != EINTR)
+		p[0] = (struct pollfd){ .fd = x->stopfd, .events = POLLIN };
+		for (size_t i = 0; i < n; i++)
+			p[i + 1] = (struct pollfd){ .fd = life_fd(x->l, i), .events = POLLIN };
+		if (poll(p, n + 1, (int)((next - now) / 1000000) + 1) < 0 && errno != EINTR)
 			break;
 		if (p[0].revents)
 			break;
-		if (p[1].revents & (POLLIN | POLLERR)) {
-			r = life_events(x->l, 0, on_end, x, &lost);
-			count_lost(x, r, lost);
-		}
+		for (size_t i = 0; i < n; i++)
+			if (p[i + 1].revents & (POLLIN | POLLERR)) {
+				r = life_events(x->l, i, on_end, x, &lost);
+				count_lost(x, r, lost);
+			}
 	}
+	free(p);
 	return NULL;
 }
 
@@ -190,7 +215,11 @@ int exp_life_start(struct exp_life **ret, const struct exp_config *c,
 		x->cgroup_root = strdup(c->cgroup_root);
 	if (!x->tab || (c->cgroup_root && !x->cgroup_root))
 		goto fail;
-	if (t->nsfd >= 0) {
+	if (t->all_netns) {	/* none yet: the first pass follows them */
+		x->all = true;
+		o.nsfds = &t->nsfd;
+		o.n = 0;
+	} else if (t->nsfd >= 0) {
 		o.nsfds = &t->nsfd;
 		o.n = 1;
 	}
@@ -227,6 +256,7 @@ void exp_life_stop(struct exp_life *x)
 	for (size_t i = 0; x->tab && i < x->nslots; i++)
 		free(x->tab[i].cgroup_path);
 	free(x->tab);
+	free(x->ns);
 	free(x->cgroup_root);
 	pthread_mutex_destroy(&x->mu);
 	free(x);
@@ -246,7 +276,7 @@ static void end_labels(struct expo *o, const void *ctx)
 	char id[32];
 
 	fputs("netns=\"", o->f);
-	expo_value(o, e->k.other ? "" : l->x->label);
+	expo_value(o, e->k.netns);
 	fprintf(o->f, "\",proto=\"%s\",outcome=\"%s\",port=\"", e->k.proto ? "udp" : "tcp",
 		life_outcome_name((enum life_outcome)e->k.outcome));
 	if (e->k.other)
@@ -331,5 +361,8 @@ void exp_life_render(struct expo *o, struct exp_life *x)
 		    "the next dump, without their final counters).");
 	fprintf(o->f, "sockdiag_connection_end_events_lost_total %llu\n",
 		(unsigned long long)x->lost);
+	expo_family(o, "sockdiag_connection_end_namespaces", "gauge",
+		    "Network namespaces whose connection ends are followed.");
+	fprintf(o->f, "sockdiag_connection_end_namespaces %zu\n", x->followed);
 	pthread_mutex_unlock(&x->mu);
 }
