@@ -70,7 +70,8 @@ struct exp_life {
 	size_t nns;
 	enum exp_owner_key by;
 	char *cgroup_root;
-	size_t cap, n, nslots;	/* cap: max-series, other sets aside */
+	size_t cap, n, nslots;	/* cap: max-series, the other buckets aside */
+	size_t others;		/* other buckets among the n */
 	struct end_ent *tab;
 	uint64_t lost, errors;
 	size_t followed;	/* namespaces whose ends are followed */
@@ -91,6 +92,7 @@ static struct end_ent *slot(struct exp_life *x, const struct end_key *k, bool ad
 			e->used = true;
 			e->k = *k;
 			x->n++;
+			x->others += k->other;
 			return e;
 		}
 	}
@@ -112,7 +114,7 @@ static int on_end(const struct life_rec *r, void *ud)
 		memcpy(k.comm, r->comm, strnlen(r->comm, sizeof(k.comm) - 1));
 	pthread_mutex_lock(&x->mu);
 	e = slot(x, &k, false);
-	if (!e && x->n >= x->cap) {	/* full: the other sets' bucket */
+	if (!e && x->n - x->others >= x->cap) {	/* full: the other sets' bucket */
 		k = (struct end_key){ .proto = k.proto, .outcome = k.outcome, .other = 1 };
 		/* (netns "": the other sets of every namespace) */
 		e = slot(x, &k, true);

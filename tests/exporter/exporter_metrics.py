@@ -44,6 +44,7 @@ import exporter_e2e as e2e  # noqa: E402  (its HTTP, query and report helpers)
 from exporter_e2e import fail, http, ok, query, wait  # noqa: E402
 
 EXPORTER = "127.0.0.1:10113"
+CAPPED = "127.0.0.1:10117"  # a second exporter: life = yes, max-series = 3
 GUARD = "127.0.0.1:10116"
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 RANGE = (41000, 41999)
@@ -229,13 +230,18 @@ class Test(e2e.Test):
         self.log = os.path.join(self.tmp, "exporter.log")
         self.exp = self.spawn([self.sd, "exporter", "--listen", EXPORTER, "-c", self.conf,
                                "-N", self.ns], stderr=open(self.log, "w"))
+        cconf = os.path.join(self.tmp, "capped.conf")
+        with open(cconf, "w") as f:
+            f.write("tables = tcp\nlife = yes\nmax-series = 3\n")
+        self.spawn([self.sd, "exporter", "--listen", CAPPED, "-c", cconf, "-N", self.ns],
+                   stderr=subprocess.DEVNULL)
         gconf = os.path.join(self.tmp, "guard.conf")
         with open(gconf, "w") as f:
             f.write("exempt-loopback = yes\n")
         self.glog = os.path.join(self.tmp, "guard.log")
         self.spawn([self.sd, "guard", "-c", gconf, "-N", self.ns, "--metrics", GUARD],
                    stderr=open(self.glog, "w"))
-        for addr in (EXPORTER, GUARD):
+        for addr in (EXPORTER, CAPPED, GUARD):
             wait(addr, lambda a=addr: self.get_at(a, "/")[0] == 200, 10)
 
     def get_at(self, addr, path):
@@ -334,6 +340,26 @@ class Test(e2e.Test):
             ('sockdiag_connection_ends_total{outcome="ok",port="6000"}', 8),
             ('sockdiag_connection_duration_seconds_count{outcome="ok",port="6000"}', 8),
             ('sockdiag_connection_ends_total{outcome="refused",port="0"}', 4)], 15)
+
+    def check_ends_cap(self):
+        """The same ends through an exporter with max-series = 3: three label sets and
+        the others under port="other", the total whole (sum of ENDS' counts)."""
+        total = sum(w for sel, w in ENDS if sel.startswith("sockdiag_connection_ends_total"))
+
+        def capped():
+            lines = [l for l in self.get_at(CAPPED, "/metrics")[2].splitlines()
+                     if l.startswith("sockdiag_connection_ends_total{")]
+            named = [l for l in lines if 'port="other"' not in l]
+            return len(named), sum(float(l.split()[-1]) for l in lines), lines
+        end = time.time() + 10
+        while capped()[1] != total and time.time() < end:
+            time.sleep(0.2)
+        named, got, lines = capped()
+        if named != 3 or got != total or not any('port="other"' in l for l in lines):
+            fail("max-series = 3: %d label sets, %d ends (want 3, %d, and port=other): %s"
+                 % (named, got, total, lines))
+        ok("max-series = 3: 3 label sets of ends, the rest under port=\"other\", %d in all"
+           % total)
 
     def check_reload(self):
         """SIGHUP with the ends' thread running: reloaded (the thread blocks the
@@ -436,6 +462,7 @@ class Test(e2e.Test):
             self.check_static()
             self.check_cap()
             self.check_ends()
+            self.check_ends_cap()
             self.check_reload()
             self.check_guard()
             self.check_more_ends()
