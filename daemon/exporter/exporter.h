@@ -173,6 +173,10 @@ void exp_set_top(struct exp_set *s, size_t k, unsigned socks);
 /* The cgroup v2 path of each cgroup id (n of them) into paths[i] (malloc'd,
  * NULL: not found), under root (NULL: the first cgroup2 mount). */
 void exp_cgroup_paths(const char *root, const uint64_t *ids, size_t n, char **paths);
+/* The paths of a set's cgroup ids (k.id), per slot (NULL: not found); free
+ * with exp_paths_free(paths, s->nslots). NULL without memory. */
+char **exp_set_cgroup_paths(const struct exp_set *s, const char *root);
+void exp_paths_free(char **paths, size_t n);
 
 /* ---- per-destination metrics (exporter_conns.c) ---------------------------------------- */
 

@@ -381,18 +381,25 @@ out:
 	free(r);
 }
 
-/* The cgroups set's paths, per slot. */
-static void find_cgroup_names(const struct exp_config *c, struct exp_agg *a)
+char **exp_set_cgroup_paths(const struct exp_set *s, const char *root)
 {
-	uint64_t *ids = calloc(a->cgroups.nslots ? a->cgroups.nslots : 1, sizeof(*ids));
+	uint64_t *ids = calloc(s->nslots ? s->nslots : 1, sizeof(*ids));
+	char **paths = calloc(s->nslots ? s->nslots : 1, sizeof(*paths));
 
-	a->cgroup_paths = calloc(a->cgroups.nslots ? a->cgroups.nslots : 1, sizeof(char *));
-	if (ids && a->cgroup_paths) {
-		for (size_t i = 0; i < a->cgroups.nslots; i++)
-			ids[i] = a->cgroups.slots[i].used ? a->cgroups.slots[i].k.id : UINT64_MAX;
-		exp_cgroup_paths(c->cgroup_root, ids, a->cgroups.nslots, a->cgroup_paths);
+	if (ids && paths) {
+		for (size_t i = 0; i < s->nslots; i++)
+			ids[i] = s->slots[i].used ? s->slots[i].k.id : UINT64_MAX;
+		exp_cgroup_paths(root, ids, s->nslots, paths);
 	}
 	free(ids);
+	return paths;
+}
+
+void exp_paths_free(char **paths, size_t n)
+{
+	for (size_t i = 0; paths && i < n; i++)
+		free(paths[i]);
+	free(paths);
 }
 
 /* ---- the pass --------------------------------------------------------------------------- */
@@ -446,7 +453,7 @@ int exp_collect(const struct exp_config *c, const struct exp_target *t, struct e
 		goto out;
 	r = 0;
 	if (c->by_cgroup)
-		find_cgroup_names(c, a);
+		a->cgroup_paths = exp_set_cgroup_paths(&a->cgroups, c->cgroup_root);
 	exp_conns_done(c, a);
 	a->duration_s = (double)(mono_ns() - t0) / 1e9;
 	a->timestamp = (double)real_ns() / 1e9;
@@ -466,10 +473,7 @@ void exp_agg_free(struct exp_agg *a)
 	for (size_t i = 0; i < a->n_ns; i++)
 		free(a->ns[i].ports);
 	free(a->ns);
-	if (a->cgroup_paths)
-		for (size_t i = 0; i < a->cgroups.nslots; i++)
-			free(a->cgroup_paths[i]);
-	free(a->cgroup_paths);
+	exp_paths_free(a->cgroup_paths, a->cgroups.nslots);
 	free(a->listeners.slots);
 	free(a->cgroups.slots);
 	free(a->comms.slots);

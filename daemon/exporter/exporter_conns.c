@@ -180,29 +180,16 @@ void exp_conns_fold(const struct exp_config *c, struct exp_agg *a, uint32_t ns,
 
 void exp_conns_done(const struct exp_config *c, struct exp_agg *a)
 {
-	uint64_t *ids;
-
 	exp_set_top(&a->ephemeral, c->max_series, 0);
 	exp_set_top(&a->udp, c->max_series, 1);	/* ranked by drops */
 	exp_set_top(&a->dests, c->max_series, 0);
-	if (c->destinations != EXP_BY_CGROUP || !a->dests.n)
-		return;
-	ids = calloc(a->dests.nslots, sizeof(*ids));
-	a->dest_cgroups = calloc(a->dests.nslots, sizeof(char *));
-	if (ids && a->dest_cgroups) {
-		for (size_t i = 0; i < a->dests.nslots; i++)
-			ids[i] = a->dests.slots[i].used ? a->dests.slots[i].k.id : UINT64_MAX;
-		exp_cgroup_paths(c->cgroup_root, ids, a->dests.nslots, a->dest_cgroups);
-	}
-	free(ids);
+	if (c->destinations == EXP_BY_CGROUP && a->dests.n)
+		a->dest_cgroups = exp_set_cgroup_paths(&a->dests, c->cgroup_root);
 }
 
 void exp_conns_free(struct exp_agg *a)
 {
-	if (a->dest_cgroups)
-		for (size_t i = 0; i < a->dests.nslots; i++)
-			free(a->dest_cgroups[i]);
-	free(a->dest_cgroups);
+	exp_paths_free(a->dest_cgroups, a->dests.nslots);
 	free(a->ephemeral.slots);
 	free(a->udp.slots);
 	free(a->dests.slots);
