@@ -190,56 +190,14 @@ static void said_lost(struct life_ctx *c, uint64_t lost)
 		printf("{\"lost\":%llu}\n", (unsigned long long)lost);
 }
 
-static bool has_inode(const struct sdiag_netns *ns, size_t n, uint64_t inode)
-{
-	for (size_t i = 0; i < n; i++)
-		if (ns[i].inode == inode)
-			return true;
-	return false;
-}
-
 /* --all-netns: the namespaces deleted since the last dump are let go (their
  * pending events read first), the new ones followed. */
 static int resync(struct life_ctx *c, struct life *l)
 {
-	struct sdiag_netns *now = NULL;
-	size_t n = 0;
 	uint64_t lost;
-	int r = sdiag_netns_list(&now, &n);
+	int r = life_follow_all(l, &c->ns, &c->nns, rec_cb, c, &lost);
 
-	if (r < 0)
-		return r;
-	for (size_t i = c->nns; i-- > 0;) {
-		if (has_inode(now, n, c->ns[i].inode))
-			continue;
-		r = life_events(l, i, rec_cb, c, &lost);
-		said_lost(c, lost);
-		life_ns_remove(l, i);
-		memmove(&c->ns[i], &c->ns[i + 1], (c->nns - i - 1) * sizeof(*c->ns));
-		c->nns--;
-		if (r < 0)
-			goto out;
-	}
-	r = 0;
-	for (size_t i = 0; i < n; i++) {
-		struct sdiag_netns *g;
-		int fd, k;
-
-		if (has_inode(c->ns, c->nns, now[i].inode) || sdiag_netns_open(now[i].path, &fd) < 0)
-			continue; /* followed, or gone already */
-		g = realloc(c->ns, (c->nns + 1) * sizeof(*g));
-		k = g ? life_ns_add(l, fd) : -ENOMEM;
-		close(fd);
-		if (g)
-			c->ns = g;
-		if (k < 0) {
-			r = k;
-			break;
-		}
-		c->ns[c->nns++] = now[i];
-	}
-out:
-	free(now);
+	said_lost(c, lost);
 	return r;
 }
 

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <netinet/in.h>
 
 #include "life/life.h"
@@ -165,16 +166,19 @@ static void judge(struct life *l, struct life_rec *r, const struct sdiag_tcp_inf
 	uint64_t sent = ti->tcpi_bytes_sent - ti->tcpi_bytes_retrans, acked, d, segs, extra;
 	bool passive = listening(l, r->ns, r->sport), fin;
 
+	r->passive = passive;
 	if (aborted) {
 		r->outcome = LIFE_ABORTED;
 	} else if (!ti->tcpi_bytes_acked && !ti->tcpi_bytes_received && !ti->tcpi_segs_out) {
 		/* tcp_disconnect() moved write_seq past the largest window the
 		 * peer offered (+2): 3 or less, the peer never answered. */
-		if (wqueue > 3)
+		if (wqueue > 3) {
 			r->outcome = LIFE_UNACCEPTED;
-		else
-			r->outcome = ti->tcpi_retransmits || ti->tcpi_backoff ? LIFE_TIMEOUT
-									       : LIFE_REFUSED;
+			r->passive = true;
+			return;
+		}
+		r->outcome = ti->tcpi_retransmits || ti->tcpi_backoff ? LIFE_TIMEOUT
+								       : LIFE_REFUSED;
 		return;
 	}
 	/* bytes_acked counts the SYN (active side only) and our FIN once acked:
@@ -190,6 +194,7 @@ static void judge(struct life *l, struct life_rec *r, const struct sdiag_tcp_inf
 	if (d == 1 && !passive)
 		passive = ti->tcpi_delivered >= segs + 2;
 	fin = d >= 1u + !passive;
+	r->passive = passive;
 	extra = (uint64_t)!passive + fin;
 	r->bytes_acked = acked - (acked < extra ? acked : extra);
 	if (fin && ti->tcpi_bytes_received)
@@ -388,6 +393,7 @@ int life_poll(struct life *l, life_cb cb, void *ud, uint64_t *ret_lost)
 			continue;
 		e->reported = true;
 		e->r.by_poll = true;
+		e->r.passive = e->r.proto == IPPROTO_TCP && listening(l, e->r.ns, e->r.sport);
 		e->r.has_info = false; /* the last dump's counters, not the final ones */
 		e->r.outcome = e->aborted ? LIFE_ABORTED
 			       : e->r.proto == IPPROTO_TCP ? LIFE_RESET : LIFE_OK;
@@ -477,6 +483,59 @@ void life_ns_remove(struct life *l, size_t i)
 		}
 	}
 	l->nl = 0; /* listening ports by index: stale until the next dump */
+}
+
+static bool has_inode(const struct sdiag_netns *ns, size_t n, uint64_t inode)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ns[i].inode == inode)
+			return true;
+	return false;
+}
+
+int life_follow_all(struct life *l, struct sdiag_netns **ns, size_t *nns, life_cb cb, void *ud,
+		    uint64_t *ret_lost)
+{
+	struct sdiag_netns *now = NULL;
+	size_t n = 0;
+	uint64_t lost;
+	int r = sdiag_netns_list(&now, &n);
+
+	*ret_lost = 0;
+	if (r < 0)
+		return r;
+	for (size_t i = *nns; i-- > 0;) {
+		if (has_inode(now, n, (*ns)[i].inode))
+			continue;
+		r = life_events(l, i, cb, ud, &lost);
+		*ret_lost += lost;
+		life_ns_remove(l, i);
+		memmove(&(*ns)[i], &(*ns)[i + 1], (*nns - i - 1) * sizeof(**ns));
+		(*nns)--;
+		if (r < 0)
+			goto out;
+	}
+	r = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct sdiag_netns *g;
+		int fd, k;
+
+		if (has_inode(*ns, *nns, now[i].inode) || sdiag_netns_open(now[i].path, &fd) < 0)
+			continue; /* followed, or gone already */
+		g = realloc(*ns, (*nns + 1) * sizeof(*g));
+		k = g ? life_ns_add(l, fd) : -ENOMEM;
+		close(fd);
+		if (g)
+			*ns = g;
+		if (k < 0) {
+			r = k;
+			break;
+		}
+		(*ns)[(*nns)++] = now[i];
+	}
+out:
+	free(now);
+	return r;
 }
 
 int life_open(struct life **ret, const struct life_opts *o)

@@ -44,6 +44,8 @@ struct life_rec {
 	uint16_t sport, dport;
 	uint8_t state;		/* last state seen alive (enum sdiag_state), 0 none */
 	enum life_outcome outcome;
+	bool passive;		/* TCP: accepted on a listening port (the local port is the
+				 * service's), as judged from the final tcp_info */
 	bool has_info;		/* the tcp_info counters below */
 	uint64_t bytes_acked, bytes_received; /* payload, SYN and FIN not counted */
 	uint32_t segs_out, segs_in, total_retrans;
@@ -86,6 +88,13 @@ int life_ns_add(struct life *l, int nsfd);
 /* Stop following namespace i (its sockets still open are forgotten, not
  * recorded); the later ones move down one index. */
 void life_ns_remove(struct life *l, size_t i);
+/* Every namespace of the host (--all-netns): those deleted since the last call
+ * are let go (their pending events passed to cb first), new ones followed.
+ * *ns is the caller's list of the namespaces followed, n of them in life's
+ * order (their labels), kept in step (realloc'd; free() it). Returns 0 or <0;
+ * *ret_lost the events lost in those reads. */
+int life_follow_all(struct life *l, struct sdiag_netns **ns, size_t *n, life_cb cb, void *ud,
+		    uint64_t *ret_lost);
 /* This process destroyed the socket: its record says aborted. */
 void life_mark_destroyed(struct life *l, uint64_t cookie);
 /* Sockets alive in the table (for the bound on memory). */

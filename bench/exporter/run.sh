@@ -22,28 +22,8 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD=${BUILD:-$ROOT/build-bench}
-SOCKDIAG=${SOCKDIAG:-$BUILD/cli/sockdiag}
 RUNS=7
-
-stats() { # min median of the numbers on stdin
-	sort -g | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.4f %.4f", v[1], m }'
-}
-
-hwm() { awk '/^VmHWM/ { printf "%.1f", $2 / 1024 }' "/proc/$1/status"; }
-
-# Python without a version manager's shims (their start-up is slower than a scrape).
-PY=$(command -v /usr/bin/python3 || command -v python3)
-
-wait_http() { # URL of "/" (cheap: no pass)
-	for _ in $(seq 100); do
-		"$PY" -c 'import urllib.request, sys; urllib.request.urlopen(sys.argv[1], timeout=5)' \
-			"$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "run.sh: $1 never answered" >&2
-	exit 1
-}
+. "$ROOT/bench/exporter/lib.sh" # BUILD, SOCKDIAG and the helpers
 
 passes() {
 	"$PY" -c 'import urllib.request, sys
@@ -126,13 +106,8 @@ if [[ ${1:-} == --inner ]]; then
 	TOOLS=$1 RUNS=$3 inner "$2" "$4"
 	exit 0
 fi
-while getopts r: o; do
-	case $o in
-	r) RUNS=$OPTARG ;;
-	*) exit 2 ;;
-	esac
-done
-shift $((OPTIND - 1))
+runs_opt "$@"
+shift "$NOPTS"
 [[ $(id -u) == 0 ]] || { echo "run.sh: needs root (unshare -n)" >&2; exit 1; }
 [[ -x $SOCKDIAG ]] || { echo "run.sh: no $SOCKDIAG (meson setup build-bench --buildtype=release)" >&2; exit 1; }
 TOOLS=$(mktemp -d)
