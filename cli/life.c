@@ -37,9 +37,10 @@ struct life_ctx {
 	int rcvbuf;
 	bool first;
 	bool no_header;		/* -H */
+	bool bpf;		/* --bpf */
 };
 
-enum { OPT_RCVBUF = 0x100 };
+enum { OPT_RCVBUF = 0x100, OPT_BPF };
 /* A read of this many records or more waits LIFE_GATHER_NS before the next. */
 enum { LIFE_BATCH = 16, LIFE_GATHER_NS = 10 * 1000 * 1000 };
 
@@ -49,6 +50,10 @@ static int life_opt(void *ctx, int val, const char *arg)
 	char *end;
 	long v;
 
+	if (val == OPT_BPF) {
+		c->bpf = true;
+		return 0;
+	}
 	if (val != OPT_RCVBUF)
 		return run_sched_opt(&c->sched, "life", val, arg);
 	errno = 0;
@@ -297,11 +302,27 @@ static int life_loop(struct life_ctx *c, struct life *l, int sigfd)
 	return r < 0 ? r : 0;
 }
 
+/* --bpf that could not load: one line, and life goes on without it. */
+static void said_bpf(int err)
+{
+	const char *why = err == -EOPNOTSUPP ? "built without BPF (clang's BPF target, bpftool "
+					       "or the libbpf headers missing at build time)"
+			  : err == -ENOENT   ? "no kernel BTF (/sys/kernel/btf/vmlinux)"
+			  : err == -EPERM    ? "not permitted (needs CAP_BPF and CAP_PERFMON, or "
+					       "CAP_SYS_ADMIN)"
+					     : strerror(-err);
+
+	if (err)
+		fprintf(stderr, "sockdiag life: --bpf: cannot load the tracepoint program: %s; "
+				"starts are first seen\n", why);
+}
+
 /* The namespaces' descriptors: -N (one or several) or ours. */
 static int open_life(struct life **l, struct life_ctx *c, const struct cli_opts *o)
 {
 	struct life_opts lo = { .groups = opts_watch_groups(o), .filter = o->q.filter,
-				.afs = o->q.afs, .rcvbuf = c->rcvbuf, .owners = true };
+				.afs = o->q.afs, .rcvbuf = c->rcvbuf, .owners = true,
+				.bpf = c->bpf };
 	size_t n = 0;
 	int *fds = NULL, r = 0;
 
@@ -337,6 +358,8 @@ static int open_life(struct life **l, struct life_ctx *c, const struct cli_opts 
 		if (r < 0)
 			fprintf(stderr, "sockdiag life: cannot subscribe to socket-destroy events: "
 					"%s\n", strerror(-r));
+		else if (c->bpf)
+			said_bpf(life_bpf_error(*l));
 	}
 	for (size_t i = 0; i < n; i++)
 		if (fds[i] >= 0)
@@ -350,6 +373,7 @@ int cmd_life(int argc, char **argv)
 	static const struct option longopts[] = {
 		RUN_SCHED_LONGOPTS,
 		{ "rcvbuf", required_argument, NULL, OPT_RCVBUF },
+		{ "bpf", no_argument, NULL, OPT_BPF },
 		{ 0 },
 	};
 	struct life_ctx c = { .first = true };
@@ -363,7 +387,9 @@ int cmd_life(int argc, char **argv)
 		.usage = "Life:     --interval SECONDS (dumps for first seen, owners and ends "
 			 "while held; default 1)\n"
 			 "          --count N (stop after N records)\n"
-			 "          --rcvbuf BYTES (receive buffer, default 32 MiB)\n",
+			 "          --rcvbuf BYTES (receive buffer, default 32 MiB)\n"
+			 "          --bpf (exact TCP starts and owners from the "
+			 "sock:inet_sock_set_state tracepoint)\n",
 	};
 	struct sdiag_filter *f = NULL;
 	struct life *l = NULL;

@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <netinet/in.h>
+#include <sys/stat.h>
 
 #include "life/life.h"
+#include "life/life_bpf.h"
 #include "util/clock.h"
 #include "util/hash.h"
 
@@ -20,12 +22,14 @@ struct entry {
 	uint32_t gen;		/* the last dump that showed it */
 	bool reported;		/* recorded by a dump: drop its destroy event */
 	bool aborted;		/* destroyed by this process */
+	bool bpf_only;		/* known from the tracepoint, not yet from a dump */
 	struct life_rec r;	/* tuple, first seen, last state, owners, counters */
 };
 
 struct life_ns {
 	struct sdiag_handle *h;
 	struct sdiag_watch *w;
+	uint32_t inum;		/* the namespace's inode (the tracepoint's records name it) */
 };
 
 struct life {
@@ -38,6 +42,8 @@ struct life {
 	uint32_t *lports, *lnext;
 	size_t nl, capl, nnext, capnext;
 	uint32_t gen;
+	struct life_bpf *bpf;	/* --bpf loaded; else NULL and bpf_err says why */
+	int bpf_err;
 	/* during a read or a dump */
 	unsigned cur;
 	life_cb cb;
@@ -289,6 +295,44 @@ static bool event_match(const struct life *l, const struct entry *e, const struc
 	return sdiag_filter_match(l->o.filter, &t);
 }
 
+/* A tracepoint record: a birth (the exact start) or an owner's call. A
+ * socket no dump has seen gets an entry of its own (bpf_only). */
+static void bpf_ev(const struct sd_life_ev *ev, uint64_t ms, void *ud)
+{
+	struct life *l = ud;
+	struct entry *e = find(l, ev->cookie);
+
+	if (!e) {
+		size_t i = 0;
+
+		while (i < l->n && l->ns[i].inum != ev->netns)
+			i++;
+		if (i == l->n || !(e = add(l, ev->cookie)))
+			return; /* a namespace let go; out of memory: start not exact */
+		e->bpf_only = true;
+		e->gen = l->gen;
+		e->r.ns = (unsigned)i;
+	}
+	if (e->reported)
+		return;
+	if (ev->kind & SD_LIFE_BIRTH) {
+		e->r.start_ms = ms;
+		e->r.start_exact = true;
+	}
+	if (ev->cgroup_id && !e->r.cgroup_id)
+		e->r.cgroup_id = ev->cgroup_id;
+	if ((ev->kind & SD_LIFE_OWNER) && ev->pid > 0 && !e->r.pid) {
+		e->r.pid = ev->pid;
+		memcpy(e->r.comm, ev->comm, sizeof(e->r.comm));
+	}
+}
+
+static void bpf_read(struct life *l)
+{
+	if (l->bpf)
+		life_bpf_drain(l->bpf, bpf_ev, l);
+}
+
 static int event_cb(const struct sdiag_sock *s, void *ud)
 {
 	struct life *l = ud;
@@ -296,6 +340,11 @@ static int event_cb(const struct sdiag_sock *s, void *ud)
 	struct sdiag_tcp_info ti;
 	struct life_rec r;
 	bool aborted = false;
+
+	if (!e && l->bpf) { /* born after the ring was read, ended since */
+		bpf_read(l);
+		e = find(l, s->cookie);
+	}
 
 	if (e && e->reported) {
 		del(l, e);
@@ -343,6 +392,7 @@ int life_events(struct life *l, size_t i, life_cb cb, void *ud, uint64_t *ret_lo
 	l->ud = ud;
 	l->cb_err = 0;
 	l->count = 0;
+	bpf_read(l); /* births before the ends they belong to */
 	r = sdiag_watch_read(l->ns[i].w, NULL, event_cb, l, ret_lost);
 	if (l->cb_err)
 		return l->cb_err;
@@ -365,17 +415,18 @@ static int seen(struct life *l, const struct sdiag_sock *s)
 			return -ENOMEM;
 		e->r.start_ms = real_ms();
 		e->r.ns = l->cur;
-		take_tuple(&e->r, s);
-		if (s->n_procs) {
-			e->r.pid = s->procs[0].pid;
-			memcpy(e->r.comm, s->procs[0].comm, sizeof(e->r.comm));
-		}
 	} else if (e->reported) {
 		return 0;
 	}
+	if (s->n_procs && !e->r.pid) {
+		e->r.pid = s->procs[0].pid;
+		memcpy(e->r.comm, s->procs[0].comm, sizeof(e->r.comm));
+	}
+	e->bpf_only = false;
 	e->gen = l->gen;
 	e->r.state = s->state;
-	if (s->inet.dport)
+	/* The tuple the first time (a tracepoint's entry has none), and while connected. */
+	if (!e->r.cookie || s->inet.dport)
 		take_tuple(&e->r, s);
 	if (s->has & SDIAG_HAS_QUEUES) {
 		e->r.has_queues = true;
@@ -442,6 +493,15 @@ int life_poll(struct life *l, life_cb cb, void *ud, uint64_t *ret_lost)
 
 		if (!e->cookie || e->reported || e->gen == l->gen)
 			continue;
+		if (e->bpf_only) {
+			/* Born, never dumped, no end in two dumps: its destroy event was
+			 * lost (counted) or filtered; forgotten without a record. */
+			if (l->gen - e->gen >= 2) {
+				del(l, e);
+				i--; /* backward shift may have moved another entry here */
+			}
+			continue;
+		}
 		e->reported = true;
 		e->r.by_poll = true;
 		e->r.has_info = false; /* the last dump's counters, not the final ones */
@@ -461,6 +521,11 @@ void life_mark_destroyed(struct life *l, uint64_t cookie)
 		e->aborted = true;
 }
 
+int life_bpf_error(const struct life *l)
+{
+	return l->bpf ? 0 : l->bpf_err;
+}
+
 size_t life_live(const struct life *l)
 {
 	return l->used;
@@ -476,6 +541,16 @@ int life_fd(const struct life *l, size_t i)
 	return sdiag_watch_fd(l->ns[i].w);
 }
 
+static int ns_inode(int fd, uint32_t *ret)
+{
+	struct stat st;
+
+	if ((fd < 0 ? stat("/proc/self/ns/net", &st) : fstat(fd, &st)) < 0)
+		return -errno;
+	*ret = (uint32_t)st.st_ino;
+	return 0;
+}
+
 /* Subscribe in nsfd (-1: ours) and open its dump handle, as namespace l->n. */
 static int ns_open(struct life *l, int fd)
 {
@@ -485,6 +560,10 @@ static int ns_open(struct life *l, int fd)
 	memset(n, 0, sizeof(*n));
 	/* Subscribed before the first dump: every socket it sees announces its end. */
 	r = sdiag_watch_open(&n->w, l->o.groups, fd);
+	if (r == 0)
+		r = ns_inode(fd, &n->inum);
+	if (r == 0 && l->bpf)
+		r = life_bpf_net(l->bpf, n->inum, 1);
 	if (r == 0 && l->o.rcvbuf)
 		r = sdiag_watch_set_rcvbuf(n->w, l->o.rcvbuf);
 	if (r == 0)
@@ -517,6 +596,8 @@ void life_ns_remove(struct life *l, size_t i)
 		return;
 	sdiag_watch_close(l->ns[i].w);
 	sdiag_close(l->ns[i].h);
+	if (l->bpf)
+		life_bpf_net(l->bpf, l->ns[i].inum, 0);
 	memmove(&l->ns[i], &l->ns[i + 1], (l->n - i - 1) * sizeof(*l->ns));
 	l->n--;
 	/* Its sockets leave with it; the later ones move down one. */
@@ -544,6 +625,8 @@ int life_open(struct life **ret, const struct life_opts *o)
 	if (!l)
 		return -ENOMEM;
 	l->o = *o;
+	/* Loaded before the first subscription: every namespace is followed from its start. */
+	l->bpf_err = o->bpf ? life_bpf_open(&l->bpf) : -ENODATA;
 	if (grow(l) < 0) {
 		life_free(l);
 		return -ENOMEM;
@@ -566,6 +649,7 @@ void life_free(struct life *l)
 		sdiag_watch_close(l->ns[i].w);
 		sdiag_close(l->ns[i].h);
 	}
+	life_bpf_close(l->bpf);
 	free(l->ns);
 	free(l->tab);
 	free(l->lports);

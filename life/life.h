@@ -33,8 +33,8 @@ const char *life_outcome_name(enum life_outcome o);
 
 struct life_rec {
 	uint64_t end_ms;	/* CLOCK_REALTIME */
-	uint64_t start_ms;	/* first seen (0: never seen alive) */
-	bool start_exact;
+	uint64_t start_ms;	/* first seen (0: never seen alive), or born (start_exact) */
+	bool start_exact;	/* from the tracepoint (life_opts.bpf): TCP only */
 	bool by_poll;		/* gone from a dump while still held */
 	unsigned ns;		/* index of the namespace (life_open's order) */
 	uint64_t cookie;
@@ -65,6 +65,7 @@ struct life_opts {
 	size_t n;
 	int rcvbuf;		/* 0: the library's default */
 	bool owners;		/* pid/comm of the sockets a dump finds */
+	bool bpf;		/* TCP births and owners from sock:inet_sock_set_state */
 };
 
 struct life;
@@ -88,6 +89,10 @@ int life_ns_add(struct life *l, int nsfd);
 void life_ns_remove(struct life *l, size_t i);
 /* This process destroyed the socket: its record says aborted. */
 void life_mark_destroyed(struct life *l, uint64_t cookie);
+/* Whether --bpf's program is loaded: 0, -ENODATA (not asked), or why it
+ * could not be (-EOPNOTSUPP: built without BPF; -ENOENT: no kernel BTF;
+ * -EPERM: no CAP_BPF + CAP_PERFMON; ...): the starts are then first seen. */
+int life_bpf_error(const struct life *l);
 /* Sockets alive in the table (for the bound on memory). */
 size_t life_live(const struct life *l);
 
