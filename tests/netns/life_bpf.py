@@ -69,7 +69,7 @@ class Life:
     def ready(self):
         # Subscribed (and the program loaded: life_open loads it first) once a
         # sentinel's record comes back.
-        for _ in range(50):
+        for _ in range(100):
             u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
             u.bind(("127.0.0.1", 0))
             port = u.getsockname()[1]
