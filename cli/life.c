@@ -168,6 +168,8 @@ static void print_json(struct life_ctx *c, const struct life_rec *r)
 		JU(b, ",\"recv_q\":", r->rqueue);
 		JU(b, ",\"send_q\":", r->wqueue);
 	}
+	if (r->has_drops)
+		JU(b, ",\"drops\":", r->drops);
 	if (r->pid) {
 		JU(b, ",\"owner\":{\"pid\":", (uint64_t)r->pid);
 		PUTS(b, ",\"comm\":");
@@ -308,18 +310,27 @@ static int life_loop(struct life_ctx *c, struct life *l, int sigfd)
 		for (size_t i = 0; i < n; i++)
 			p[i] = (struct pollfd){ .fd = life_fd(l, i), .events = POLLIN };
 		p[n] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
-		if (ms <= 0) {
-			r = c->all ? resync(c, l) : 0;
-			if (r >= 0)
-				r = life_poll(l, rec_cb, c, &lost);
-			said_lost(c, lost);
-			polls++;
-		} else if (poll(p, n + 1, ms) < 0) {
+		lost = 0;
+		/* The signals are looked at before every dump too: a dump slower than
+		 * the interval must not make life deaf to them. */
+		if (poll(p, n + 1, ms > 0 ? ms : 0) < 0) {
 			if (errno == EINTR)
 				continue;
 			r = -errno;
 		} else if (p[n].revents & POLLIN) {
 			break;
+		} else if (ms <= 0) {
+			uint64_t iv = run_interval_ns(&c->sched), now;
+
+			r = c->all ? resync(c, l) : 0;
+			if (r >= 0)
+				r = life_poll(l, rec_cb, c, &lost);
+			said_lost(c, lost);
+			polls++;
+			/* Ticks the dump overran are skipped, not run back to back. */
+			now = mono_ns();
+			if (start + polls * iv <= now)
+				polls = (now - start) / iv + 1;
 		} else {
 			for (size_t i = 0; i < n && r >= 0; i++) {
 				if (!(p[i].revents & (POLLIN | POLLERR)))

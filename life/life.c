@@ -433,14 +433,26 @@ static int seen(struct life *l, const struct sdiag_sock *s)
 		e->r.rqueue = s->rqueue;
 		e->r.wqueue = s->wqueue;
 	}
+	if (s->table == SDIAG_T_UDP && (s->has & SDIAG_HAS_SKMEMINFO)) {
+		uint32_t mem[SDIAG_SKMEM_VARS];
+
+		if (sdiag_sock_blob_copy(s, SDIAG_BLOB_SKMEMINFO, mem, sizeof(mem)) >
+		    SDIAG_SKMEM_DROPS * sizeof(mem[0])) {
+			e->r.has_drops = true;
+			e->r.drops = mem[SDIAG_SKMEM_DROPS];
+		}
+	}
 	take_info(&e->r, s, &ti);
 	return 0;
 }
 
 int life_poll(struct life *l, life_cb cb, void *ud, uint64_t *ret_lost)
 {
+	/* UDP's drop counter is in the socket's meminfo: asked only when UDP is. */
 	SDIAG_OPTS(sdiag_query, q, .tables = l->o.tables, .afs = l->o.afs,
-		   .show = SDIAG_SHOW_TCP_INFO, .filter = NULL,
+		   .show = SDIAG_SHOW_TCP_INFO |
+			   (l->o.tables & SDIAG_TABLE_BIT(SDIAG_T_UDP) ? SDIAG_SHOW_MEM : 0),
+		   .filter = NULL,
 		   /* Full sockets only: a TIME_WAIT or request socket is not one. */
 		   .states = SDIAG_STATES_ALL & ~(SDIAG_STATE_BIT(SDIAG_SS_TIME_WAIT) |
 						  SDIAG_STATE_BIT(SDIAG_SS_NEW_SYN_RECV)));

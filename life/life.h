@@ -51,6 +51,9 @@ struct life_rec {
 	uint64_t delivery_rate; /* bytes per second */
 	bool has_queues;
 	uint32_t rqueue, wqueue;
+	bool has_drops;		/* UDP: the last dump's SK_MEMINFO_DROPS (the destroy event
+				 * carries no meminfo) */
+	uint32_t drops;
 	uint64_t cgroup_id;
 	int32_t pid;		/* 0: unknown */
 	char comm[16];

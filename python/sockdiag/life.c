@@ -83,6 +83,8 @@ static int rec_cb(const struct life_rec *r, void *ud)
 		e = e ?: put(d, "recv_q", PyLong_FromUnsignedLong(r->rqueue));
 		e = e ?: put(d, "send_q", PyLong_FromUnsignedLong(r->wqueue));
 	}
+	if (r->has_drops)
+		e = e ?: put(d, "drops", PyLong_FromUnsignedLong(r->drops));
 	e = e ?: put(d, "owner", r->pid ? Py_BuildValue("{s:i,s:s#}", "pid", r->pid, "comm",
 							r->comm, (Py_ssize_t)strnlen(r->comm, 16))
 					 : Py_NewRef(Py_None));

@@ -140,6 +140,73 @@ def burst():
           "events lost" in err and ("%d lost" % lost) in err, err)
 
 
+def proc_udp_drops(port):
+    """The drops column of /proc/net/udp for the socket bound to 127.0.0.1:port."""
+    for line in open("/proc/net/udp").read().splitlines()[1:]:
+        f = line.split()
+        if f[1] == "0100007F:%04X" % port:
+            return int(f[12])
+    return None
+
+
+def udp_drops():
+    """Datagrams sent into a small receive buffer nobody reads, then closed: the record's
+    drops are what /proc/net/udp's drops column showed just before the close."""
+    life = Life()
+    rec = []
+    try:
+        check("udp drops: life is subscribed", life.ready())
+        u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        u.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+        u.bind(("127.0.0.1", 0))
+        port = u.getsockname()[1]
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        for _ in range(50):
+            s.sendto(b"d" * 500, ("127.0.0.1", port))
+        s.close()
+        drops = proc_udp_drops(port)
+        # Wait for a dump after the drops: a sentinel opened now whose record has a
+        # start (a dump saw it alive) proves one ran, and saw u's counter too.
+        dumped = False
+        for _ in range(100):
+            t = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            t.bind(("127.0.0.1", 0))
+            tport = t.getsockname()[1]
+            life.pump(0.3)
+            t.close()
+            got = life.wait(lambda r: r["proto"] == "udp" and r["local"]["port"] == tport)
+            if got and got[0]["start"] is not None:
+                dumped = True
+                break
+        check("udp drops: a dump ran after the drops", dumped)
+        u.close()
+        rec = life.wait(lambda r: r["proto"] == "udp" and r["local"]["port"] == port)
+    finally:
+        life.stop()
+    check("udp drops: some datagrams dropped", drops and drops > 0, drops)
+    check("udp drops: the record's drops are /proc/net/udp's",
+          len(rec) == 1 and rec[0].get("drops") == drops, (drops, rec))
+
+
+def behind_schedule():
+    """Dumps slower than the interval (here 1 ms): life still answers SIGTERM at once (it
+    ran dump after dump without looking at its signals, and never stopped)."""
+    life = Life("--interval", "0.001")
+    try:
+        check("behind schedule: life is subscribed", life.ready())
+        life.p.terminate()
+        try:
+            life.p.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        check("behind schedule: SIGTERM ends it within 5 s", life.p.returncode == 0,
+              life.p.returncode)
+    finally:
+        if life.p.returncode is None:
+            life.p.kill()
+        life.p.communicate()
+
+
 def main():
     subprocess.run(["sysctl", "-qw", "net.ipv4.tcp_syn_retries=1"], check=True)
     subprocess.run(["ip", "route", "add", "10.9.0.0/24", "dev", "lo"], check=True)
@@ -274,6 +341,8 @@ def main():
     check("accept queue: the dropped children no failure",
           not [r for r in srv if r["outcome"] in FAILURES], srv)
     burst()
+    udp_drops()
+    behind_schedule()
     print("%d failed" % len(FAILED))
     return 1 if FAILED else 0
 
