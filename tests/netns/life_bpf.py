@@ -8,11 +8,12 @@ during, after); without CAP_BPF/CAP_PERFMON/CAP_SYS_ADMIN life says so in one li
 goes on without it."""
 import json
 import os
-import select
 import socket
 import subprocess
 import sys
 import time
+
+from life import Life  # the same runner: tests/netns/life.py
 
 SD = sys.argv[1]
 FAILED = []
@@ -42,49 +43,6 @@ def my_cgroup_id():
     return None
 
 
-class Life:
-    def __init__(self, *args, pre=()):
-        self.p = subprocess.Popen([*pre, SD, "life", "--ndjson", "-t", "-u", "--interval", "30",
-                                   *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                  text=True)
-        self.recs, self.buf = [], ""
-
-    def pump(self, timeout):
-        r, _, _ = select.select([self.p.stdout], [], [], timeout)
-        if r:
-            chunk = os.read(self.p.stdout.fileno(), 65536).decode()
-            self.buf += chunk
-            *lines, self.buf = self.buf.split("\n")
-            self.recs += [json.loads(x) for x in lines if x]
-
-    def wait(self, pred, timeout=10):
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            hit = [r for r in self.recs if "proto" in r and pred(r)]
-            if hit:
-                return hit
-            self.pump(0.1)
-        return []
-
-    def ready(self):
-        # Subscribed (and the program loaded: life_open loads it first) once a
-        # sentinel's record comes back.
-        for _ in range(100):
-            u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-            u.bind(("127.0.0.1", 0))
-            port = u.getsockname()[1]
-            u.close()
-            if self.wait(lambda r: r["proto"] == "udp" and r["local"]["port"] == port, 0.3):
-                return True
-        return False
-
-    def stop(self):
-        self.p.terminate()
-        out, err = self.p.communicate(timeout=10)
-        self.recs += [json.loads(x) for x in (self.buf + out).split("\n") if x]
-        return err
-
-
 def short_connection(listener):
     """A connection of a few ms, much shorter than life's interval: (t0, t1) around
     connect(), the client's and the accepted side's ports."""
@@ -112,7 +70,7 @@ def records(life, port):
 
 
 def with_bpf(L, before):
-    life = Life("--bpf")
+    life = Life("--interval", "30", "--bpf")
     try:
         check("--bpf: life is subscribed", life.ready())
         during = progs()
@@ -163,7 +121,7 @@ def with_bpf(L, before):
 
 
 def without_bpf(L):
-    life = Life()
+    life = Life("--interval", "30")
     try:
         check("no --bpf: life is subscribed", life.ready())
         _, _, (cport, _) = short_connection(L)
@@ -177,7 +135,8 @@ def without_bpf(L):
 
 def degraded(L, before):
     drop = "-bpf,-perfmon,-sys_admin"
-    life = Life("--bpf", pre=["setpriv", "--bounding-set=" + drop, "--inh-caps=" + drop, "--"])
+    life = Life("--interval", "30", "--bpf",
+                pre=["setpriv", "--bounding-set=" + drop, "--inh-caps=" + drop, "--"])
     try:
         check("no CAP_BPF: life is subscribed all the same", life.ready())
         check("no CAP_BPF: nothing loaded", progs() == before, (before, progs()))
