@@ -23,6 +23,7 @@ struct entry {
 	bool reported;		/* recorded by a dump: drop its destroy event */
 	bool aborted;		/* destroyed by this process */
 	bool bpf_only;		/* known from the tracepoint, not yet from a dump */
+	bool owner_asked;	/* looked up once, at the first dump that showed it */
 	struct life_rec r;	/* tuple, first seen, last state, owners, counters */
 };
 
@@ -50,7 +51,9 @@ struct life {
 	void *ud;
 	int cb_err;
 	int count;
-	const struct sdiag_procmap *pm;
+	/* Sockets this poll's dumps found without an owner: (cookie, inode). */
+	uint64_t *want;
+	size_t nwant, capwant;
 };
 
 static const char *const outcome_names[LIFE_OUTCOMES] = {
@@ -399,6 +402,44 @@ int life_events(struct life *l, size_t i, life_cb cb, void *ud, uint64_t *ret_lo
 	return r < 0 ? r : l->count;
 }
 
+static int want_owner(struct life *l, uint64_t cookie, uint64_t inode)
+{
+	if (l->nwant + 2 > l->capwant) {
+		size_t cap = l->capwant ? l->capwant * 2 : 64;
+		uint64_t *w = realloc(l->want, cap * sizeof(*w));
+
+		if (!w)
+			return -ENOMEM;
+		l->want = w;
+		l->capwant = cap;
+	}
+	l->want[l->nwant++] = cookie;
+	l->want[l->nwant++] = inode;
+	return 0;
+}
+
+/* The owners of the sockets the dumps found without one: the processes'
+ * descriptors are scanned only then (a scan costs as much as every
+ * process's descriptors, socket or not: most of an idle poll's time). */
+static void find_owners(struct life *l)
+{
+	struct sdiag_procmap *pm = NULL;
+
+	if (l->nwant && sdiag_procmap_scan(&pm, NULL) == 0) {
+		for (size_t i = 0; i < l->nwant; i += 2) {
+			struct entry *e = find(l, l->want[i]);
+			const struct sdiag_proc *p;
+
+			if (e && !e->r.pid && sdiag_procmap_lookup(pm, l->want[i + 1], &p)) {
+				e->r.pid = p->pid;
+				memcpy(e->r.comm, p->comm, sizeof(e->r.comm));
+			}
+		}
+		sdiag_procmap_free(pm);
+	}
+	l->nwant = 0;
+}
+
 static int seen(struct life *l, const struct sdiag_sock *s)
 {
 	struct entry *e = find(l, s->cookie);
@@ -418,9 +459,10 @@ static int seen(struct life *l, const struct sdiag_sock *s)
 	} else if (e->reported) {
 		return 0;
 	}
-	if (s->n_procs && !e->r.pid) {
-		e->r.pid = s->procs[0].pid;
-		memcpy(e->r.comm, s->procs[0].comm, sizeof(e->r.comm));
+	if (l->o.owners && !e->r.pid && !e->owner_asked && s->inode) {
+		e->owner_asked = true;
+		if (want_owner(l, s->cookie, s->inode) < 0)
+			return -ENOMEM;
 	}
 	e->bpf_only = false;
 	e->gen = l->gen;
@@ -456,12 +498,9 @@ int life_poll(struct life *l, life_cb cb, void *ud, uint64_t *ret_lost)
 		   /* Full sockets only: a TIME_WAIT or request socket is not one. */
 		   .states = SDIAG_STATES_ALL & ~(SDIAG_STATE_BIT(SDIAG_SS_TIME_WAIT) |
 						  SDIAG_STATE_BIT(SDIAG_SS_NEW_SYN_RECV)));
-	struct sdiag_procmap *pm = NULL;
 	uint64_t lost = 0, more;
 	int r = 0, n = 0;
 
-	if (l->o.owners && sdiag_procmap_scan(&pm, NULL) == 0)
-		q.procmap = pm;
 	l->gen++;
 	for (size_t i = 0; i < l->n && r >= 0; i++) {
 		const struct sdiag_sock *s;
@@ -490,7 +529,7 @@ int life_poll(struct life *l, life_cb cb, void *ud, uint64_t *ret_lost)
 		if (r > 0)
 			n += r;
 	}
-	sdiag_procmap_free(pm);
+	find_owners(l);
 	listeners_done(l);
 	if (ret_lost)
 		*ret_lost = lost;
@@ -666,5 +705,6 @@ void life_free(struct life *l)
 	free(l->tab);
 	free(l->lports);
 	free(l->lnext);
+	free(l->want);
 	free(l);
 }

@@ -261,6 +261,8 @@ def main():
               kill_errno)
         check("killed while held: a failure outcome", held and held[0]["outcome"] in
               ("reset", "aborted"), held)
+        check("killed while held: seen by a dump, so its owner is this process",
+              held and held[0]["owner"] and held[0]["owner"]["pid"] == os.getpid(), held)
         c.close()
         a.close()
         # UDP
