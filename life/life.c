@@ -448,6 +448,11 @@ static int seen(struct life *l, const struct sdiag_sock *s)
 	/* The kernel filter passed it; the rest of the filter is ours. */
 	if (s->state == SDIAG_SS_LISTEN)
 		return s->table == SDIAG_T_TCP ? add_listener(l, s) : 0;
+	/* A timewait socket carries no tcp_info (a FIN-WAIT-2 one passes the state
+	 * filter, under a cookie of its own): its connection's socket is freed and
+	 * recorded by its destroy event; this one is no second connection. */
+	if (s->table == SDIAG_T_TCP && !(s->has & SDIAG_HAS_TCP_INFO))
+		return 0;
 	if (l->o.filter && !sdiag_filter_match(l->o.filter, s))
 		return 0;
 	if (!e) {
