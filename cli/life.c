@@ -356,16 +356,9 @@ static int life_loop(struct life_ctx *c, struct life *l, int sigfd)
 /* --bpf that could not load: one line, and life goes on without it. */
 static void said_bpf(int err)
 {
-	const char *why = err == -EOPNOTSUPP ? "built without BPF (clang's BPF target, bpftool "
-					       "or the libbpf headers missing at build time)"
-			  : err == -ENOENT   ? "no kernel BTF (/sys/kernel/btf/vmlinux)"
-			  : err == -EPERM    ? "not permitted (needs CAP_BPF and CAP_PERFMON, or "
-					       "CAP_SYS_ADMIN)"
-					     : strerror(-err);
-
 	if (err)
 		fprintf(stderr, "sockdiag life: --bpf: cannot load the tracepoint program: %s; "
-				"starts are first seen\n", why);
+				"starts are first seen\n", life_bpf_why(err));
 }
 
 /* The namespaces' descriptors: -N (one or several) or ours. */

@@ -582,6 +582,15 @@ int life_bpf_error(const struct life *l)
 	return l->bpf ? 0 : l->bpf_err;
 }
 
+const char *life_bpf_why(int err)
+{
+	return err == -EOPNOTSUPP ? "built without BPF (clang's BPF target, bpftool or the libbpf "
+				    "headers missing at build time)"
+	       : err == -ENOENT   ? "no kernel BTF (/sys/kernel/btf/vmlinux)"
+	       : err == -EPERM	  ? "not permitted (needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)"
+				  : strerror(-err);
+}
+
 size_t life_live(const struct life *l)
 {
 	return l->used;

@@ -96,6 +96,8 @@ void life_mark_destroyed(struct life *l, uint64_t cookie);
  * could not be (-EOPNOTSUPP: built without BPF; -ENOENT: no kernel BTF;
  * -EPERM: no CAP_BPF + CAP_PERFMON; ...): the starts are then first seen. */
 int life_bpf_error(const struct life *l);
+/* That error in words ("not permitted (needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)"). */
+const char *life_bpf_why(int err);
 /* Sockets alive in the table (for the bound on memory). */
 size_t life_live(const struct life *l);
 
