@@ -152,17 +152,28 @@ static bool listening(const struct life *l, unsigned ns, uint16_t port)
 	return l->nl && bsearch(&key, l->lports, l->nl, sizeof(key), cmp_u32);
 }
 
+/* Room for want elements of size bytes in the growing array *p of *cap. */
+static int room(void *p, size_t *cap, size_t want, size_t size)
+{
+	void **a = p, *n;
+	size_t c = *cap ? *cap : 64;
+
+	if (want <= *cap)
+		return 0;
+	while (c < want)
+		c *= 2;
+	n = realloc(*a, c * size);
+	if (!n)
+		return -ENOMEM;
+	*a = n;
+	*cap = c;
+	return 0;
+}
+
 static int add_listener(struct life *l, const struct sdiag_sock *s)
 {
-	if (l->nnext == l->capnext) {
-		size_t cap = l->capnext ? l->capnext * 2 : 64;
-		uint32_t *p = realloc(l->lnext, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		l->lnext = p;
-		l->capnext = cap;
-	}
+	if (room(&l->lnext, &l->capnext, l->nnext + 1, sizeof(*l->lnext)) < 0)
+		return -ENOMEM;
 	l->lnext[l->nnext++] = (uint32_t)l->cur << 16 | s->inet.sport;
 	return 0;
 }
@@ -404,15 +415,8 @@ int life_events(struct life *l, size_t i, life_cb cb, void *ud, uint64_t *ret_lo
 
 static int want_owner(struct life *l, uint64_t cookie, uint64_t inode)
 {
-	if (l->nwant + 2 > l->capwant) {
-		size_t cap = l->capwant ? l->capwant * 2 : 64;
-		uint64_t *w = realloc(l->want, cap * sizeof(*w));
-
-		if (!w)
-			return -ENOMEM;
-		l->want = w;
-		l->capwant = cap;
-	}
+	if (room(&l->want, &l->capwant, l->nwant + 2, sizeof(*l->want)) < 0)
+		return -ENOMEM;
 	l->want[l->nwant++] = cookie;
 	l->want[l->nwant++] = inode;
 	return 0;
