@@ -14,7 +14,10 @@
 #   2. bench/tcplife.bt (a tcplife equivalent on sock:inet_sock_set_state) under
 #      Debian's bpftrace runs on the same load: its CPU over the load (the tracepoint
 #      is global: other namespaces' connections are traced too, and counted).
-# Prints one markdown row per RATE and tool. Environment: BUILD, SOCKDIAG.
+# Prints one markdown row per RATE and tool, after a line with the TCP sockets allocated on
+# the host in all namespaces (each dump of life walks them all: the kernel's table is global,
+# so another program's million sockets cost life's dumps). Environment: BUILD, SOCKDIAG,
+# LIFE_ARGS (more options for life, e.g. --interval 60 to see the events' cost alone).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -34,6 +37,7 @@ trap 'rm -rf "$TMP"' EXIT
 cc -O2 -o "$TMP/mkcloses" "$ROOT/bench/mkcloses.c"
 
 if [ "${LIFE_BENCH_INNER:-}" != 1 ]; then
+	echo "TCP sockets allocated on the host (all namespaces): $(awk '/^TCP:/ { for (i = 1; i < NF; i++) if ($i == "alloc") print $(i + 1) }' /proc/net/sockstat)"
 	echo "| rate/s asked | tool | connections made | made/s | sockets ended | records | lost | unaccounted | CPU s | CPU s per 100k conns | % of one core | peak RSS MiB |"
 	echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 	for rate in "$@"; do
@@ -49,7 +53,8 @@ hz=$(getconf CLK_TCK)
 rate=$1
 
 # 1. sockdiag life
-"$SOCKDIAG" life -t --ndjson >/dev/null 2>"$TMP/life.err" &
+# shellcheck disable=SC2086
+"$SOCKDIAG" life -t --ndjson ${LIFE_ARGS:-} >/dev/null 2>"$TMP/life.err" &
 pid=$!
 sleep 1
 t0=$(ticks $pid)

@@ -21,6 +21,7 @@
 #include <sys/signalfd.h>
 
 #include "cli/commands.h"
+#include "cli/fmt/fmt.h"
 #include "cli/run/run.h"
 #include "life/life.h"
 #include "util/inaddr.h"
@@ -37,11 +38,18 @@ struct life_ctx {
 	int rcvbuf;
 	bool first;
 	bool no_header;		/* -H */
+	bool bpf;		/* --bpf */
+	struct obuf out;	/* standard output */
+	char iso[32];		/* the last second written, ISO 8601 */
+	size_t iso_len;
+	uint64_t iso_sec;
 };
 
-enum { OPT_RCVBUF = 0x100 };
+enum { OPT_RCVBUF = 0x100, OPT_BPF };
 /* A read of this many records or more waits LIFE_GATHER_NS before the next. */
 enum { LIFE_BATCH = 16, LIFE_GATHER_NS = 10 * 1000 * 1000 };
+/* Standard output is written when this much is buffered, and after each wake-up. */
+enum { LIFE_OUT_FLUSH = 32 * 1024 };
 
 static int life_opt(void *ctx, int val, const char *arg)
 {
@@ -49,6 +57,10 @@ static int life_opt(void *ctx, int val, const char *arg)
 	char *end;
 	long v;
 
+	if (val == OPT_BPF) {
+		c->bpf = true;
+		return 0;
+	}
 	if (val != OPT_RCVBUF)
 		return run_sched_opt(&c->sched, "life", val, arg);
 	errno = 0;
@@ -64,105 +76,135 @@ static int life_opt(void *ctx, int val, const char *arg)
 	return 0;
 }
 
-static void addr(char *buf, size_t n, const struct life_rec *r, bool local)
+static void addr(struct obuf *b, const struct life_rec *r, bool local)
 {
 	const uint8_t *a = local ? r->src : r->dst;
 	uint8_t fam = in_plain(r->family, a, &a);
+	char t[INET6_ADDRSTRLEN + 2];
 
-	inet_ntop(fam, a, buf, (socklen_t)n);
+	obuf_put(b, t, fmt_addr(t, fam, a));
 }
 
-static void iso(char *buf, size_t n, uint64_t ms)
+/* ms since the epoch as ISO 8601 UTC with milliseconds; the part up to the
+ * second is made once per second (gmtime and strftime cost more than the
+ * rest of a record). */
+static void iso(struct life_ctx *c, uint64_t ms)
 {
-	time_t t = (time_t)(ms / 1000);
-	struct tm tm;
-	size_t k;
+	uint64_t sec = ms / 1000;
+	unsigned frac = (unsigned)(ms % 1000);
 
-	gmtime_r(&t, &tm);
-	k = strftime(buf, n, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf + k, n - k, ".%03uZ", (unsigned)(ms % 1000));
-}
+	if (sec != c->iso_sec || !c->iso_len) {
+		time_t t = (time_t)sec;
+		struct tm tm;
 
-static void json_comm(const char *s)
-{
-	putchar('"');
-	for (size_t i = 0; i < 16 && s[i]; i++) {
-		unsigned char ch = (unsigned char)s[i];
-
-		if (ch < 0x20 || ch == '"' || ch == '\\' || ch >= 0x7f)
-			printf("\\u%04x", ch);
-		else
-			putchar(ch);
+		gmtime_r(&t, &tm);
+		c->iso_len = strftime(c->iso, sizeof(c->iso), "%Y-%m-%dT%H:%M:%S", &tm);
+		c->iso_sec = sec;
 	}
-	putchar('"');
+	obuf_put(&c->out, c->iso, c->iso_len);
+	obuf_put(&c->out, (const char[]){ '.', (char)('0' + frac / 100),
+					 (char)('0' + frac / 10 % 10), (char)('0' + frac % 10),
+					 'Z' }, 5);
 }
+
+#define PUTS(b, lit) obuf_put((b), (lit), sizeof(lit) - 1)
+
+static void json_u64(struct obuf *b, const char *key_lit, size_t n, uint64_t v)
+{
+	obuf_put(b, key_lit, n);
+	obuf_u64(b, v);
+}
+#define JU(b, lit, v) json_u64((b), (lit), sizeof(lit) - 1, (v))
 
 static void print_json(struct life_ctx *c, const struct life_rec *r)
 {
-	char t[40], la[INET6_ADDRSTRLEN], pa[INET6_ADDRSTRLEN];
+	struct obuf *b = &c->out;
 
-	addr(la, sizeof(la), r, true);
-	addr(pa, sizeof(pa), r, false);
-	iso(t, sizeof(t), r->end_ms);
 	if (c->fmt == OUT_JSON)
-		fputs(c->first ? "[\n" : ",\n", stdout);
+		obuf_puts(b, c->first ? "[\n" : ",\n");
 	c->first = false;
-	printf("{\"time\":\"%s\",", t);
+	PUTS(b, "{\"time\":\"");
+	iso(c, r->end_ms);
 	if (r->start_ms) {
-		iso(t, sizeof(t), r->start_ms);
-		printf("\"start\":\"%s\",\"duration_ms\":%llu,", t,
-		       (unsigned long long)(r->end_ms - r->start_ms));
+		PUTS(b, "\",\"start\":\"");
+		iso(c, r->start_ms);
+		JU(b, "\",\"duration_ms\":", r->end_ms - r->start_ms);
+		PUTS(b, ",");
 	} else {
-		fputs("\"start\":null,\"duration_ms\":null,", stdout);
+		PUTS(b, "\",\"start\":null,\"duration_ms\":null,");
 	}
-	printf("\"start_exact\":%s,", r->start_exact ? "true" : "false");
-	if (c->ns)
-		printf("\"netns\":\"%s\",", c->ns[r->ns].label);
-	printf("\"proto\":\"%s\",\"local\":{\"addr\":\"%s\",\"port\":%u},"
-	       "\"peer\":{\"addr\":\"%s\",\"port\":%u},\"cookie\":\"%llx\",\"state\":\"%s\","
-	       "\"outcome\":\"%s\",\"seen_closed\":%s",
-	       r->proto == IPPROTO_UDP ? "udp" : "tcp", la, r->sport, pa, r->dport,
-	       (unsigned long long)r->cookie, r->state ? sdiag_state_name(r->state) : "",
-	       life_outcome_name(r->outcome), r->by_poll ? "true" : "false");
-	if (r->has_info)
-		printf(",\"bytes_acked\":%llu,\"bytes_received\":%llu,\"segs_out\":%u,"
-		       "\"segs_in\":%u,\"retrans\":%u,\"rtt_us\":%u,\"min_rtt_us\":%u,"
-		       "\"delivery_rate\":%llu",
-		       (unsigned long long)r->bytes_acked, (unsigned long long)r->bytes_received,
-		       r->segs_out, r->segs_in, r->total_retrans, r->rtt_us, r->min_rtt_us,
-		       (unsigned long long)r->delivery_rate);
-	if (r->has_queues)
-		printf(",\"recv_q\":%u,\"send_q\":%u", r->rqueue, r->wqueue);
+	obuf_puts(b, r->start_exact ? "\"start_exact\":true," : "\"start_exact\":false,");
+	if (c->ns) {
+		PUTS(b, "\"netns\":");
+		obuf_json_cstr(b, c->ns[r->ns].label);
+		PUTS(b, ",");
+	}
+	obuf_puts(b, r->proto == IPPROTO_UDP ? "\"proto\":\"udp\"" : "\"proto\":\"tcp\"");
+	PUTS(b, ",\"local\":{\"addr\":\"");
+	addr(b, r, true);
+	JU(b, "\",\"port\":", r->sport);
+	PUTS(b, "},\"peer\":{\"addr\":\"");
+	addr(b, r, false);
+	JU(b, "\",\"port\":", r->dport);
+	PUTS(b, "},\"cookie\":\"");
+	obuf_hex(b, r->cookie);
+	PUTS(b, "\",\"state\":\"");
+	if (r->state)
+		obuf_puts(b, sdiag_state_name(r->state));
+	PUTS(b, "\",\"outcome\":\"");
+	obuf_puts(b, life_outcome_name(r->outcome));
+	obuf_puts(b, r->by_poll ? "\",\"seen_closed\":true" : "\",\"seen_closed\":false");
+	if (r->has_info) {
+		JU(b, ",\"bytes_acked\":", r->bytes_acked);
+		JU(b, ",\"bytes_received\":", r->bytes_received);
+		JU(b, ",\"segs_out\":", r->segs_out);
+		JU(b, ",\"segs_in\":", r->segs_in);
+		JU(b, ",\"retrans\":", r->total_retrans);
+		JU(b, ",\"rtt_us\":", r->rtt_us);
+		JU(b, ",\"min_rtt_us\":", r->min_rtt_us);
+		JU(b, ",\"delivery_rate\":", r->delivery_rate);
+	}
+	if (r->has_queues) {
+		JU(b, ",\"recv_q\":", r->rqueue);
+		JU(b, ",\"send_q\":", r->wqueue);
+	}
+	if (r->has_drops)
+		JU(b, ",\"drops\":", r->drops);
 	if (r->pid) {
-		printf(",\"owner\":{\"pid\":%d,\"comm\":", r->pid);
-		json_comm(r->comm);
-		putchar('}');
+		JU(b, ",\"owner\":{\"pid\":", (uint64_t)r->pid);
+		PUTS(b, ",\"comm\":");
+		obuf_json_str(b, r->comm, strnlen(r->comm, sizeof(r->comm)));
+		PUTS(b, "}");
 	} else {
-		fputs(",\"owner\":null", stdout);
+		PUTS(b, ",\"owner\":null");
 	}
 	if (r->cgroup_id)
-		printf(",\"cgroup_id\":%llu", (unsigned long long)r->cgroup_id);
-	fputs(c->fmt == OUT_NDJSON ? "}\n" : "}", stdout);
+		JU(b, ",\"cgroup_id\":", r->cgroup_id);
+	obuf_puts(b, c->fmt == OUT_NDJSON ? "}\n" : "}");
 }
 
 static void print_row(struct life_ctx *c, const struct life_rec *r)
 {
-	char t[40], la[INET6_ADDRSTRLEN], pa[INET6_ADDRSTRLEN], dur[24] = "-";
+	struct obuf *b = &c->out;
+	char dur[24] = "-";
+	size_t la;
 
-	addr(la, sizeof(la), r, true);
-	addr(pa, sizeof(pa), r, false);
-	iso(t, sizeof(t), r->end_ms);
 	if (c->first && !c->no_header)
-		printf("%-24s %-5s %-10s %9s %10s %10s %-28s %s%s\n", "Time", "Proto", "Outcome",
-		       "Dur(ms)", "Acked", "Received", "Local", "Peer", c->ns || c->all ? "  Netns" : "");
+		obuf_printf(b, "%-24s %-5s %-10s %9s %10s %10s %-28s %s%s\n", "Time", "Proto",
+			    "Outcome", "Dur(ms)", "Acked", "Received", "Local", "Peer",
+			    c->ns || c->all ? "  Netns" : "");
 	c->first = false;
 	if (r->start_ms)
 		snprintf(dur, sizeof(dur), "%llu", (unsigned long long)(r->end_ms - r->start_ms));
-	printf("%-24s %-5s %-10s %9s %10llu %10llu %s:%-*u %s:%u%s%s\n", t,
-	       r->proto == IPPROTO_UDP ? "udp" : "tcp", life_outcome_name(r->outcome), dur,
-	       (unsigned long long)r->bytes_acked, (unsigned long long)r->bytes_received, la,
-	       (int)(27 - strlen(la)), r->sport, pa, r->dport, c->ns ? "  " : "",
-	       c->ns ? c->ns[r->ns].label : "");
+	iso(c, r->end_ms);
+	obuf_printf(b, " %-5s %-10s %9s %10llu %10llu ", r->proto == IPPROTO_UDP ? "udp" : "tcp",
+		    life_outcome_name(r->outcome), dur, (unsigned long long)r->bytes_acked,
+		    (unsigned long long)r->bytes_received);
+	la = b->len;
+	addr(b, r, true);
+	obuf_printf(b, ":%-*u ", (int)(27 - (b->len - la)), r->sport);
+	addr(b, r, false);
+	obuf_printf(b, ":%u%s%s\n", r->dport, c->ns ? "  " : "", c->ns ? c->ns[r->ns].label : "");
 }
 
 static int rec_cb(const struct life_rec *r, void *ud)
@@ -176,7 +218,9 @@ static int rec_cb(const struct life_rec *r, void *ud)
 	else
 		print_json(c, r);
 	c->count++;
-	return ferror(stdout) ? -EPIPE : 0;
+	if (c->out.len >= LIFE_OUT_FLUSH && obuf_flush(&c->out) < 0)
+		return -EPIPE;
+	return c->out.err ? -EPIPE : 0;
 }
 
 static void said_lost(struct life_ctx *c, uint64_t lost)
@@ -186,60 +230,20 @@ static void said_lost(struct life_ctx *c, uint64_t lost)
 	c->lost += lost;
 	fprintf(stderr, "sockdiag life: %llu event%s lost (receive queue overflow)\n",
 		(unsigned long long)lost, lost == 1 ? "" : "s");
-	if (c->fmt == OUT_NDJSON)
-		printf("{\"lost\":%llu}\n", (unsigned long long)lost);
-}
-
-static bool has_inode(const struct sdiag_netns *ns, size_t n, uint64_t inode)
-{
-	for (size_t i = 0; i < n; i++)
-		if (ns[i].inode == inode)
-			return true;
-	return false;
+	if (c->fmt == OUT_NDJSON) {
+		JU(&c->out, "{\"lost\":", lost);
+		PUTS(&c->out, "}\n");
+	}
 }
 
 /* --all-netns: the namespaces deleted since the last dump are let go (their
  * pending events read first), the new ones followed. */
 static int resync(struct life_ctx *c, struct life *l)
 {
-	struct sdiag_netns *now = NULL;
-	size_t n = 0;
 	uint64_t lost;
-	int r = sdiag_netns_list(&now, &n);
+	int r = life_follow_all(l, &c->ns, &c->nns, rec_cb, c, &lost);
 
-	if (r < 0)
-		return r;
-	for (size_t i = c->nns; i-- > 0;) {
-		if (has_inode(now, n, c->ns[i].inode))
-			continue;
-		r = life_events(l, i, rec_cb, c, &lost);
-		said_lost(c, lost);
-		life_ns_remove(l, i);
-		memmove(&c->ns[i], &c->ns[i + 1], (c->nns - i - 1) * sizeof(*c->ns));
-		c->nns--;
-		if (r < 0)
-			goto out;
-	}
-	r = 0;
-	for (size_t i = 0; i < n; i++) {
-		struct sdiag_netns *g;
-		int fd, k;
-
-		if (has_inode(c->ns, c->nns, now[i].inode) || sdiag_netns_open(now[i].path, &fd) < 0)
-			continue; /* followed, or gone already */
-		g = realloc(c->ns, (c->nns + 1) * sizeof(*g));
-		k = g ? life_ns_add(l, fd) : -ENOMEM;
-		close(fd);
-		if (g)
-			c->ns = g;
-		if (k < 0) {
-			r = k;
-			break;
-		}
-		c->ns[c->nns++] = now[i];
-	}
-out:
-	free(now);
+	said_lost(c, lost);
 	return r;
 }
 
@@ -264,18 +268,27 @@ static int life_loop(struct life_ctx *c, struct life *l, int sigfd)
 		for (size_t i = 0; i < n; i++)
 			p[i] = (struct pollfd){ .fd = life_fd(l, i), .events = POLLIN };
 		p[n] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
-		if (ms <= 0) {
-			r = c->all ? resync(c, l) : 0;
-			if (r >= 0)
-				r = life_poll(l, rec_cb, c, &lost);
-			said_lost(c, lost);
-			polls++;
-		} else if (poll(p, n + 1, ms) < 0) {
+		lost = 0;
+		/* The signals are looked at before every dump too: a dump slower than
+		 * the interval must not make life deaf to them. */
+		if (poll(p, n + 1, ms > 0 ? ms : 0) < 0) {
 			if (errno == EINTR)
 				continue;
 			r = -errno;
 		} else if (p[n].revents & POLLIN) {
 			break;
+		} else if (ms <= 0) {
+			uint64_t iv = run_interval_ns(&c->sched), now;
+
+			r = c->all ? resync(c, l) : 0;
+			if (r >= 0)
+				r = life_poll(l, rec_cb, c, &lost);
+			said_lost(c, lost);
+			polls++;
+			/* Ticks the dump overran are skipped, not run back to back. */
+			now = mono_ns();
+			if (start + polls * iv <= now)
+				polls = (now - start) / iv + 1;
 		} else {
 			for (size_t i = 0; i < n && r >= 0; i++) {
 				if (!(p[i].revents & (POLLIN | POLLERR)))
@@ -285,7 +298,8 @@ static int life_loop(struct life_ctx *c, struct life *l, int sigfd)
 				batch |= r >= LIFE_BATCH;
 			}
 		}
-		fflush(stdout);
+		if (obuf_flush(&c->out) < 0 && r >= 0)
+			r = -EPIPE;
 		/* Under a burst of ends, let them gather (the receive buffer holds
 		 * 32 MiB): one wake-up for many events instead of one each. */
 		if (batch && r >= 0)
@@ -297,11 +311,20 @@ static int life_loop(struct life_ctx *c, struct life *l, int sigfd)
 	return r < 0 ? r : 0;
 }
 
+/* --bpf that could not load: one line, and life goes on without it. */
+static void said_bpf(int err)
+{
+	if (err)
+		fprintf(stderr, "sockdiag life: --bpf: cannot load the tracepoint program: %s; "
+				"starts are first seen\n", life_bpf_why(err));
+}
+
 /* The namespaces' descriptors: -N (one or several) or ours. */
 static int open_life(struct life **l, struct life_ctx *c, const struct cli_opts *o)
 {
 	struct life_opts lo = { .groups = opts_watch_groups(o), .filter = o->q.filter,
-				.afs = o->q.afs, .rcvbuf = c->rcvbuf, .owners = true };
+				.afs = o->q.afs, .rcvbuf = c->rcvbuf, .owners = true,
+				.bpf = c->bpf };
 	size_t n = 0;
 	int *fds = NULL, r = 0;
 
@@ -337,6 +360,8 @@ static int open_life(struct life **l, struct life_ctx *c, const struct cli_opts 
 		if (r < 0)
 			fprintf(stderr, "sockdiag life: cannot subscribe to socket-destroy events: "
 					"%s\n", strerror(-r));
+		else if (c->bpf)
+			said_bpf(life_bpf_error(*l));
 	}
 	for (size_t i = 0; i < n; i++)
 		if (fds[i] >= 0)
@@ -350,6 +375,7 @@ int cmd_life(int argc, char **argv)
 	static const struct option longopts[] = {
 		RUN_SCHED_LONGOPTS,
 		{ "rcvbuf", required_argument, NULL, OPT_RCVBUF },
+		{ "bpf", no_argument, NULL, OPT_BPF },
 		{ 0 },
 	};
 	struct life_ctx c = { .first = true };
@@ -363,7 +389,9 @@ int cmd_life(int argc, char **argv)
 		.usage = "Life:     --interval SECONDS (dumps for first seen, owners and ends "
 			 "while held; default 1)\n"
 			 "          --count N (stop after N records)\n"
-			 "          --rcvbuf BYTES (receive buffer, default 32 MiB)\n",
+			 "          --rcvbuf BYTES (receive buffer, default 32 MiB)\n"
+			 "          --bpf (exact TCP starts and owners from the "
+			 "sock:inet_sock_set_state tracepoint)\n",
 	};
 	struct sdiag_filter *f = NULL;
 	struct life *l = NULL;
@@ -394,6 +422,8 @@ int cmd_life(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto out;
 	}
+	if (obuf_init(&c.out, 2 * LIFE_OUT_FLUSH, STDOUT_FILENO) < 0)
+		goto out;
 	status = open_life(&l, &c, &o);
 	if (status)
 		goto out;
@@ -404,12 +434,13 @@ int cmd_life(int argc, char **argv)
 	}
 	r = life_loop(&c, l, sigfd);
 	if (c.fmt == OUT_JSON)
-		fputs(c.first ? "[]\n" : "\n]\n", stdout);
-	if (fflush(stdout) != 0 && r == 0)
+		obuf_puts(&c.out, c.first ? "[]\n" : "\n]\n");
+	if (obuf_flush(&c.out) < 0 && r == 0)
 		r = -EIO;
 	status = run_stream_done("life", "record", c.count, c.lost, r);
 out:
 	life_free(l);
+	obuf_fini(&c.out);
 	free(c.ns);
 	sdiag_filter_free(f);
 	if (sigfd >= 0)

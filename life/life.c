@@ -8,9 +8,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <netinet/in.h>
+#include <sys/stat.h>
 
 #include "life/life.h"
+#include "life/life_bpf.h"
 #include "util/clock.h"
 #include "util/ctab.h"
 
@@ -19,12 +22,15 @@ struct entry {
 	uint32_t gen;		/* the last dump that showed it */
 	bool reported;		/* recorded by a dump: drop its destroy event */
 	bool aborted;		/* destroyed by this process */
+	bool bpf_only;		/* known from the tracepoint, not yet from a dump */
+	bool owner_asked;	/* looked up once, at the first dump that showed it */
 	struct life_rec r;	/* tuple, first seen, last state, owners, counters */
 };
 
 struct life_ns {
 	struct sdiag_handle *h;
 	struct sdiag_watch *w;
+	uint32_t inum;		/* the namespace's inode (the tracepoint's records name it) */
 };
 
 struct life {
@@ -36,13 +42,17 @@ struct life {
 	uint32_t *lports, *lnext;
 	size_t nl, capl, nnext, capnext;
 	uint32_t gen;
+	struct life_bpf *bpf;	/* --bpf loaded; else NULL and bpf_err says why */
+	int bpf_err;
 	/* during a read or a dump */
 	unsigned cur;
 	life_cb cb;
 	void *ud;
 	int cb_err;
 	int count;
-	const struct sdiag_procmap *pm;
+	/* Sockets this poll's dumps found without an owner: (cookie, inode). */
+	uint64_t *want;
+	size_t nwant, capwant;
 };
 
 static const char *const outcome_names[LIFE_OUTCOMES] = {
@@ -87,17 +97,28 @@ static bool listening(const struct life *l, unsigned ns, uint16_t port)
 	return l->nl && bsearch(&key, l->lports, l->nl, sizeof(key), cmp_u32);
 }
 
+/* Room for want elements of size bytes in the growing array *p of *cap. */
+static int room(void *p, size_t *cap, size_t want, size_t size)
+{
+	void **a = p, *n;
+	size_t c = *cap ? *cap : 64;
+
+	if (want <= *cap)
+		return 0;
+	while (c < want)
+		c *= 2;
+	n = realloc(*a, c * size);
+	if (!n)
+		return -ENOMEM;
+	*a = n;
+	*cap = c;
+	return 0;
+}
+
 static int add_listener(struct life *l, const struct sdiag_sock *s)
 {
-	if (l->nnext == l->capnext) {
-		size_t cap = l->capnext ? l->capnext * 2 : 64;
-		uint32_t *p = realloc(l->lnext, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		l->lnext = p;
-		l->capnext = cap;
-	}
+	if (room(&l->lnext, &l->capnext, l->nnext + 1, sizeof(*l->lnext)) < 0)
+		return -ENOMEM;
 	l->lnext[l->nnext++] = (uint32_t)l->cur << 16 | s->inet.sport;
 	return 0;
 }
@@ -165,16 +186,19 @@ static void judge(struct life *l, struct life_rec *r, const struct sdiag_tcp_inf
 	uint64_t sent = ti->tcpi_bytes_sent - ti->tcpi_bytes_retrans, acked, d, segs, extra;
 	bool passive = listening(l, r->ns, r->sport), fin;
 
+	r->passive = passive;
 	if (aborted) {
 		r->outcome = LIFE_ABORTED;
 	} else if (!ti->tcpi_bytes_acked && !ti->tcpi_bytes_received && !ti->tcpi_segs_out) {
 		/* tcp_disconnect() moved write_seq past the largest window the
 		 * peer offered (+2): 3 or less, the peer never answered. */
-		if (wqueue > 3)
+		if (wqueue > 3) {
 			r->outcome = LIFE_UNACCEPTED;
-		else
-			r->outcome = ti->tcpi_retransmits || ti->tcpi_backoff ? LIFE_TIMEOUT
-									       : LIFE_REFUSED;
+			r->passive = true;
+			return;
+		}
+		r->outcome = ti->tcpi_retransmits || ti->tcpi_backoff ? LIFE_TIMEOUT
+								       : LIFE_REFUSED;
 		return;
 	}
 	/* bytes_acked counts the SYN (active side only) and our FIN once acked:
@@ -190,6 +214,7 @@ static void judge(struct life *l, struct life_rec *r, const struct sdiag_tcp_inf
 	if (d == 1 && !passive)
 		passive = ti->tcpi_delivered >= segs + 2;
 	fin = d >= 1u + !passive;
+	r->passive = passive;
 	extra = (uint64_t)!passive + fin;
 	r->bytes_acked = acked - (acked < extra ? acked : extra);
 	if (fin && ti->tcpi_bytes_received)
@@ -233,6 +258,44 @@ static bool event_match(const struct life *l, const struct entry *e, const struc
 	return sdiag_filter_match(l->o.filter, &t);
 }
 
+/* A tracepoint record: a birth (the exact start) or an owner's call. A
+ * socket no dump has seen gets an entry of its own (bpf_only). */
+static void bpf_ev(const struct sd_life_ev *ev, uint64_t ms, void *ud)
+{
+	struct life *l = ud;
+	struct entry *e = find(l, ev->cookie);
+
+	if (!e) {
+		size_t i = 0;
+
+		while (i < l->n && l->ns[i].inum != ev->netns)
+			i++;
+		if (i == l->n || !(e = add(l, ev->cookie)))
+			return; /* a namespace let go; out of memory: start not exact */
+		e->bpf_only = true;
+		e->gen = l->gen;
+		e->r.ns = (unsigned)i;
+	}
+	if (e->reported)
+		return;
+	if (ev->kind & SD_LIFE_BIRTH) {
+		e->r.start_ms = ms;
+		e->r.start_exact = true;
+	}
+	if (ev->cgroup_id && !e->r.cgroup_id)
+		e->r.cgroup_id = ev->cgroup_id;
+	if ((ev->kind & SD_LIFE_OWNER) && ev->pid > 0 && !e->r.pid) {
+		e->r.pid = ev->pid;
+		memcpy(e->r.comm, ev->comm, sizeof(e->r.comm));
+	}
+}
+
+static void bpf_read(struct life *l)
+{
+	if (l->bpf)
+		life_bpf_drain(l->bpf, bpf_ev, l);
+}
+
 static int event_cb(const struct sdiag_sock *s, void *ud)
 {
 	struct life *l = ud;
@@ -240,6 +303,11 @@ static int event_cb(const struct sdiag_sock *s, void *ud)
 	struct sdiag_tcp_info ti;
 	struct life_rec r;
 	bool aborted = false;
+
+	if (!e && l->bpf) { /* born after the ring was read, ended since */
+		bpf_read(l);
+		e = find(l, s->cookie);
+	}
 
 	if (e && e->reported) {
 		del(l, e);
@@ -287,10 +355,42 @@ int life_events(struct life *l, size_t i, life_cb cb, void *ud, uint64_t *ret_lo
 	l->ud = ud;
 	l->cb_err = 0;
 	l->count = 0;
+	bpf_read(l); /* births before the ends they belong to */
 	r = sdiag_watch_read(l->ns[i].w, NULL, event_cb, l, ret_lost);
 	if (l->cb_err)
 		return l->cb_err;
 	return r < 0 ? r : l->count;
+}
+
+static int want_owner(struct life *l, uint64_t cookie, uint64_t inode)
+{
+	if (room(&l->want, &l->capwant, l->nwant + 2, sizeof(*l->want)) < 0)
+		return -ENOMEM;
+	l->want[l->nwant++] = cookie;
+	l->want[l->nwant++] = inode;
+	return 0;
+}
+
+/* The owners of the sockets the dumps found without one: the processes'
+ * descriptors are scanned only then (a scan costs as much as every
+ * process's descriptors, socket or not: most of an idle poll's time). */
+static void find_owners(struct life *l)
+{
+	struct sdiag_procmap *pm = NULL;
+
+	if (l->nwant && sdiag_procmap_scan(&pm, NULL) == 0) {
+		for (size_t i = 0; i < l->nwant; i += 2) {
+			struct entry *e = find(l, l->want[i]);
+			const struct sdiag_proc *p;
+
+			if (e && !e->r.pid && sdiag_procmap_lookup(pm, l->want[i + 1], &p)) {
+				e->r.pid = p->pid;
+				memcpy(e->r.comm, p->comm, sizeof(e->r.comm));
+			}
+		}
+		sdiag_procmap_free(pm);
+	}
+	l->nwant = 0;
 }
 
 static int seen(struct life *l, const struct sdiag_sock *s)
@@ -301,6 +401,11 @@ static int seen(struct life *l, const struct sdiag_sock *s)
 	/* The kernel filter passed it; the rest of the filter is ours. */
 	if (s->state == SDIAG_SS_LISTEN)
 		return s->table == SDIAG_T_TCP ? add_listener(l, s) : 0;
+	/* A timewait socket carries no tcp_info (a FIN-WAIT-2 one passes the state
+	 * filter, under a cookie of its own): its connection's socket is freed and
+	 * recorded by its destroy event; this one is no second connection. */
+	if (s->table == SDIAG_T_TCP && !(s->has & SDIAG_HAS_TCP_INFO))
+		return 0;
 	if (l->o.filter && !sdiag_filter_match(l->o.filter, s))
 		return 0;
 	if (!e) {
@@ -309,22 +414,33 @@ static int seen(struct life *l, const struct sdiag_sock *s)
 			return -ENOMEM;
 		e->r.start_ms = real_ms();
 		e->r.ns = l->cur;
-		take_tuple(&e->r, s);
-		if (s->n_procs) {
-			e->r.pid = s->procs[0].pid;
-			memcpy(e->r.comm, s->procs[0].comm, sizeof(e->r.comm));
-		}
 	} else if (e->reported) {
 		return 0;
 	}
+	if (l->o.owners && !e->r.pid && !e->owner_asked && s->inode) {
+		e->owner_asked = true;
+		if (want_owner(l, s->cookie, s->inode) < 0)
+			return -ENOMEM;
+	}
+	e->bpf_only = false;
 	e->gen = l->gen;
 	e->r.state = s->state;
-	if (s->inet.dport)
+	/* The tuple the first time (a tracepoint's entry has none), and while connected. */
+	if (!e->r.cookie || s->inet.dport)
 		take_tuple(&e->r, s);
 	if (s->has & SDIAG_HAS_QUEUES) {
 		e->r.has_queues = true;
 		e->r.rqueue = s->rqueue;
 		e->r.wqueue = s->wqueue;
+	}
+	if (s->table == SDIAG_T_UDP && (s->has & SDIAG_HAS_SKMEMINFO)) {
+		uint32_t mem[SDIAG_SKMEM_VARS];
+
+		if (sdiag_sock_blob_copy(s, SDIAG_BLOB_SKMEMINFO, mem, sizeof(mem)) >
+		    SDIAG_SKMEM_DROPS * sizeof(mem[0])) {
+			e->r.has_drops = true;
+			e->r.drops = mem[SDIAG_SKMEM_DROPS];
+		}
 	}
 	take_info(&e->r, s, &ti);
 	return 0;
@@ -332,17 +448,17 @@ static int seen(struct life *l, const struct sdiag_sock *s)
 
 int life_poll(struct life *l, life_cb cb, void *ud, uint64_t *ret_lost)
 {
+	/* UDP's drop counter is in the socket's meminfo: asked only when UDP is. */
 	SDIAG_OPTS(sdiag_query, q, .tables = l->o.tables, .afs = l->o.afs,
-		   .show = SDIAG_SHOW_TCP_INFO, .filter = NULL,
+		   .show = SDIAG_SHOW_TCP_INFO |
+			   (l->o.tables & SDIAG_TABLE_BIT(SDIAG_T_UDP) ? SDIAG_SHOW_MEM : 0),
+		   .filter = NULL,
 		   /* Full sockets only: a TIME_WAIT or request socket is not one. */
 		   .states = SDIAG_STATES_ALL & ~(SDIAG_STATE_BIT(SDIAG_SS_TIME_WAIT) |
 						  SDIAG_STATE_BIT(SDIAG_SS_NEW_SYN_RECV)));
-	struct sdiag_procmap *pm = NULL;
 	uint64_t lost = 0, more;
 	int r = 0, n = 0;
 
-	if (l->o.owners && sdiag_procmap_scan(&pm, NULL) == 0)
-		q.procmap = pm;
 	l->gen++;
 	for (size_t i = 0; i < l->n && r >= 0; i++) {
 		const struct sdiag_sock *s;
@@ -371,7 +487,7 @@ int life_poll(struct life *l, life_cb cb, void *ud, uint64_t *ret_lost)
 		if (r > 0)
 			n += r;
 	}
-	sdiag_procmap_free(pm);
+	find_owners(l);
 	listeners_done(l);
 	if (ret_lost)
 		*ret_lost = lost;
@@ -386,8 +502,18 @@ int life_poll(struct life *l, life_cb cb, void *ud, uint64_t *ret_lost)
 
 		if (e->reported || e->gen == l->gen)
 			continue;
+		if (e->bpf_only) {
+			/* Born, never dumped, no end in two dumps: its destroy event was
+			 * lost (counted) or filtered; forgotten without a record. */
+			if (l->gen - e->gen >= 2) {
+				del(l, e);
+				i--; /* backward shift may have moved another entry here */
+			}
+			continue;
+		}
 		e->reported = true;
 		e->r.by_poll = true;
+		e->r.passive = e->r.proto == IPPROTO_TCP && listening(l, e->r.ns, e->r.sport);
 		e->r.has_info = false; /* the last dump's counters, not the final ones */
 		e->r.outcome = e->aborted ? LIFE_ABORTED
 			       : e->r.proto == IPPROTO_TCP ? LIFE_RESET : LIFE_OK;
@@ -405,6 +531,20 @@ void life_mark_destroyed(struct life *l, uint64_t cookie)
 		e->aborted = true;
 }
 
+int life_bpf_error(const struct life *l)
+{
+	return l->bpf ? 0 : l->bpf_err;
+}
+
+const char *life_bpf_why(int err)
+{
+	return err == -EOPNOTSUPP ? "built without BPF (clang's BPF target, bpftool or the libbpf "
+				    "headers missing at build time)"
+	       : err == -ENOENT   ? "no kernel BTF (/sys/kernel/btf/vmlinux)"
+	       : err == -EPERM	  ? "not permitted (needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)"
+				  : strerror(-err);
+}
+
 size_t life_live(const struct life *l)
 {
 	return ctab_len(&l->tab);
@@ -420,6 +560,16 @@ int life_fd(const struct life *l, size_t i)
 	return sdiag_watch_fd(l->ns[i].w);
 }
 
+static int ns_inode(int fd, uint32_t *ret)
+{
+	struct stat st;
+
+	if ((fd < 0 ? stat("/proc/self/ns/net", &st) : fstat(fd, &st)) < 0)
+		return -errno;
+	*ret = (uint32_t)st.st_ino;
+	return 0;
+}
+
 /* Subscribe in nsfd (-1: ours) and open its dump handle, as namespace l->n. */
 static int ns_open(struct life *l, int fd)
 {
@@ -429,6 +579,10 @@ static int ns_open(struct life *l, int fd)
 	memset(n, 0, sizeof(*n));
 	/* Subscribed before the first dump: every socket it sees announces its end. */
 	r = sdiag_watch_open(&n->w, l->o.groups, fd);
+	if (r == 0)
+		r = ns_inode(fd, &n->inum);
+	if (r == 0 && l->bpf)
+		r = life_bpf_net(l->bpf, n->inum, 1);
 	if (r == 0 && l->o.rcvbuf)
 		r = sdiag_watch_set_rcvbuf(n->w, l->o.rcvbuf);
 	if (r == 0)
@@ -461,6 +615,8 @@ void life_ns_remove(struct life *l, size_t i)
 		return;
 	sdiag_watch_close(l->ns[i].w);
 	sdiag_close(l->ns[i].h);
+	if (l->bpf)
+		life_bpf_net(l->bpf, l->ns[i].inum, 0);
 	memmove(&l->ns[i], &l->ns[i + 1], (l->n - i - 1) * sizeof(*l->ns));
 	l->n--;
 	/* Its sockets leave with it; the later ones move down one. */
@@ -479,6 +635,59 @@ void life_ns_remove(struct life *l, size_t i)
 	l->nl = 0; /* listening ports by index: stale until the next dump */
 }
 
+static bool has_inode(const struct sdiag_netns *ns, size_t n, uint64_t inode)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ns[i].inode == inode)
+			return true;
+	return false;
+}
+
+int life_follow_all(struct life *l, struct sdiag_netns **ns, size_t *nns, life_cb cb, void *ud,
+		    uint64_t *ret_lost)
+{
+	struct sdiag_netns *now = NULL;
+	size_t n = 0;
+	uint64_t lost;
+	int r = sdiag_netns_list(&now, &n);
+
+	*ret_lost = 0;
+	if (r < 0)
+		return r;
+	for (size_t i = *nns; i-- > 0;) {
+		if (has_inode(now, n, (*ns)[i].inode))
+			continue;
+		r = life_events(l, i, cb, ud, &lost);
+		*ret_lost += lost;
+		life_ns_remove(l, i);
+		memmove(&(*ns)[i], &(*ns)[i + 1], (*nns - i - 1) * sizeof(**ns));
+		(*nns)--;
+		if (r < 0)
+			goto out;
+	}
+	r = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct sdiag_netns *g;
+		int fd, k;
+
+		if (has_inode(*ns, *nns, now[i].inode) || sdiag_netns_open(now[i].path, &fd) < 0)
+			continue; /* followed, or gone already */
+		g = realloc(*ns, (*nns + 1) * sizeof(*g));
+		k = g ? life_ns_add(l, fd) : -ENOMEM;
+		close(fd);
+		if (g)
+			*ns = g;
+		if (k < 0) {
+			r = k;
+			break;
+		}
+		(*ns)[(*nns)++] = now[i];
+	}
+out:
+	free(now);
+	return r;
+}
+
 int life_open(struct life **ret, const struct life_opts *o)
 {
 	struct life *l = calloc(1, sizeof(*l));
@@ -489,6 +698,8 @@ int life_open(struct life **ret, const struct life_opts *o)
 		return -ENOMEM;
 	l->o = *o;
 	ctab_init(&l->tab, sizeof(struct entry));
+	/* Loaded before the first subscription: every namespace is followed from its start. */
+	l->bpf_err = o->bpf ? life_bpf_open(&l->bpf) : -ENODATA;
 	for (size_t i = 0; i < n && r >= 0; i++)
 		r = life_ns_add(l, o->nsfds ? o->nsfds[i] : -1);
 	if (r < 0) {
@@ -507,9 +718,11 @@ void life_free(struct life *l)
 		sdiag_watch_close(l->ns[i].w);
 		sdiag_close(l->ns[i].h);
 	}
+	life_bpf_close(l->bpf);
 	free(l->ns);
 	ctab_fini(&l->tab);
 	free(l->lports);
 	free(l->lnext);
+	free(l->want);
 	free(l);
 }

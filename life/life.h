@@ -33,8 +33,8 @@ const char *life_outcome_name(enum life_outcome o);
 
 struct life_rec {
 	uint64_t end_ms;	/* CLOCK_REALTIME */
-	uint64_t start_ms;	/* first seen (0: never seen alive) */
-	bool start_exact;
+	uint64_t start_ms;	/* first seen (0: never seen alive), or born (start_exact) */
+	bool start_exact;	/* from the tracepoint (life_opts.bpf): TCP only */
 	bool by_poll;		/* gone from a dump while still held */
 	unsigned ns;		/* index of the namespace (life_open's order) */
 	uint64_t cookie;
@@ -44,6 +44,8 @@ struct life_rec {
 	uint16_t sport, dport;
 	uint8_t state;		/* last state seen alive (enum sdiag_state), 0 none */
 	enum life_outcome outcome;
+	bool passive;		/* TCP: accepted on a listening port (the local port is the
+				 * service's), as judged from the final tcp_info */
 	bool has_info;		/* the tcp_info counters below */
 	uint64_t bytes_acked, bytes_received; /* payload, SYN and FIN not counted */
 	uint32_t segs_out, segs_in, total_retrans;
@@ -51,6 +53,9 @@ struct life_rec {
 	uint64_t delivery_rate; /* bytes per second */
 	bool has_queues;
 	uint32_t rqueue, wqueue;
+	bool has_drops;		/* UDP: the last dump's SK_MEMINFO_DROPS (the destroy event
+				 * carries no meminfo) */
+	uint32_t drops;
 	uint64_t cgroup_id;
 	int32_t pid;		/* 0: unknown */
 	char comm[16];
@@ -65,6 +70,7 @@ struct life_opts {
 	size_t n;
 	int rcvbuf;		/* 0: the library's default */
 	bool owners;		/* pid/comm of the sockets a dump finds */
+	bool bpf;		/* TCP births and owners from sock:inet_sock_set_state */
 };
 
 struct life;
@@ -86,8 +92,21 @@ int life_ns_add(struct life *l, int nsfd);
 /* Stop following namespace i (its sockets still open are forgotten, not
  * recorded); the later ones move down one index. */
 void life_ns_remove(struct life *l, size_t i);
+/* Every namespace of the host (--all-netns): those deleted since the last call
+ * are let go (their pending events passed to cb first), new ones followed.
+ * *ns is the caller's list of the namespaces followed, n of them in life's
+ * order (their labels), kept in step (realloc'd; free() it). Returns 0 or <0;
+ * *ret_lost the events lost in those reads. */
+int life_follow_all(struct life *l, struct sdiag_netns **ns, size_t *n, life_cb cb, void *ud,
+		    uint64_t *ret_lost);
 /* This process destroyed the socket: its record says aborted. */
 void life_mark_destroyed(struct life *l, uint64_t cookie);
+/* Whether --bpf's program is loaded: 0, -ENODATA (not asked), or why it
+ * could not be (-EOPNOTSUPP: built without BPF; -ENOENT: no kernel BTF;
+ * -EPERM: no CAP_BPF + CAP_PERFMON; ...): the starts are then first seen. */
+int life_bpf_error(const struct life *l);
+/* That error in words ("not permitted (needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)"). */
+const char *life_bpf_why(int err);
 /* Sockets alive in the table (for the bound on memory). */
 size_t life_live(const struct life *l);
 

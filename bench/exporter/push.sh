@@ -20,10 +20,8 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD=${BUILD:-$ROOT/build-bench}
-SOCKDIAG=${SOCKDIAG:-$BUILD/cli/sockdiag}
 RUNS=7
-. "$ROOT/bench/exporter/lib.sh"
+. "$ROOT/bench/exporter/lib.sh" # BUILD, SOCKDIAG and the helpers
 OPS=${OPS:-20}
 HZ=$(getconf CLK_TCK)
 

@@ -22,12 +22,8 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-BUILD=${BUILD:-$ROOT/build-bench}
-SOCKDIAG=${SOCKDIAG:-$BUILD/cli/sockdiag}
 RUNS=7
-. "$ROOT/bench/exporter/lib.sh"
-
-hwm() { awk '/^VmHWM/ { printf "%.1f", $2 / 1024 }' "/proc/$1/status"; }
+. "$ROOT/bench/exporter/lib.sh" # BUILD, SOCKDIAG and the helpers
 
 passes() {
 	"$PY" -c 'import urllib.request, sys

@@ -59,6 +59,7 @@ struct exporter {
 	char config_q[256];		/* config_path escaped, for messages */
 	bool config_explicit;
 	const char *listen_arg;		/* --listen: the file's listen is ignored */
+	struct exp_life *life;		/* life = yes: the ends, from the start on */
 	char serving[160];		/* the address served, "" before the server starts */
 	struct pusher *pusher;		/* NULL: no push target */
 };
@@ -94,9 +95,12 @@ static struct result *publish(struct exporter *e, struct exp_agg *a, struct cfg_
 		res->a = a;
 		res->cfg = cfg;
 		e->k.dump_errors += a->dump_errors;
-		e->k.dropped_listener += a->listeners.dropped;
-		e->k.dropped_cgroup += a->cgroups.dropped;
-		e->k.dropped_comm += a->comms.dropped;
+		e->k.dropped[EXP_G_LISTENER] += a->listeners.dropped;
+		e->k.dropped[EXP_G_CGROUP] += a->cgroups.dropped;
+		e->k.dropped[EXP_G_COMM] += a->comms.dropped;
+		e->k.dropped[EXP_G_EPHEMERAL] += a->ephemeral.dropped;
+		e->k.dropped[EXP_G_UDP] += a->udp.dropped;
+		e->k.dropped[EXP_G_DESTINATION] += a->dests.dropped;
 	} else {
 		exp_agg_free(a);
 		cfg_unref(cfg);
@@ -163,7 +167,7 @@ static int metrics(void *ctx, bool openmetrics, char **ret_body, size_t *ret_len
 	res = get_result(e, &k, &r);
 	if (!res)
 		return r < 0 ? r : -EIO;
-	r = exp_render(&res->cfg->c, res->a, &k, openmetrics, ret_body, ret_len);
+	r = exp_render(&res->cfg->c, res->a, &k, e->life, openmetrics, ret_body, ret_len);
 	if (r == 0)
 		r = pusher_render(e->pusher, openmetrics, ret_body, ret_len);
 	pthread_mutex_lock(&e->mu);
@@ -217,6 +221,9 @@ static int load_config(struct exporter *e, bool reload)
 		if (e->serving[0] && !e->listen_arg && strcmp(now, e->serving))
 			logline("reload: %s: listen = %s needs a restart; still serving %s",
 				e->config_q, now, e->serving);
+		if (n->c.life != e->cfg->c.life || n->c.life_by != e->cfg->c.life_by)
+			logline("reload: %s: life and life-by need a restart; ends still %s",
+				e->config_q, e->life ? "counted as before" : "not counted");
 		e->k.reloads_ok++;
 	}
 	cfg_unref(e->cfg);
@@ -230,25 +237,31 @@ static int load_config(struct exporter *e, bool reload)
 /* ---- privileges, signals ---------------------------------------------------------------- */
 
 /* Keep only what later passes need: CAP_SYS_ADMIN to enter namespaces for
- * --all-netns (a single -N namespace was entered at start), and
+ * --all-netns (a single -N namespace was entered at start),
  * CAP_SYS_PTRACE + CAP_DAC_READ_SEARCH to read other users' /proc/PID/fd
- * for group-by-comm. Dumping sockets needs no capability at all. */
+ * for group-by-comm, CAP_NET_ADMIN to subscribe to the destroy events of
+ * namespaces made later (life with --all-netns). Dumping sockets needs no
+ * capability at all. */
 static int drop_capabilities(const struct exporter *e)
 {
 #ifdef HAVE_LIBCAP_NG
-	static const int keep[] = { CAP_SYS_ADMIN, CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH };
-	bool want[3] = { e->target.all_netns, e->cfg->c.by_comm, e->cfg->c.by_comm };
-	bool have[3];
+	static const int keep[] = { CAP_SYS_ADMIN, CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH,
+				    CAP_NET_ADMIN };
+	bool comm = e->cfg->c.by_comm || e->cfg->c.destinations == EXP_BY_COMM ||
+		    (e->life && e->cfg->c.life_by == EXP_BY_COMM);
+	/* life with --all-netns subscribes to the destroy events of each new namespace. */
+	bool want[4] = { e->target.all_netns, comm, comm, e->life && e->target.all_netns };
+	bool have[4];
 
 	capng_get_caps_process();
 	/* Started without any (systemd's DynamicUser=): nothing to drop, and
 	 * capset may be filtered out. */
 	if (capng_have_capabilities(CAPNG_SELECT_BOTH) == CAPNG_NONE)
 		return 0;
-	for (unsigned i = 0; i < 3; i++)
+	for (unsigned i = 0; i < 4; i++)
 		have[i] = capng_have_capability(CAPNG_EFFECTIVE, keep[i]);
 	capng_clear(CAPNG_SELECT_BOTH);
-	for (unsigned i = 0; i < 3; i++)
+	for (unsigned i = 0; i < 4; i++)
 		if (want[i] && have[i] &&
 		    capng_update(CAPNG_ADD, CAPNG_EFFECTIVE | CAPNG_PERMITTED, keep[i]) < 0)
 			return -EPERM;
@@ -407,6 +420,7 @@ static int open_target(struct exporter *e, const char *netns)
 		if (r < 0)
 			fprintf(stderr, "sockdiag exporter: cannot open a sock_diag socket: %s\n",
 				strerror(-r));
+		e->target.range_fd = exp_range_open(-1);
 		return r;
 	}
 	r = sdiag_netns_open(netns, &fd);
@@ -415,7 +429,8 @@ static int open_target(struct exporter *e, const char *netns)
 		return r;
 	}
 	r = sdiag_open_netns(&e->target.h, fd);
-	close(fd);
+	e->target.nsfd = fd;	/* for life; closed at exit */
+	e->target.range_fd = r < 0 ? -1 : exp_range_open(fd);
 	if (r < 0) {
 		char q[256];
 
@@ -444,7 +459,8 @@ static int print_once(struct exporter *e, bool openmetrics)
 int cmd_exporter(int argc, char **argv)
 {
 	struct exporter e = { .mu = PTHREAD_MUTEX_INITIALIZER, .done = PTHREAD_COND_INITIALIZER,
-			      .config_path = EXP_DEFAULT_CONFIG, .target.label = "" };
+			      .config_path = EXP_DEFAULT_CONFIG, .target.label = "",
+			      .target.range_fd = -1, .target.nsfd = -1 };
 	struct http_server *srv = NULL;
 	struct exp_cmdline a = { .config_path = EXP_DEFAULT_CONFIG };
 	int r, status = 1, sigfd = -1;
@@ -479,11 +495,19 @@ int cmd_exporter(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (a.once) {
+	if (a.once) {	/* no time for ends: life is left out */
 		status = e.pusher ? pusher_once(e.pusher) : print_once(&e, a.openmetrics);
 		goto out;
 	}
-	sigfd = open_signals();
+	sigfd = open_signals();	/* before any thread: they inherit the blocked signals */
+	if (sigfd >= 0 && e.cfg->c.life) {
+		r = exp_life_start(&e.life, &e.cfg->c, &e.target);
+		if (r < 0) {
+			fprintf(stderr, "sockdiag exporter: life: cannot follow connection ends: "
+					"%s\n", strerror(-r));
+			goto out;
+		}
+	}
 	if (sigfd < 0 || drop_capabilities(&e) < 0) {
 		fprintf(stderr, "sockdiag exporter: cannot set up signals and capabilities\n");
 		goto out;
@@ -522,8 +546,13 @@ int cmd_exporter(int argc, char **argv)
 out:
 	pusher_free(e.pusher);	/* waits for a push under way: at most push-timeout */
 	http_stop(srv);	/* waits for the scrapes under way */
+	exp_life_stop(e.life);
 	if (sigfd >= 0)
 		close(sigfd);
+	if (e.target.nsfd >= 0)
+		close(e.target.nsfd);
+	if (e.target.range_fd >= 0)
+		close(e.target.range_fd);
 	sdiag_close(e.target.h);
 	result_unref(e.last);
 	cfg_unref(e.cfg);

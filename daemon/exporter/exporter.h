@@ -6,6 +6,10 @@
  *   exporter_collect.c   one pass over the kernel's dumps -> struct exp_agg,
  *                        aggregated while streaming (memory flat in sockets)
  *   exporter_render.c    struct exp_agg -> Prometheus text / OpenMetrics
+ *   exporter_conns.c     per-destination metrics folded in the same pass:
+ *                        ephemeral-port use, UDP receive drops, connections
+ *                        per owner and destination (top-K sets)
+ *   exporter_life.c      connection ends (life/'s engine in a thread of its own)
  *   exporter.c           options, the shared pass, HTTP (http.c), signals
  */
 #ifndef SOCKDIAG_EXPORTER_H
@@ -41,6 +45,11 @@ struct exp_config {
 	bool by_cgroup, by_comm;	/* optional groupings */
 	uint32_t max_series;		/* per grouping */
 	char *cgroup_root;		/* cgroup2 mount for id -> path, NULL = found */
+	bool ephemeral;			/* ephemeral-ports: use per destination, range size */
+	bool udp_drops;			/* udp-drops: receive drops per UDP socket */
+	enum exp_owner_key { EXP_BY_NONE, EXP_BY_COMM, EXP_BY_CGROUP } destinations;
+	bool life;			/* life: connection ends (exporter_life.c) */
+	enum exp_owner_key life_by;	/* life-by: the ends' owner label */
 	struct push_config push;	/* remote-write-url, otlp-endpoint, push-* */
 };
 
@@ -70,8 +79,9 @@ struct exp_tcp {
 struct exp_key {
 	uint32_t ns;
 	uint8_t table, family, state, pad;
-	uint16_t port, pad2;
+	uint16_t port, pport;	/* local port; peer port (per destination) */
 	uint8_t addr[16];
+	uint8_t peer[16];	/* peer address (per destination) */
 	uint64_t id;		/* cgroup id */
 	char comm[16];
 };
@@ -92,6 +102,7 @@ struct exp_set {
 
 struct exp_ns {
 	char label[64];
+	uint32_t port_lo, port_hi;	/* ip_local_port_range; 0 0: not read */
 	uint64_t socks[SDIAG_T_MAX][EXP_FAMS][SDIAG_SS_MAX];
 	uint64_t (*ports)[EXP_INET_TABLES][SDIAG_SS_MAX];	/* [n_ports] */
 	struct exp_tcp tcp;
@@ -106,6 +117,10 @@ struct exp_agg {
 	struct exp_set listeners;	/* key: ns, table, family, addr, port */
 	struct exp_set cgroups;		/* key: ns, id, state */
 	struct exp_set comms;		/* key: ns, comm, state */
+	struct exp_set ephemeral;	/* key: ns, family, addr, peer, pport */
+	struct exp_set udp;		/* key: ns, family, addr, port; v[0] drops */
+	struct exp_set dests;		/* key: ns, family, id or comm, peer, pport */
+	char **dest_cgroups;	/* per dests slot (NULL: unknown) */
 	char **cgroup_paths;	/* per cgroups slot, after the pass (NULL: unknown) */
 	uint64_t sockets;	/* seen in the pass */
 	uint64_t dump_errors;
@@ -119,6 +134,8 @@ struct exp_target {
 	bool all_netns;
 	struct sdiag_handle *h;	/* the single namespace's handle, or NULL */
 	const char *label;	/* its netns label ("" for ours) */
+	int range_fd;		/* its ip_local_port_range, opened there; -1: none */
+	int nsfd;		/* -N's namespace (for life), -1: ours */
 };
 
 /* Run one pass. Returns 0 with *ret (free with exp_agg_free), or a negative
@@ -129,15 +146,71 @@ void exp_agg_free(struct exp_agg *a);
 /* ---- rendering ------------------------------------------------------------------ */
 
 /* Counters kept across passes by exporter.c. */
+enum exp_grouping { EXP_G_LISTENER, EXP_G_CGROUP, EXP_G_COMM, EXP_G_EPHEMERAL, EXP_G_UDP,
+		    EXP_G_DESTINATION, EXP_G_N };
+
 struct exp_counters {
 	uint64_t passes, requests, dump_errors;
-	uint64_t dropped_listener, dropped_cgroup, dropped_comm;
+	uint64_t dropped[EXP_G_N];	/* by grouping: sockets left out of a bounded set */
 	uint64_t reloads_ok, reloads_refused;
 };
 
-/* Render the pass and the counters; returns 0 with a malloc'd body. */
+struct exp_life;
+struct expo;
+
+/* Render the pass and the counters (and the connection ends of l, if not
+ * NULL); returns 0 with a malloc'd body. */
 int exp_render(const struct exp_config *c, const struct exp_agg *a,
-	       const struct exp_counters *k, bool openmetrics, char **ret_body, size_t *ret_len);
+	       const struct exp_counters *k, struct exp_life *l, bool openmetrics,
+	       char **ret_body, size_t *ret_len);
+
+/* ---- bounded sets (exporter_collect.c) -------------------------------------------------- */
+
+int exp_set_init(struct exp_set *s, size_t cap);
+/* The entry for k, added if there is room; NULL (counted as dropped) if not. */
+struct exp_entry *exp_set_get(struct exp_set *s, const struct exp_key *k);
+/* Keep the k entries of the largest v[0] (ties: any), the sockets of the
+ * others (v[socks]; 2: one each) added to dropped. */
+void exp_set_top(struct exp_set *s, size_t k, unsigned socks);
+/* The cgroup v2 path of each cgroup id (n of them) into paths[i] (malloc'd,
+ * NULL: not found), under root (NULL: the first cgroup2 mount). */
+void exp_cgroup_paths(const char *root, const uint64_t *ids, size_t n, char **paths);
+/* The paths of a set's cgroup ids (k.id), per slot (NULL: not found); free
+ * with exp_paths_free(paths, s->nslots). NULL without memory. */
+char **exp_set_cgroup_paths(const struct exp_set *s, const char *root);
+void exp_paths_free(char **paths, size_t n);
+
+/* ---- per-destination metrics (exporter_conns.c) ---------------------------------------- */
+
+/* A pass's working capacity of a top-K set of max-series entries. */
+#define EXP_TOPK_WORK 4
+/* The ports a namespace's listeners hold: a bitmap filled as the dump goes
+ * (the kernel walks the listening sockets first). */
+struct exp_lports {
+	uint64_t bits[65536 / 64];
+};
+/* Open namespace nsfd's /proc/sys/net/ipv4/ip_local_port_range (-1: ours):
+ * a descriptor that keeps reading that namespace's, or a negative errno. */
+int exp_range_open(int nsfd);
+/* Read it into ns->port_lo/hi (left 0 0 when it cannot be read). */
+void exp_range_read(struct exp_ns *ns, int fd);
+int exp_conns_init(const struct exp_config *c, struct exp_agg *a);
+/* One record of namespace index ns (after fold_sock's counts). */
+void exp_conns_fold(const struct exp_config *c, struct exp_agg *a, uint32_t ns,
+		    struct exp_lports *lp, const struct sdiag_sock *s);
+/* After the pass: the top-K cut, the cgroup names. */
+void exp_conns_done(const struct exp_config *c, struct exp_agg *a);
+void exp_conns_free(struct exp_agg *a);
+void exp_conns_render(struct expo *o, const struct exp_config *c, const struct exp_agg *a);
+
+/* ---- connection ends (exporter_life.c) --------------------------------------------------- */
+
+/* Start following the ends in the target's namespaces (a thread); -errno. */
+int exp_life_start(struct exp_life **ret, const struct exp_config *c,
+		   const struct exp_target *t);
+void exp_life_stop(struct exp_life *l);
+/* The ends' series so far; the dropped count goes to the self metrics. */
+void exp_life_render(struct expo *o, struct exp_life *l);
 
 /* The metric label of a state: "established", "syn_sent", ..., "close". */
 const char *exp_state_label(unsigned state);

@@ -30,11 +30,12 @@ struct pass {
 	struct exp_agg *a;
 	uint32_t ns;			/* index of the namespace being dumped */
 	uint8_t portidx[65536];		/* 0: not configured, else index + 1 */
+	struct exp_lports lports;	/* the namespace's listening ports */
 };
 
 /* ---- bounded label sets ------------------------------------------------------------- */
 
-static int set_init(struct exp_set *s, size_t cap)
+int exp_set_init(struct exp_set *s, size_t cap)
 {
 	s->cap = cap;
 	s->nslots = cap * 2;
@@ -42,8 +43,7 @@ static int set_init(struct exp_set *s, size_t cap)
 	return s->slots ? 0 : -ENOMEM;
 }
 
-/* The entry for k, added if there is room; NULL (counted as dropped) if not. */
-static struct exp_entry *set_get(struct exp_set *s, const struct exp_key *k)
+struct exp_entry *exp_set_get(struct exp_set *s, const struct exp_key *k)
 {
 	size_t i;
 
@@ -65,6 +65,41 @@ static struct exp_entry *set_get(struct exp_set *s, const struct exp_key *k)
 	s->slots[i].k = *k;
 	s->n++;
 	return &s->slots[i];
+}
+
+static int by_count_desc(const void *x, const void *y)
+{
+	const struct exp_entry *a = *(const struct exp_entry *const *)x;
+	const struct exp_entry *b = *(const struct exp_entry *const *)y;
+
+	return a->v[0] < b->v[0] ? 1 : a->v[0] > b->v[0] ? -1 : 0;
+}
+
+void exp_set_top(struct exp_set *s, size_t k, unsigned socks)
+{
+	struct exp_entry **v;
+	size_t n = 0;
+
+	if (s->n <= k)
+		return;
+	v = malloc(s->n * sizeof(*v));
+	if (!v)
+		k = 0;	/* no memory to choose: keep none rather than an arbitrary few */
+	for (size_t i = 0; v && i < s->nslots; i++)
+		if (s->slots[i].used)
+			v[n++] = &s->slots[i];
+	if (v)
+		qsort(v, n, sizeof(*v), by_count_desc);
+	for (size_t i = 0; i < s->nslots; i++) {
+		struct exp_entry *e = v ? (i >= k && i < n ? v[i] : NULL) : &s->slots[i];
+
+		if (e && e->used) {
+			s->dropped += socks < 2 ? e->v[socks] : 1;
+			e->used = false;
+			s->n--;
+		}
+	}
+	free(v);
 }
 
 /* ---- folding one record ----------------------------------------------------------------- */
@@ -100,7 +135,7 @@ static void fold_listener(struct pass *p, const struct sdiag_sock *s)
 	struct exp_entry *e;
 
 	memcpy(k.addr, s->inet.src, s->family == AF_INET6 ? 16 : 4);
-	e = set_get(&p->a->listeners, &k);
+	e = exp_set_get(&p->a->listeners, &k);
 	if (e) {
 		e->v[0] += s->rqueue;	/* accept queue now */
 		e->v[1] += s->wqueue;	/* its limit (the backlog) */
@@ -115,7 +150,7 @@ static void fold_group(struct exp_set *set, uint32_t ns, uint8_t state, uint64_t
 
 	if (comm)
 		memcpy(k.comm, comm, strnlen(comm, sizeof(k.comm) - 1));
-	e = set_get(set, &k);
+	e = exp_set_get(set, &k);
 	if (e)
 		e->v[0]++;
 }
@@ -147,6 +182,7 @@ static void fold_sock(struct pass *p, const struct sdiag_sock *s)
 	if (p->c->by_comm)
 		fold_group(&p->a->comms, p->ns, (uint8_t)st, 0,
 			   s->n_procs ? s->procs[0].comm : "");
+	exp_conns_fold(p->c, p->a, p->ns, &p->lports, s);
 }
 
 /* A table the kernel cannot dump is counted per namespace (a metric),
@@ -176,26 +212,35 @@ static int add_ns(struct pass *p, const char *label)
 		if (!nv[a->n_ns].ports)
 			return -ENOMEM;
 	}
+	memset(&p->lports, 0, sizeof(p->lports));
 	p->ns = (uint32_t)a->n_ns++;
 	return 0;
 }
 
-static int dump_ns(struct pass *p, struct sdiag_handle *h, const struct sdiag_query *q)
+/* The queries of a pass: the main one, and UDP's with its memory info
+ * (udp-drops) when it is asked for apart (q[1] not NULL). */
+static int dump_ns(struct pass *p, struct sdiag_handle *h, const struct sdiag_query *const *q)
 {
-	const struct sdiag_sock *s;
-	struct sdiag_dump *d = NULL;
-	enum sdiag_table t;
-	int r = sdiag_dump_begin(h, q, &d);
+	int r = 0;
 
-	while (r >= 0 && (r = sdiag_dump_next(d, &s)) != 0) {
-		if (r > 0) {
-			fold_sock(p, s);
-		} else if (sdiag_dump_where(d, &t, NULL) == 0) {
-			table_failed(p, t, r);
-			r = 0;
+	for (unsigned i = 0; i < 2 && r >= 0; i++) {
+		const struct sdiag_sock *s;
+		struct sdiag_dump *d = NULL;
+		enum sdiag_table t;
+
+		if (!q[i] || !q[i]->tables)
+			continue;
+		r = sdiag_dump_begin(h, q[i], &d);
+		while (r >= 0 && (r = sdiag_dump_next(d, &s)) != 0) {
+			if (r > 0) {
+				fold_sock(p, s);
+			} else if (sdiag_dump_where(d, &t, NULL) == 0) {
+				table_failed(p, t, r);
+				r = 0;
+			}
 		}
+		sdiag_dump_end(d);
 	}
-	sdiag_dump_end(d);
 	if (r < 0) {
 		p->a->ns[p->ns].failed = true;
 		p->a->dump_errors++;
@@ -203,7 +248,7 @@ static int dump_ns(struct pass *p, struct sdiag_handle *h, const struct sdiag_qu
 	return r == -ENOMEM ? r : 0;
 }
 
-static int dump_all_netns(struct pass *p, const struct sdiag_query *q)
+static int dump_all_netns(struct pass *p, const struct sdiag_query *const *q)
 {
 	struct sdiag_netns *list = NULL;
 	size_t n = 0;
@@ -222,6 +267,13 @@ static int dump_all_netns(struct pass *p, const struct sdiag_query *q)
 		if (r < 0)
 			break;
 		fd = open(list[i].path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0 && p->c->ephemeral) {
+			int rfd = exp_range_open(fd);
+
+			exp_range_read(&p->a->ns[p->ns], rfd);
+			if (rfd >= 0)
+				close(rfd);
+		}
 		if (fd < 0 || sdiag_open_netns(&h, fd) < 0) {
 			/* Gone meanwhile, or no CAP_SYS_ADMIN over it. */
 			p->a->ns[p->ns].failed = true;
@@ -261,8 +313,21 @@ static char *cgroup2_root(void)
 	return root;
 }
 
+struct cg_names {
+	const uint64_t *ids;
+	size_t n;
+	char **paths;
+};
+
+static void cg_name(struct cg_names *w, uint64_t ino, const char *path)
+{
+	for (size_t i = 0; i < w->n; i++)
+		if (w->ids[i] == ino && !w->paths[i])
+			w->paths[i] = strdup(path);
+}
+
 /* Depth-first over the cgroup tree: each directory's inode is its cgroup id. */
-static void name_cgroups(struct exp_agg *a, int dirfd, char *path, size_t len, unsigned depth)
+static void name_cgroups(struct cg_names *w, int dirfd, char *path, size_t len, unsigned depth)
 {
 	DIR *d = fdopendir(dirfd);
 	struct dirent *de;
@@ -286,12 +351,9 @@ static void name_cgroups(struct exp_agg *a, int dirfd, char *path, size_t len, u
 			continue;
 		}
 		snprintf(path + len, 4096 - len, "/%s", de->d_name);
-		for (size_t i = 0; i < a->cgroups.nslots; i++)
-			if (a->cgroups.slots[i].used && a->cgroups.slots[i].k.id == st.st_ino &&
-			    !a->cgroup_paths[i])
-				a->cgroup_paths[i] = strdup(path);
+		cg_name(w, st.st_ino, path);
 		if (depth < 32)
-			name_cgroups(a, fd, path, len + strlen(path + len), depth + 1);
+			name_cgroups(w, fd, path, len + strlen(path + len), depth + 1);
 		else
 			close(fd);
 		path[len] = '\0';
@@ -299,27 +361,45 @@ static void name_cgroups(struct exp_agg *a, int dirfd, char *path, size_t len, u
 	closedir(d);
 }
 
-static void find_cgroup_names(const struct exp_config *c, struct exp_agg *a)
+void exp_cgroup_paths(const char *root, const uint64_t *ids, size_t n, char **paths)
 {
-	char *root = c->cgroup_root ? strdup(c->cgroup_root) : cgroup2_root();
+	struct cg_names w = { .ids = ids, .n = n, .paths = paths };
+	char *r = root ? strdup(root) : cgroup2_root();
 	char path[4096] = "";
+	struct stat st;
 	int fd;
 
-	a->cgroup_paths = calloc(a->cgroups.nslots ? a->cgroups.nslots : 1, sizeof(char *));
-	if (!root || !a->cgroup_paths || !a->cgroups.n)
+	if (!r || !n)
 		goto out;
-	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = open(r, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd >= 0) {
-		struct stat st;
-
 		if (fstat(fd, &st) == 0)	/* the root cgroup is "/" */
-			for (size_t i = 0; i < a->cgroups.nslots; i++)
-				if (a->cgroups.slots[i].used && a->cgroups.slots[i].k.id == st.st_ino)
-					a->cgroup_paths[i] = strdup("/");
-		name_cgroups(a, fd, path, 0, 0);
+			cg_name(&w, st.st_ino, "/");
+		name_cgroups(&w, fd, path, 0, 0);
 	}
 out:
-	free(root);
+	free(r);
+}
+
+char **exp_set_cgroup_paths(const struct exp_set *s, const char *root)
+{
+	uint64_t *ids = calloc(s->nslots ? s->nslots : 1, sizeof(*ids));
+	char **paths = calloc(s->nslots ? s->nslots : 1, sizeof(*paths));
+
+	if (ids && paths) {
+		for (size_t i = 0; i < s->nslots; i++)
+			ids[i] = s->slots[i].used ? s->slots[i].k.id : UINT64_MAX;
+		exp_cgroup_paths(root, ids, s->nslots, paths);
+	}
+	free(ids);
+	return paths;
+}
+
+void exp_paths_free(char **paths, size_t n)
+{
+	for (size_t i = 0; paths && i < n; i++)
+		free(paths[i]);
+	free(paths);
 }
 
 /* ---- the pass --------------------------------------------------------------------------- */
@@ -329,6 +409,11 @@ int exp_collect(const struct exp_config *c, const struct exp_target *t, struct e
 	SDIAG_OPTS(sdiag_query, q,
 			.tables = c->tables, .states = 0, .afs = SDIAG_AF_ALL,
 			.show = c->tcp_info ? SDIAG_SHOW_INFO : 0);
+	/* udp-drops: UDP apart, with its memory info (the drops), the rest without. */
+	bool udp = c->udp_drops && (c->tables & SDIAG_TABLE_BIT(SDIAG_T_UDP));
+	SDIAG_OPTS(sdiag_query, qu, .tables = SDIAG_TABLE_BIT(SDIAG_T_UDP), .afs = SDIAG_AF_ALL,
+		   .show = SDIAG_SHOW_MEM);
+	const struct sdiag_query *qs[2] = { &q, udp ? &qu : NULL };
 	struct sdiag_procmap *pm = NULL;
 	uint64_t t0 = mono_ns();
 	struct pass *p = calloc(1, sizeof(*p));
@@ -342,28 +427,34 @@ int exp_collect(const struct exp_config *c, const struct exp_target *t, struct e
 	a->n_ports = c->n_ports;
 	for (size_t i = 0; i < c->n_ports; i++)
 		p->portidx[c->ports[i]] = (uint8_t)(i + 1);
-	if ((c->listeners && set_init(&a->listeners, c->max_listeners) < 0) ||
-	    (c->by_cgroup && set_init(&a->cgroups, c->max_series) < 0) ||
-	    (c->by_comm && set_init(&a->comms, c->max_series) < 0))
+	if (udp)
+		q.tables &= ~SDIAG_TABLE_BIT(SDIAG_T_UDP);
+	if ((c->listeners && exp_set_init(&a->listeners, c->max_listeners) < 0) ||
+	    (c->by_cgroup && exp_set_init(&a->cgroups, c->max_series) < 0) ||
+	    (c->by_comm && exp_set_init(&a->comms, c->max_series) < 0) ||
+	    exp_conns_init(c, a) < 0)
 		goto out;
-	if (c->by_comm) {
+	if (c->by_comm || c->destinations == EXP_BY_COMM) {
 		/* Owners come from a /proc scan: without it every socket is comm "". */
 		if (sdiag_procmap_scan(&pm, NULL) < 0)
 			a->dump_errors++;
 		q.procmap = pm;
 	}
 	if (t->all_netns) {
-		r = dump_all_netns(p, &q);
+		r = dump_all_netns(p, qs);
 	} else {
 		r = add_ns(p, t->label ? t->label : "");
+		if (r == 0 && c->ephemeral)
+			exp_range_read(&a->ns[p->ns], t->range_fd);
 		if (r == 0)
-			r = dump_ns(p, t->h, &q);
+			r = dump_ns(p, t->h, qs);
 	}
 	if (r < 0 && !a->n_ns)
 		goto out;
 	r = 0;
 	if (c->by_cgroup)
-		find_cgroup_names(c, a);
+		a->cgroup_paths = exp_set_cgroup_paths(&a->cgroups, c->cgroup_root);
+	exp_conns_done(c, a);
 	a->duration_s = (double)(mono_ns() - t0) / 1e9;
 	a->timestamp = (double)real_ns() / 1e9;
 	*ret = a;
@@ -382,12 +473,10 @@ void exp_agg_free(struct exp_agg *a)
 	for (size_t i = 0; i < a->n_ns; i++)
 		free(a->ns[i].ports);
 	free(a->ns);
-	if (a->cgroup_paths)
-		for (size_t i = 0; i < a->cgroups.nslots; i++)
-			free(a->cgroup_paths[i]);
-	free(a->cgroup_paths);
+	exp_paths_free(a->cgroup_paths, a->cgroups.nslots);
 	free(a->listeners.slots);
 	free(a->cgroups.slots);
 	free(a->comms.slots);
+	exp_conns_free(a);
 	free(a);
 }

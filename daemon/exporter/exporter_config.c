@@ -84,6 +84,21 @@ static int set_string(struct conf_line *l, char **out, const char *v)
 	return 0;
 }
 
+/* no | comm | cgroup */
+static int owner_key(struct conf_line *l, const char *key, const char *v,
+		     enum exp_owner_key *out)
+{
+	if (!strcmp(v, "no"))
+		*out = EXP_BY_NONE;
+	else if (!strcmp(v, "comm"))
+		*out = EXP_BY_COMM;
+	else if (!strcmp(v, "cgroup"))
+		*out = EXP_BY_CGROUP;
+	else
+		return conf_fail(l, "%s: '%s' is not no, comm or cgroup", key, v);
+	return 0;
+}
+
 static int apply(void *ctx, struct conf_line *l, const char *key, char *value)
 {
 	struct parse *p = ctx;
@@ -100,6 +115,16 @@ static int apply(void *ctx, struct conf_line *l, const char *key, char *value)
 		return conf_bool(l, key, value, &c->by_cgroup);
 	if (!strcmp(key, "group-by-comm"))
 		return conf_bool(l, key, value, &c->by_comm);
+	if (!strcmp(key, "ephemeral-ports"))
+		return conf_bool(l, key, value, &c->ephemeral);
+	if (!strcmp(key, "udp-drops"))
+		return conf_bool(l, key, value, &c->udp_drops);
+	if (!strcmp(key, "life"))
+		return conf_bool(l, key, value, &c->life);
+	if (!strcmp(key, "destinations"))
+		return owner_key(l, key, value, &c->destinations);
+	if (!strcmp(key, "life-by"))
+		return owner_key(l, key, value, &c->life_by);
 	if (!strcmp(key, "max-listeners"))
 		return set_count(l, key, value, 1000000, &c->max_listeners);
 	if (!strcmp(key, "max-series"))

@@ -228,14 +228,17 @@ static void counter(struct expo *o, const char *name, const char *help, uint64_t
 static void self(struct expo *o, const struct exp_config *c, const struct exp_agg *a,
 		 const struct exp_counters *k)
 {
-	static const char *const groupings[3] = { "listener", "cgroup", "comm" };
-	const uint64_t dropped[3] = { k->dropped_listener, k->dropped_cgroup, k->dropped_comm };
+	static const char *const groupings[EXP_G_N] = {
+		[EXP_G_LISTENER] = "listener", [EXP_G_CGROUP] = "cgroup", [EXP_G_COMM] = "comm",
+		[EXP_G_EPHEMERAL] = "ephemeral", [EXP_G_UDP] = "udp_drops",
+		[EXP_G_DESTINATION] = "destination",
+	};
 
 	expo_family(o, "sockdiag_dropped_sockets", "counter",
 	       "Sockets left out of a bounded grouping because its cap was reached.");
-	for (unsigned g = 0; g < 3; g++)
+	for (unsigned g = 0; g < EXP_G_N; g++)
 		fprintf(o->f, "sockdiag_dropped_sockets_total{grouping=\"%s\"} %llu\n",
-			groupings[g], (unsigned long long)dropped[g]);
+			groupings[g], (unsigned long long)k->dropped[g]);
 	expo_family(o, "sockdiag_table_unsupported", "gauge",
 	       "1 for each socket table the kernel cannot dump (no diag module).");
 	for (size_t n = 0; n < a->n_ns; n++)
@@ -271,7 +274,8 @@ static void self(struct expo *o, const struct exp_config *c, const struct exp_ag
 }
 
 int exp_render(const struct exp_config *c, const struct exp_agg *a,
-	       const struct exp_counters *k, bool openmetrics, char **ret_body, size_t *ret_len)
+	       const struct exp_counters *k, struct exp_life *l, bool openmetrics,
+	       char **ret_body, size_t *ret_len)
 {
 	struct expo o;
 
@@ -287,6 +291,9 @@ int exp_render(const struct exp_config *c, const struct exp_agg *a,
 	if (c->by_comm)
 		groups(&o, a, &a->comms, "sockdiag_comm_sockets", "comm",
 		       "Sockets by owning process name and state; bounded by max-series.");
+	exp_conns_render(&o, c, a);
+	if (l)
+		exp_life_render(&o, l);
 	self(&o, c, a, k);
 	return expo_close(&o, ret_body, ret_len);
 }

@@ -36,5 +36,11 @@ void expo_value(struct expo *o, const char *s);
 void expo_histogram(struct expo *o, const char *name, bool gauge, const char *lname,
 		    const char *lvalue, const char *const *le, const uint64_t *buckets, size_t n,
 		    double sum);
+/* The same with any labels: labels(o, ctx) writes them (name="value" pairs
+ * joined by commas, values through expo_value). */
+typedef void (*expo_labels_fn)(struct expo *o, const void *ctx);
+void expo_histogram_by(struct expo *o, const char *name, bool gauge, expo_labels_fn labels,
+		       const void *ctx, const char *const *le, const uint64_t *buckets, size_t n,
+		       double sum);
 
 #endif

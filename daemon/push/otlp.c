@@ -38,6 +38,9 @@ static const struct {
 	{ "state", "network.connection.state" },
 	{ "port", "network.local.port" },
 	{ "address", "network.local.address" },
+	{ "local_address", "network.local.address" },
+	{ "peer_address", "network.peer.address" },
+	{ "peer_port", "network.peer.port" },
 };
 
 static const struct {
@@ -280,6 +283,20 @@ static void kv(struct out *o, unsigned field, const char *k, const char *v, bool
 	end(o, m);
 }
 
+/* A port label with a number (an int attribute); "other" (a cap's
+ * remainder) stays a string. */
+static bool is_port(const char *label, const char *v)
+{
+	if (strcmp(label, "port") && strcmp(label, "peer_port"))
+		return false;
+	if (!*v || strlen(v) > 5)
+		return false;
+	for (; *v; v++)
+		if (*v < '0' || *v > '9')
+			return false;
+	return true;
+}
+
 /* The attributes of a sample (field: 7 in NumberDataPoint, 9 in
  * HistogramDataPoint), le left out. */
 static void attributes(struct out *o, unsigned field, const struct pm *m,
@@ -300,7 +317,7 @@ static void attributes(struct out *o, unsigned field, const struct pm *m,
 			snprintf(buf, sizeof(buf), "sockdiag.%s", l->name);
 			k = buf;
 		}
-		kv(o, field, k, attr_value(l->name, l->value), !strcmp(l->name, "port"));
+		kv(o, field, k, attr_value(l->name, l->value), is_port(l->name, l->value));
 	}
 	arr_end(o);
 }

@@ -156,6 +156,25 @@ int sd_nl_batch(struct sd_nl *nl, void *buf, size_t len, int *errs, size_t n);
  * the groups the datagram was sent to.
  */
 ssize_t sd_nl_recv_event(struct sd_nl *nl, void *buf, size_t size, uint32_t *ret_groups);
+/* Up to SD_NL_EVENTS datagrams in one call (recvmmsg), without waiting, each
+ * into its slot of buf (size / SD_NL_EVENTS bytes; an event longer than its
+ * slot is lost). Returns 0 with ev filled: the datagrams the kernel sent,
+ * those cut short (ev->cut: lost), whether the read was full (ev->more: more
+ * may be queued; otherwise the queue was empty); -EAGAIN when none was
+ * queued; -ENOBUFS when events were lost (the queue overflowed); another
+ * negative errno. */
+#define SD_NL_EVENTS 16
+struct sd_nl_dgram {
+	const void *data;
+	size_t len;
+	uint32_t groups;
+};
+struct sd_nl_events {
+	unsigned n, cut;
+	bool more;
+	struct sd_nl_dgram d[SD_NL_EVENTS];
+};
+int sd_nl_recv_events(struct sd_nl *nl, void *buf, size_t size, struct sd_nl_events *ev);
 /* Discard every queued datagram (events older than an overflow): 0 once the
  * queue is empty, or after 65536 datagrams on a host that never stops. */
 int sd_nl_discard(struct sd_nl *nl);

@@ -669,6 +669,13 @@ int sd_nl_batch(struct sd_nl *nl, void *buf, size_t len, int *errs, size_t n)
 
 /* ---- events ----------------------------------------------------------------------------- */
 
+/* Only the kernel speaks for the host: a process able to unicast to an event
+ * socket must not fake an event. */
+static bool from_kernel(const struct sockaddr_nl *sa, socklen_t len)
+{
+	return len == sizeof(*sa) && sa->nl_family == AF_NETLINK && sa->nl_pid == 0;
+}
+
 ssize_t sd_nl_recv_event(struct sd_nl *nl, void *buf, size_t size, uint32_t *ret_groups)
 {
 	for (;;) {
@@ -685,14 +692,42 @@ ssize_t sd_nl_recv_event(struct sd_nl *nl, void *buf, size_t size, uint32_t *ret
 		}
 		if (mh.msg_flags & MSG_TRUNC)
 			return -ENOBUFS; /* an event cut short is an event lost */
-		/* Only the kernel speaks for the host: a process able to
-		 * unicast to this socket must not fake an event. */
-		if (mh.msg_namelen != sizeof(sa) || sa.nl_family != AF_NETLINK || sa.nl_pid != 0)
+		if (!from_kernel(&sa, mh.msg_namelen))
 			continue;
 		if (ret_groups)
 			*ret_groups = sa.nl_groups;
 		return n;
 	}
+}
+
+int sd_nl_recv_events(struct sd_nl *nl, void *buf, size_t size, struct sd_nl_events *ev)
+{
+	struct sockaddr_nl sa[SD_NL_EVENTS];
+	struct mmsghdr m[SD_NL_EVENTS];
+	struct iovec iov[SD_NL_EVENTS];
+	size_t slot = size / SD_NL_EVENTS;
+	int got;
+
+	for (unsigned i = 0; i < SD_NL_EVENTS; i++) {
+		iov[i] = (struct iovec){ (uint8_t *)buf + i * slot, slot };
+		m[i] = (struct mmsghdr){ .msg_hdr = { .msg_name = &sa[i], .msg_namelen = sizeof(sa[i]),
+						      .msg_iov = &iov[i], .msg_iovlen = 1 } };
+	}
+	do
+		got = recvmmsg(nl->fd, m, SD_NL_EVENTS, MSG_DONTWAIT, NULL);
+	while (got < 0 && errno == EINTR);
+	if (got < 0)
+		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+	ev->n = ev->cut = 0;
+	ev->more = got == SD_NL_EVENTS;
+	for (int i = 0; i < got; i++) {
+		if (m[i].msg_hdr.msg_flags & MSG_TRUNC)
+			ev->cut++; /* an event cut short is an event lost */
+		else if (from_kernel(&sa[i], m[i].msg_hdr.msg_namelen))
+			ev->d[ev->n++] = (struct sd_nl_dgram){ iov[i].iov_base, m[i].msg_len,
+							       sa[i].nl_groups };
+	}
+	return 0;
 }
 
 int sd_nl_discard(struct sd_nl *nl)

@@ -110,15 +110,15 @@ static enum sdiag_table group_table(uint32_t nl_groups)
 }
 
 /* Decode one datagram's events; returns the number passed on or <0. */
-static int run_events(struct sdiag_watch *w, size_t len, uint32_t nl_groups,
+static int run_events(struct sdiag_watch *w, const struct sd_nl_dgram *d,
 		      const struct sdiag_filter *f, sdiag_sock_cb cb, void *userdata)
 {
-	enum sdiag_table t = group_table(nl_groups);
+	enum sdiag_table t = group_table(d->groups);
 	const struct nlmsghdr *nlh;
 	size_t left;
 	int n = 0, r;
 
-	for (nlh = sd_nl_first(w->buf, len, &left); nlh; nlh = sd_nl_next(nlh, &left)) {
+	for (nlh = sd_nl_first(d->data, d->len, &left); nlh; nlh = sd_nl_next(nlh, &left)) {
 		if (nlh->nlmsg_type != SOCK_DIAG_BY_FAMILY)
 			continue;
 		memset(&w->rec, 0, sizeof(w->rec));
@@ -143,32 +143,38 @@ static int run_events(struct sdiag_watch *w, size_t len, uint32_t nl_groups,
 SD_EXPORT int sdiag_watch_read(struct sdiag_watch *w, const struct sdiag_filter *f,
 			       sdiag_sock_cb cb, void *userdata, uint64_t *ret_lost)
 {
-	uint64_t lost = 0;
+	uint64_t lost = 0, cut = 0;
 	uint32_t drops = 0;
 	int total = 0, r;
 
 	if (!w || !cb)
 		return -EINVAL;
+	/* One event per datagram: up to SD_NL_EVENTS of them per system call. */
 	for (;;) {
-		uint32_t nl_groups = 0;
-		ssize_t n = sd_nl_recv_event(w->nl, w->buf, sizeof(w->buf), &nl_groups);
+		struct sd_nl_events ev;
 
-		if (n == -ENOBUFS)
+		r = sd_nl_recv_events(w->nl, w->buf, sizeof(w->buf), &ev);
+		if (r == -ENOBUFS)
 			continue; /* counted through sk_drops below */
-		if (n == -EAGAIN)
+		if (r == -EAGAIN)
 			break;
-		if (n < 0)
-			return (int)n;
-		r = run_events(w, (size_t)n, nl_groups, f, cb, userdata);
 		if (r < 0)
 			return r;
-		total += r;
+		cut += ev.cut;
+		for (unsigned i = 0; i < ev.n; i++) {
+			r = run_events(w, &ev.d[i], f, cb, userdata);
+			if (r < 0)
+				return r;
+			total += r;
+		}
+		if (!ev.more)
+			break; /* the queue was empty: no need to ask again */
 	}
 	if (read_drops(sd_nl_fd(w->nl), &drops) == 0) {
 		lost = (uint32_t)(drops - w->drops);
 		w->drops = drops;
 	}
 	if (ret_lost)
-		*ret_lost = lost;
+		*ret_lost = lost + cut;
 	return total;
 }

@@ -83,6 +83,8 @@ static int rec_cb(const struct life_rec *r, void *ud)
 		e = e ?: put(d, "recv_q", PyLong_FromUnsignedLong(r->rqueue));
 		e = e ?: put(d, "send_q", PyLong_FromUnsignedLong(r->wqueue));
 	}
+	if (r->has_drops)
+		e = e ?: put(d, "drops", PyLong_FromUnsignedLong(r->drops));
 	e = e ?: put(d, "owner", r->pid ? Py_BuildValue("{s:i,s:s#}", "pid", r->pid, "comm",
 							r->comm, (Py_ssize_t)strnlen(r->comm, 16))
 					 : Py_NewRef(Py_None));
@@ -234,7 +236,7 @@ int sdpy_life_init(struct sdpy_state *st, PyObject *module)
 
 PyObject *sdpy_life(PyObject *module, PyObject *args, PyObject *kwds)
 {
-	static char *kw[] = { "filter", "netns", "interval", NULL };
+	static char *kw[] = { "filter", "netns", "interval", "bpf", NULL };
 	struct sdpy_state *st = sdpy_state_of(module);
 	PyObject *filter = NULL, *netns = NULL;
 	struct life_opts o = { .groups = SDIAG_WATCH_ALL, .owners = true,
@@ -242,10 +244,12 @@ PyObject *sdpy_life(PyObject *module, PyObject *args, PyObject *kwds)
 					 SDIAG_TABLE_BIT(SDIAG_T_UDP) };
 	double interval = 1.0;
 	struct sdpy_life *lo;
-	int nsfd = -1, r;
+	int nsfd = -1, bpf = 0, r;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kwds, "|OOd:life", kw, &filter, &netns, &interval))
+	if (!PyArg_ParseTupleAndKeywords(args, kwds, "|OOdp:life", kw, &filter, &netns, &interval,
+					 &bpf))
 		return NULL;
+	o.bpf = bpf;
 	if (!(interval > 0) || interval > 86400) {
 		PyErr_SetString(PyExc_ValueError, "life: interval must be > 0 seconds");
 		return NULL;
@@ -274,6 +278,13 @@ PyObject *sdpy_life(PyObject *module, PyObject *args, PyObject *kwds)
 	if (r < 0) {
 		Py_DECREF(lo);
 		return sdpy_raise_errno(r, NULL);
+	}
+	/* bpf=True that cannot load: a warning, and the starts are first seen (as the CLI). */
+	if (bpf && (r = life_bpf_error(lo->l)) &&
+	    PyErr_WarnFormat(PyExc_RuntimeWarning, 1, "life: bpf: cannot load the tracepoint "
+			     "program: %s; starts are first seen", life_bpf_why(r)) < 0) {
+		Py_DECREF(lo);
+		return NULL;
 	}
 	return (PyObject *)lo;
 }

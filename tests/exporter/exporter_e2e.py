@@ -159,6 +159,69 @@ def scrape_value(text, name):
     fail("no %s in the exposition" % name)
 
 
+def man_queries(title):
+    """The queries of sockdiag(8)'s section title (.SS, groff's escapes as in the page):
+    the lines of its .EX blocks, unescaped."""
+    page = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "man",
+                        "sockdiag.8")
+    text = open(page).read()
+    try:
+        sec = text.split(".SS %s\n" % title, 1)[1]
+    except IndexError:
+        fail("sockdiag(8) has no '%s' section" % title)
+    sec = sec.split("\n.SS ", 1)[0].split("\n.SH ", 1)[0]
+    queries, inside = [], False
+    for line in sec.splitlines():
+        if line in (".EX", ".EE"):
+            inside = line == ".EX"
+        elif inside:
+            queries.append(line.replace("\\-", "-").replace("\\(dq", '"')
+                           .replace("\\e", "\\"))
+    return queries
+
+
+def start_prometheus(tmp, spawn, jobs):
+    """A Prometheus scraping jobs ({name: HOST:PORT}) every second, storage in tmp, started
+    with spawn(args, **popen_kw); returns once it is ready."""
+    cfg = os.path.join(tmp, "prometheus.yml")
+    with open(cfg, "w") as f:
+        f.write("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n")
+        for name, target in jobs.items():
+            f.write("  - job_name: %s\n    static_configs:\n      - targets: ['%s']\n"
+                    % (name, target))
+    r = subprocess.run(["promtool", "check", "config", cfg], capture_output=True, text=True)
+    if r.returncode != 0:
+        fail("promtool check config: " + r.stdout + r.stderr)
+    log = open(os.path.join(tmp, "prometheus.log"), "w")
+    spawn(["prometheus", "--config.file=" + cfg,
+           "--storage.tsdb.path=" + os.path.join(tmp, "data"),
+           "--web.listen-address=" + PROM], stdout=log, stderr=log)
+
+    def ready():
+        try:
+            return http("http://%s/-/ready" % PROM, timeout=2)[0] == 200
+        except OSError:
+            return False
+    wait("Prometheus to be ready", ready, 60)
+
+
+def enter(argv):
+    """The checks every test here makes (root, tools) and its private network namespace
+    (argv run again inside): an exit status to end with, or None once inside."""
+    if os.geteuid() != 0:
+        print("SKIP(netns): needs root (network namespaces)")
+        return 77
+    for tool in ("prometheus", "promtool", "ip", "unshare"):
+        if not shutil.which(tool):
+            print("SKIP(tool:%s): not installed (Debian: prometheus, iproute2)" % tool)
+            return 77
+    if not os.environ.get("SD_EXPORTER_INNER"):
+        env = dict(os.environ, SD_EXPORTER_INNER="1")
+        return subprocess.run(["unshare", "-n", sys.executable, argv[0]] + argv[1:],
+                              env=env).returncode
+    return None
+
+
 class Test:
     def __init__(self, sd, slowdump):
         self.sd, self.slowdump = sd, slowdump
@@ -183,8 +246,8 @@ class Test:
         with open(os.path.join(self.tmp, "exporter.log")) as f:
             return f.read()
 
-    def setup_population(self):
-        """Namespace B with the population (the push tests use it too)."""
+    def make_netns(self):
+        """Loopback up here (A), and namespace B (self.ns) with its loopback up."""
         subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
         # B gets TCP and UDP hash tables of its own (set here, in A, for the
         # namespaces A creates): otherwise every pass walks the sockets of
@@ -194,9 +257,13 @@ class Test:
             subprocess.run(["sysctl", "-qw", knob], stderr=subprocess.DEVNULL)
         subprocess.run(["ip", "netns", "add", self.ns], check=True)
         subprocess.run(["ip", "-n", self.ns, "link", "set", "lo", "up"], check=True)
+
+    def setup_population(self):
+        """Namespace B with the population (the push tests use it too)."""
+        self.make_netns()
         self.pop = self.spawn(["ip", "netns", "exec", self.ns, sys.executable,
-                               os.path.abspath(__file__),
-                               "--population"], stdout=subprocess.PIPE, text=True)
+                               os.path.abspath(__file__), "--population"],
+                              stdout=subprocess.PIPE, text=True)
         if self.pop.stdout.readline().strip() != "ready":
             fail("population did not start")
 
@@ -233,25 +300,7 @@ class Test:
         ok("promtool check metrics passes; OpenMetrics on request")
 
     def start_prometheus(self):
-        cfg = os.path.join(self.tmp, "prometheus.yml")
-        with open(cfg, "w") as f:
-            f.write("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
-                    "scrape_configs:\n  - job_name: sockdiag\n"
-                    "    static_configs:\n      - targets: ['%s']\n" % EXPORTER)
-        r = subprocess.run(["promtool", "check", "config", cfg], capture_output=True, text=True)
-        if r.returncode != 0:
-            fail("promtool check config: " + r.stdout + r.stderr)
-        log = open(os.path.join(self.tmp, "prometheus.log"), "w")
-        self.spawn(["prometheus", "--config.file=" + cfg,
-                    "--storage.tsdb.path=" + os.path.join(self.tmp, "data"),
-                    "--web.listen-address=" + PROM], stdout=log, stderr=log)
-
-        def ready():
-            try:
-                return http("http://%s/-/ready" % PROM, timeout=2)[0] == 200
-            except OSError:
-                return False
-        wait("Prometheus to be ready", ready, 60)
+        start_prometheus(self.tmp, self.spawn, {"sockdiag": EXPORTER})
 
         def two_scrapes():
             r = query('sum_over_time(up{job="sockdiag"}[1m])')
@@ -274,20 +323,7 @@ class Test:
 
     def check_documented_queries(self):
         """Each query in sockdiag(8)'s "Series and queries" (the .EX blocks), as written."""
-        page = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "man",
-                            "sockdiag.8")
-        text = open(page).read()
-        try:
-            sec = text.split(".SS Series and queries\n", 1)[1].split("\n.SS ", 1)[0]
-        except IndexError:
-            fail("sockdiag(8) has no 'Series and queries' section")
-        queries, inside = [], False
-        for line in sec.splitlines():
-            if line in (".EX", ".EE"):
-                inside = line == ".EX"
-            elif inside:
-                queries.append(line.replace("\\-", "-").replace("\\(dq", '"')
-                               .replace("\\e", "\\"))
+        queries = man_queries("Series and queries")
         if len(queries) < 12:
             fail("sockdiag(8): %d queries in 'Series and queries', want one per family"
                  % len(queries))
@@ -408,27 +444,25 @@ class Test:
             self.cleanup()
 
 
-def main():
+def test_main(doc, nargs, population, run):
+    """The main of a test here: --population runs population(); else nargs arguments
+    (paths), the checks and the namespace of enter(), then run(*paths)."""
     if len(sys.argv) > 1 and sys.argv[1] == "--population":
         population()
         return 0
-    if len(sys.argv) != 3:
-        print(__doc__)
+    if len(sys.argv) != nargs + 1:
+        print(doc)
         return 2
-    if os.geteuid() != 0:
-        print("SKIP(netns): needs root (network namespaces)")
-        return 77
-    for tool in ("prometheus", "promtool", "ip", "unshare"):
-        if not shutil.which(tool):
-            print("SKIP(tool:%s): not installed (Debian: prometheus, iproute2)" % tool)
-            return 77
-    if not os.environ.get("SD_EXPORTER_INNER"):
-        env = dict(os.environ, SD_EXPORTER_INNER="1")
-        return subprocess.run(["unshare", "-n", sys.executable, __file__] + sys.argv[1:],
-                              env=env).returncode
-    Test(os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])).run()
+    r = enter(sys.argv)
+    if r is not None:
+        return r
+    run(*[os.path.abspath(a) for a in sys.argv[1:]])
     print("# checks: %d passed, 0 failed, 0 skipped" % len(PASSED))
     return 0
+
+
+def main():
+    return test_main(__doc__, 2, population, lambda sd, slow: Test(sd, slow).run())
 
 
 if __name__ == "__main__":

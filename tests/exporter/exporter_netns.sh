@@ -12,7 +12,9 @@
 #    "comm"} and nothing is lost (grouped + dropped = sockets seen);
 #  - group-by-cgroup: the inet sockets under this test's cgroup v2 path;
 #  - -N X: only X, labelled X;
-#  - a reload changing listen logs once that it needs a restart.
+#  - a reload changing listen logs once that it needs a restart;
+#  - life = yes with --all-netns: connection ends per namespace, one made
+#    after the start (Z) followed, and let go when deleted.
 #   usage: exporter_netns.sh SOCKDIAG
 set -euo pipefail
 
@@ -32,6 +34,7 @@ cleanup() {
 	sleep 0.1
 	ip netns del X 2>/dev/null || true
 	ip netns del Y 2>/dev/null || true
+	ip netns del Z 2>/dev/null || true
 	[ -n "$CG" ] && rmdir "$CGROOT$CG" 2>/dev/null
 	rm -rf "$T"
 }
@@ -138,6 +141,49 @@ python3 -c 'import urllib.request; urllib.request.urlopen("http://127.0.0.1:1911
 kill $EXP
 wait $EXP || fail "exporter: exit $? on SIGTERM"
 pass "reload changing listen: logged as needing a restart, once; still serving the old address"
+
+# life = yes with --all-netns: the ends of X (there at the start) and of Z (made later),
+# each under its namespace's label, once Z is followed.
+printf 'life = yes\ntables = tcp\n' >"$T/life.conf"
+"$SD" exporter --all-netns -c "$T/life.conf" --listen 127.0.0.1:19113 2>"$T/life.log" &
+LEXP=$!
+scrape_life() {
+	python3 -c 'import sys, urllib.request
+sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode())' \
+		http://127.0.0.1:19113/metrics >"$T/life" 2>/dev/null
+}
+wait_value() { # SAMPLE VALUE
+	for ((i = 0; i < 100 * ${SOCKDIAG_TEST_SLOWDOWN:-1}; i++)); do
+		scrape_life && [ "$(awk -v s="$1" '$1 == s { print $2 }' "$T/life")" = "$2" ] && return 0
+		sleep 0.1
+	done
+	fail "life --all-netns: $1 never $2: $(grep "^${1%%\{*}" "$T/life"; cat "$T/life.log")"
+}
+# The namespaces of this private world: its own, X and Y.
+wait_value sockdiag_connection_end_namespaces 3
+ip netns add Z
+ip -n Z link set lo up
+wait_value sockdiag_connection_end_namespaces 4
+ends() { # NETNS PORT: one connection, 10 bytes each way, both sides closed
+	ip -n "$1" link set lo up
+	ip netns exec "$1" python3 -c '
+import socket, sys
+l = socket.socket(); l.bind(("127.0.0.1", int(sys.argv[1]))); l.listen(1)
+c = socket.create_connection(("127.0.0.1", int(sys.argv[1]))); a = l.accept()[0]
+c.sendall(b"x" * 10); a.recv(10); a.sendall(b"y" * 10); c.recv(10)
+c.close(); a.recv(10); a.close()' "$2"
+}
+ends X 4441
+ends Z 4442
+wait_value 'sockdiag_connection_ends_total{netns="X",proto="tcp",outcome="ok",port="4441"}' 2
+wait_value 'sockdiag_connection_ends_total{netns="Z",proto="tcp",outcome="ok",port="4442"}' 2
+expect "$T/life" 'sockdiag_connection_end_sent_bytes_total{netns="Z",proto="tcp",outcome="ok",port="4442"}' 20
+grep -q 'netns="X".*port="4442"' "$T/life" && fail "Z's ends labelled X"
+ip netns del Z
+wait_value sockdiag_connection_end_namespaces 3
+kill $LEXP
+wait $LEXP || fail "exporter (life, --all-netns): exit $? on SIGTERM"
+pass "life = yes, --all-netns: the ends of X and of Z (made later) under their labels; Z let go"
 
 if [ -n "$CG" ]; then
 	printf 'group-by-cgroup = yes\ntables = tcp\n' >"$T/cg.conf"

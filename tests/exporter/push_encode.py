@@ -54,7 +54,8 @@ VOLATILE = ("sockdiag_scrape_", "sockdiag_push_", "sockdiag_tcp_rtt_seconds",
 OTLP_NAME = {"sockdiag_sockets": ("system.network.connection.count", "{connection}")}
 ATTR = {"proto": "network.transport", "family": "network.type",
         "state": "network.connection.state", "port": "network.local.port",
-        "address": "network.local.address"}
+        "address": "network.local.address", "local_address": "network.local.address",
+        "peer_address": "network.peer.address", "peer_port": "network.peer.port"}
 VALUE = {("family", "inet"): "ipv4", ("family", "inet6"): "ipv6",
          ("state", "syn_recv"): "syn_received", ("state", "fin_wait1"): "fin_wait_1",
          ("state", "fin_wait2"): "fin_wait_2"}
@@ -83,7 +84,7 @@ def otlp_attrs(labels):
         key = ATTR.get(k, "sockdiag." + k)
         if k == "family" and v not in ("inet", "inet6"):
             key = "sockdiag.family"     # network.type knows ipv4 and ipv6 only
-        out[key] = int(v) if k == "port" else VALUE.get((k, v), v)
+        out[key] = int(v) if k in ("port", "peer_port") and v.isdigit() else VALUE.get((k, v), v)
     return out
 
 
@@ -99,7 +100,10 @@ class Test(e2e.Test):
 
     def write_conf(self, extra=""):
         with open(self.conf, "w") as f:
-            f.write("ports = 22, 443, 5432, 5353\npush-header = Authorization: Bearer "
+            # Every metric family a --once pass can have (life needs a daemon).
+            f.write("ports = 22, 443, 5432, 5353\nephemeral-ports = yes\nudp-drops = yes\n"
+                    "destinations = cgroup\ngroup-by-cgroup = yes\n"
+                    "push-header = Authorization: Bearer "
                     "s3cret-token\n" + extra)
 
     def exporter(self, *args, conf="", expect=0):
@@ -269,7 +273,9 @@ class Test(e2e.Test):
             fail("%s: metrics the exposition lacks: %s" % (what, sorted(extra)))
 
         def points(fam):
-            back = {v: k for k, v in ATTR.items()}
+            back = {}
+            for k, v in ATTR.items():    # network.local.address: address first
+                back.setdefault(v, k)
             unvalue = {(k, v2): v for (k, v), v2 in VALUE.items()}
             out = []
             for a, v in got[otlp_name(fam)[0]][5]:

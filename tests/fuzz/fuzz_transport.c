@@ -138,8 +138,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (!plausible(errs[i]))
 				abort();
 		/* Whatever was not taken as an answer is read as events. */
-		while (sd_nl_recv_event(nl, dg, sizeof(dg), NULL) != -EAGAIN)
-			;
+		if (nreq & 1) {
+			while (sd_nl_recv_event(nl, dg, sizeof(dg), NULL) != -EAGAIN)
+				;
+		} else {
+			struct sd_nl_events ev;
+
+			while (sd_nl_recv_events(nl, dg, sizeof(dg), &ev) == 0 && ev.more)
+				;
+		}
 	} else {
 		struct nlmsghdr *q = mnl_nlmsg_put_header(sd_nl_reqbuf(nl, NULL));
 

@@ -175,7 +175,7 @@ def main():
     private_tmp()
     tmp = tempfile.mkdtemp()
     with open(os.path.join(tmp, "exporter.conf"), "w") as f:
-        f.write("ports = 22\n")
+        f.write("ports = 22\nephemeral-ports = yes\n")
     with open(os.path.join(tmp, "my.filter"), "w") as f:
         f.write("sport = :22\n  or dst 300.1.1.1\n")
     with open(os.path.join(tmp, "dead-backends"), "w") as f:

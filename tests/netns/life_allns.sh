@@ -3,7 +3,9 @@
 # `sockdiag life --all-netns` while namespaces are created and deleted: each namespace's
 # connection ends are recorded with its label, a deleted namespace is let go, one made
 # later is followed. In private mount, pid and network namespaces (tests/private_world.sh).
-# Usage: life_allns.sh SOCKDIAG. Exit 0 pass, 1 fail, 77 cannot run here.
+# With LIFE_BPF=1 (a build with the BPF tools) life runs with --bpf: a TCP connection in the
+# namespace made last has its exact start and its owner, the pid as this pid namespace
+# numbers it. Usage: life_allns.sh SOCKDIAG. Exit 0 pass, 1 fail, 77 cannot run here.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 SD=$(realpath "${1:?usage: life_allns.sh SOCKDIAG}")
@@ -41,7 +43,9 @@ u.close()"
 
 ip netns add life1
 ip netns exec life1 ip link set lo up
-"$SD" life --all-netns --ndjson --interval 0.1 >"$out" 2>"$err" &
+bpf=()
+[ "${LIFE_BPF:-}" = 1 ] && bpf=(--bpf)
+"$SD" life --all-netns --ndjson --interval 0.1 "${bpf[@]}" >"$out" 2>"$err" &
 pid=$!
 ended_in life1 4001
 ip netns add life2
@@ -52,6 +56,25 @@ ended_in life2 4003
 ip netns add life3
 ip netns exec life3 ip link set lo up
 ended_in life3 4004
+if [ "${LIFE_BPF:-}" = 1 ]; then
+	# pid and client port of a connection made and closed at once in life3
+	read -r tpid tport < <(ip netns exec life3 python3 -c "import os, socket
+l = socket.socket()
+l.bind(('127.0.0.1', 0))
+l.listen()
+c = socket.create_connection(l.getsockname())
+print(os.getpid(), c.getsockname()[1])
+c.close()")
+	want="\"start_exact\":true,\"netns\":\"life3\",\"proto\":\"tcp\",\"local\":{\"addr\":\"127.0.0.1\",\"port\":$tport}"
+	for _ in $(seq 100); do grep -q "$want" "$out" && break; sleep 0.1; done
+	if grep "$want" "$out" | grep -q "\"owner\":{\"pid\":$tpid,"; then
+		echo "ok   --bpf: exact start and owner (pid $tpid in this pid namespace) in life3"
+	else
+		echo "FAIL --bpf: no exact start or owner pid $tpid for port $tport in life3"
+		grep "\"port\":$tport" "$out" || true
+		fail=1
+	fi
+fi
 kill "$pid"
 wait "$pid" || { echo "FAIL exit status $?"; fail=1; }
 pid=

@@ -18,6 +18,7 @@ import tempfile
 import threading
 import time
 import tracemalloc
+import warnings
 
 import psutil
 import pytest
@@ -596,6 +597,38 @@ def test_life():
         next(lf)
     with pytest.raises(ValueError):
         sockdiag.life(interval=0)
+
+
+def test_life_bpf():
+    """life(bpf=True): a connection much shorter than the interval has its exact start
+    (between our clock before and after connect()) and its owner (this process)."""
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        lf = sockdiag.life(filter="sport = :8113 or dport = :8113", interval=30, bpf=True)
+    if said and "built without BPF" in str(said[0].message):
+        lf.close()
+        pytest.skip("built without BPF")
+    with lf:
+        assert not said, [str(w.message) for w in said]
+        srv = socket.socket()
+        srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        srv.bind(("127.0.0.1", 8113))
+        srv.listen(4)
+        t0 = time.time()
+        c = socket.create_connection(("127.0.0.1", 8113))
+        t1 = time.time()
+        a, _ = srv.accept()
+        port = c.getsockname()[1]
+        c.close()
+        a.close()
+        srv.close()
+        got = []
+        while not [g for g in got if g["local"]["port"] == port]:
+            got.append(next(lf))
+    rec = [g for g in got if g["local"]["port"] == port][0]
+    assert rec["start_exact"] is True, rec
+    assert int(t0 * 1000) / 1000 - 0.002 <= rec["start"] <= t1 + 0.002, (t0, t1, rec)
+    assert rec["owner"] == {"pid": os.getpid(), "comm": open("/proc/self/comm").read().strip()}
 
 
 def test_gil_released_while_waiting():

@@ -76,7 +76,7 @@ SOCKET_CALLS = {'socket', 'socketpair', 'bind', 'connect', 'listen', 'accept', '
                 'recvmmsg', 'setsockopt', 'getsockopt'}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 # Generated at build time, found in the build directory of its folder.
-GENERATED = {'owners.lskel.h'}
+GENERATED = {'owners.lskel.h', 'life.lskel.h'}
 
 RANK = {d: i for i, row in enumerate(LAYERS) for d in row}
 

@@ -73,7 +73,12 @@ static void config_full(void **state)
 			   "group-by-cgroup = yes\n"
 			   "group-by-comm = 1\n"
 			   "max-series = 7\n"
-			   "cgroup-root = /\n";
+			   "cgroup-root = /\n"
+			   "ephemeral-ports = yes\n"
+			   "udp-drops = yes\n"
+			   "destinations = cgroup\n"
+			   "life = yes\n"
+			   "life-by = comm\n";
 	struct exp_config c;
 	char err[256] = "";
 
@@ -92,6 +97,11 @@ static void config_full(void **state)
 	assert_true(c.by_comm);
 	assert_int_equal(c.max_series, 7);
 	assert_string_equal(c.cgroup_root, "/");
+	assert_true(c.ephemeral);
+	assert_true(c.udp_drops);
+	assert_int_equal(c.destinations, EXP_BY_CGROUP);
+	assert_true(c.life);
+	assert_int_equal(c.life_by, EXP_BY_COMM);
 	exp_config_fini(&c);
 }
 
@@ -117,6 +127,9 @@ static void config_errors(void **state)
 		{ "cgroup-root = relative\n", "line 1: cgroup-root: 'relative' is not a directory" },
 		{ "ports\n", "line 1: expected 'key = value', got 'ports'" },
 		{ "# ok\nports =\n", "line 2: ports: missing value" },
+		{ "destinations = pid\n", "line 1: destinations: 'pid' is not no, comm or cgroup" },
+		{ "life-by = yes\n", "line 1: life-by: 'yes' is not no, comm or cgroup" },
+		{ "life = 2\n", "line 1: life: expected yes or no, got '2'" },
 	};
 
 	(void)state;
@@ -214,12 +227,42 @@ static char *render(const struct exp_config *c, const struct exp_agg *a, bool om
 	char *body = NULL;
 	size_t len = 0;
 
-	assert_int_equal(exp_render(c, a, &k, om, &body, &len), 0);
+	assert_int_equal(exp_render(c, a, &k, NULL, om, &body, &len), 0);
 	assert_int_equal(strlen(body), len);
 	return body;
 }
 
 /* The request decision of the metrics server (http_req.c), without the HTTP library. */
+/* exp_set_top keeps the k largest and counts the sockets of the others. */
+static void set_top(void **state)
+{
+	static const uint64_t counts[] = { 5, 1, 9, 3, 7, 2 };
+	struct exp_set s = { 0 };
+	uint64_t kept[3] = { 0 };
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(exp_set_init(&s, 5), 0);
+	for (size_t i = 0; i < 6; i++) {
+		struct exp_key k = { .port = (uint16_t)(i + 1) };
+		struct exp_entry *e = exp_set_get(&s, &k);
+
+		if (e)
+			e->v[0] = counts[i];
+	}
+	assert_int_equal(s.n, 5);		/* the sixth did not fit: 1 socket dropped */
+	assert_int_equal(s.dropped, 1);
+	exp_set_top(&s, 3, 0);
+	for (size_t i = 0; i < s.nslots; i++)
+		if (s.slots[i].used)
+			kept[n++] = s.slots[i].v[0];
+	assert_int_equal(n, 3);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(kept[0] + kept[1] + kept[2], 9 + 7 + 5);
+	assert_int_equal(s.dropped, 1 + 3 + 1);	/* + the sockets of 3 and 1 */
+	free(s.slots);
+}
+
 static void http_decision(void **state)
 {
 	(void)state;
@@ -505,6 +548,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(label_values_distinct),
 		cmocka_unit_test(label_values_never_collide),
 		cmocka_unit_test(http_decision),
+		cmocka_unit_test(set_top),
 	};
 
 	example_path = argc > 1 ? argv[1] : NULL;

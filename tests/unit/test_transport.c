@@ -431,6 +431,33 @@ static void test_event_sender(void **state)
 	assert_int_equal(sd_nl_recv_event(f->nl, buf, sizeof(buf), NULL), -EAGAIN);
 }
 
+/* Events read SD_NL_EVENTS at a time: a full read says more may be queued, a short one
+ * that the queue is empty; an event longer than its slot is counted lost (cut); a
+ * datagram from a process is no event. */
+static void test_events_batch(void **state)
+{
+	struct fixture *f = *state;
+	uint8_t buf[SD_NL_EVENTS * 64] __attribute__((aligned(8)));
+	uint8_t big[100] = { 0 };
+	struct sd_nl_events ev;
+	struct dgram d = { 0 };
+
+	for (int i = 0; i < SD_NL_EVENTS + 3; i++) {
+		data(&d, 0, (uint32_t)i, 0);
+		queue(f, &d);
+	}
+	assert_int_equal(send(f->kernel, big, sizeof(big), 0), (ssize_t)sizeof(big));
+	assert_int_equal(sd_nl_recv_events(f->nl, buf, sizeof(buf), &ev), 0);
+	assert_int_equal(ev.n, 0); /* none from the kernel */
+	assert_int_equal(ev.cut, 0);
+	assert_true(ev.more);
+	assert_int_equal(sd_nl_recv_events(f->nl, buf, sizeof(buf), &ev), 0);
+	assert_int_equal(ev.n, 0);
+	assert_int_equal(ev.cut, 1); /* 100 bytes into a 64-byte slot */
+	assert_false(ev.more);
+	assert_int_equal(sd_nl_recv_events(f->nl, buf, sizeof(buf), &ev), -EAGAIN);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -442,6 +469,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ext_ack, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_batch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event_sender, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_events_batch, setup, teardown),
 	};
 
 	return sdiag_test_status(cmocka_run_group_tests(tests, NULL, NULL));
