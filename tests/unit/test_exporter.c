@@ -227,6 +227,11 @@ static void http_decision(void **state)
 	assert_int_equal(http_route("HEAD", "/metrics"), HTTP_PAGE_METRICS);
 	assert_int_equal(http_route("GET", "/"), HTTP_PAGE_INDEX);
 	assert_int_equal(http_route("GET", "/metrics/"), HTTP_PAGE_NOT_FOUND);
+	/* The probes (the Kubernetes manifest's liveness and readiness). */
+	assert_int_equal(http_route("GET", "/healthz"), HTTP_PAGE_HEALTHZ);
+	assert_int_equal(http_route("HEAD", "/readyz"), HTTP_PAGE_READYZ);
+	assert_int_equal(http_route("GET", "/healthz/"), HTTP_PAGE_NOT_FOUND);
+	assert_int_equal(http_route("GET", "/readyz?verbose"), HTTP_PAGE_NOT_FOUND);
 	assert_int_equal(http_route("POST", "/metrics"), HTTP_PAGE_BAD_METHOD);
 	assert_int_equal(http_route("get", "/metrics"), HTTP_PAGE_BAD_METHOD);
 	/* Prometheus 2.42's Accept; curl's; OpenMetrics refused with q=0. */
