@@ -101,17 +101,9 @@ void expo_value(struct expo *o, const char *str)
 	}
 }
 
-static void label(struct expo *o, const char *lname, const char *lvalue, bool more)
-{
-	if (!lname)
-		return;
-	fprintf(o->f, "%s=\"", lname);
-	expo_value(o, lvalue);
-	fputs(more ? "\"," : "\"", o->f);
-}
 
-void expo_histogram(struct expo *o, const char *name, bool gauge, const char *lname,
-		    const char *lvalue, const char *const *le, const uint64_t *buckets, size_t n,
+void expo_histogram(struct expo *o, const char *name, bool gauge, expo_labels_fn labels,
+		    const void *arg, const char *const *le, const uint64_t *buckets, size_t n,
 		    double sum)
 {
 	const char *g = gauge && o->om ? "g" : "";
@@ -120,13 +112,18 @@ void expo_histogram(struct expo *o, const char *name, bool gauge, const char *ln
 	for (size_t b = 0; b < n; b++) {
 		cum += buckets[b];
 		fprintf(o->f, "%s_bucket{", name);
-		label(o, lname, lvalue, true);
+		if (labels) {
+			labels(o, arg);
+			fputc(',', o->f);
+		}
 		fprintf(o->f, "le=\"%s\"} %llu\n", le[b], (unsigned long long)cum);
 	}
-	fprintf(o->f, "%s_%ssum%s", name, g, lname ? "{" : "");
-	label(o, lname, lvalue, false);
-	fprintf(o->f, "%s %.9g\n", lname ? "}" : "", sum);
-	fprintf(o->f, "%s_%scount%s", name, g, lname ? "{" : "");
-	label(o, lname, lvalue, false);
-	fprintf(o->f, "%s %llu\n", lname ? "}" : "", (unsigned long long)cum);
+	fprintf(o->f, "%s_%ssum%s", name, g, labels ? "{" : "");
+	if (labels)
+		labels(o, arg);
+	fprintf(o->f, "%s %.9g\n", labels ? "}" : "", sum);
+	fprintf(o->f, "%s_%scount%s", name, g, labels ? "{" : "");
+	if (labels)
+		labels(o, arg);
+	fprintf(o->f, "%s %llu\n", labels ? "}" : "", (unsigned long long)cum);
 }
