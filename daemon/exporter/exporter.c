@@ -219,14 +219,17 @@ static int load_config(struct exporter *e, bool reload)
 /* ---- privileges, signals ---------------------------------------------------------------- */
 
 /* Keep only what later passes need: CAP_SYS_ADMIN to enter namespaces for
- * --all-netns (a single -N namespace was entered at start), and
- * CAP_SYS_PTRACE + CAP_DAC_READ_SEARCH to read other users' /proc/PID/fd
- * for group-by-comm. Dumping sockets needs no capability at all. */
+ * --all-netns (a single -N namespace was entered at start); CAP_SYS_PTRACE
+ * for --all-netns too, to see /proc/PID/ns/net of other users' processes
+ * (a pod's sandbox runs as 65535: without it its namespace is never listed),
+ * and with CAP_DAC_READ_SEARCH to read other users' /proc/PID/fd for
+ * group-by-comm. Dumping sockets needs no capability at all. */
 static int drop_capabilities(const struct exporter *e)
 {
 #ifdef HAVE_LIBCAP_NG
 	static const int keep[] = { CAP_SYS_ADMIN, CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH };
-	bool want[3] = { e->target.all_netns, e->cfg->c.by_comm, e->cfg->c.by_comm };
+	bool want[3] = { e->target.all_netns, e->target.all_netns || e->cfg->c.by_comm,
+			 e->cfg->c.by_comm };
 	bool have[3];
 
 	capng_get_caps_process();

@@ -11,12 +11,15 @@
 # the pods, with a decoy for another UID. Checks: each pod's series carry
 # k8s_namespace and k8s_pod, the others none (the node's namespace, the third);
 # max-pods = 1 labels one namespace only.
-#   usage: exporter_pods.sh SOCKDIAG
+# The exporter runs with the capabilities the DaemonSet's exporter container adds
+# (from deploy/kubernetes/sockdiag.yaml); the sandboxes run as other users.
+#   usage: exporter_pods.sh SOCKDIAG MANIFEST
 set -euo pipefail
 
-SD=${1:?usage: exporter_pods.sh SOCKDIAG}
+SD=${1:?usage: exporter_pods.sh SOCKDIAG MANIFEST}
+MANIFEST=${2:?usage: exporter_pods.sh SOCKDIAG MANIFEST}
 [ "$(id -u)" = 0 ] || { echo "SKIP(netns): needs root (network namespaces)"; exit 77; }
-for t in unshare ip python3; do
+for t in unshare ip python3 setpriv; do
 	command -v $t >/dev/null || { echo "SKIP(tool:$t): not installed"; exit 77; }
 done
 CGROOT=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
@@ -45,23 +48,27 @@ pass() { echo "ok: $*"; NPASS=$((NPASS + 1)); }
 mkdir -p "$CG1" "$CG2" "$CG3" || { echo "SKIP(cgroup2): cannot make cgroups"; exit 77; }
 
 # A pod's sandbox: joins cgroup CG, then a network namespace of its own,
-# listening on PORT in it; its pid (the lowest in that namespace) in $T/pid-NAME.
-sandbox() { # NAME CG PORT
+# listening on PORT in it, as uid USER without capabilities (as the pause
+# container runs: the exporter must see its namespace through /proc); its pid
+# (the lowest in that namespace) in $T/pid-NAME.
+chmod 755 "$T"
+sandbox() { # NAME CG PORT USER
+	install -m 666 /dev/null "$T/pid-$1"
 	(
 	echo $BASHPID >"$2/cgroup.procs"
-	exec unshare -n python3 -c '
+	exec unshare -n sh -c 'ip link set lo up && exec setpriv --reuid="$1" --regid="$1" \
+		--clear-groups --inh-caps=-all --bounding-set=-all /usr/bin/python3 -c "
 import os, socket, sys, time
-os.system("ip link set lo up")
-s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[2]))); s.listen(4)
-open(sys.argv[1], "w").write(str(os.getpid()))
-time.sleep(120)' "$T/pid-$1" "$3"
+s = socket.socket(); s.bind((\"127.0.0.1\", int(sys.argv[2]))); s.listen(4)
+open(sys.argv[1], \"w\").write(str(os.getpid()))
+time.sleep(120)" "$2" "$3"' sh "$4" "$T/pid-$1" "$3"
 	) &
 	for _ in $(seq 100); do [ -s "$T/pid-$1" ] && return 0; sleep 0.1; done
 	fail "sandbox $1 did not start"
 }
-sandbox web "$CG1" 1111
-sandbox dns "$CG2" 2222
-sandbox other "$CG3" 3333
+sandbox web "$CG1" 1111 0
+sandbox dns "$CG2" 2222 65535
+sandbox other "$CG3" 3333 65534
 P1=$(cat "$T/pid-web") P2=$(cat "$T/pid-dns") P3=$(cat "$T/pid-other")
 mkdir -p "$T/pods/default_web-0_$UID1/app" "$T/pods/kube-system_coredns-7d8f9_$UID2/coredns" \
 	"$T/pods/default_decoy_aaaabbbb-cccc-dddd-eeee-ffff00001111"
@@ -73,7 +80,30 @@ expect() {
 	[ "$got" = "$3" ] || fail "$2 = '$got', expected $3 in: $(grep -F 'state="listen"' "$1")"
 }
 printf 'pod-labels = yes\npods-dir = %s\ntables = tcp\n' "$T/pods" >"$T/pods.conf"
-"$SD" exporter --all-netns -c "$T/pods.conf" --once >"$T/out" || fail "exit $?"
+# With the DaemonSet's capabilities, as its container has them.
+CAPS=$(python3 -c 'import sys, yaml
+ds = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d and d["kind"] == "DaemonSet"][0]
+c = [c for c in ds["spec"]["template"]["spec"]["containers"] if c["name"] == "exporter"][0]
+print(",".join("+" + x.lower() for x in c["securityContext"]["capabilities"]["add"]))' "$MANIFEST")
+# Served (a server drops the capabilities its passes do not need; --once keeps
+# them), scraped once.
+scrape() { # CONF OUT
+	local pid body
+	setpriv --no-new-privs --bounding-set=-all,"$CAPS" --inh-caps=-all -- \
+		"$SD" exporter --all-netns -c "$1" --listen 127.0.0.1:19131 2>"$T/exporter.log" &
+	pid=$!
+	body=$(python3 -c 'import sys, time, urllib.request
+for _ in range(100):
+    try:
+        urllib.request.urlopen("http://127.0.0.1:19131/healthz", timeout=5); break
+    except OSError: time.sleep(0.1)
+sys.stdout.write(urllib.request.urlopen("http://127.0.0.1:19131/metrics", timeout=30).read().decode())') ||
+		fail "no scrape: $(cat "$T/exporter.log")"
+	kill "$pid"
+	wait "$pid" || true
+	printf '%s\n' "$body" >"$2"
+}
+scrape "$T/pods.conf" "$T/out"
 expect "$T/out" "sockdiag_sockets{netns=\"pid:$P1\",k8s_namespace=\"default\",k8s_pod=\"web-0\",family=\"inet\",proto=\"tcp\",state=\"listen\"}" 1
 expect "$T/out" "sockdiag_sockets{netns=\"pid:$P2\",k8s_namespace=\"kube-system\",k8s_pod=\"coredns-7d8f9\",family=\"inet\",proto=\"tcp\",state=\"listen\"}" 1
 expect "$T/out" "sockdiag_accept_queue_limit{netns=\"pid:$P1\",k8s_namespace=\"default\",k8s_pod=\"web-0\",proto=\"tcp\",address=\"127.0.0.1\",port=\"1111\"}" 4
