@@ -12,6 +12,8 @@ for t in ip unshare nsenter setpriv ss conntrack nft python3; do
 	command -v $t >/dev/null || { echo "SKIP(tool:$t): not installed"; exit 77; }
 done
 python3 -c 'import yaml' 2>/dev/null || { echo "SKIP(tool:python3-yaml): not installed"; exit 77; }
+unshare -n nft add table inet sdk8sprobe 2>/dev/null ||
+	{ echo "SKIP(nftables): cannot load rules (conntrack is made to track by one)"; exit 77; }
 . "$(dirname "$0")/../private_world.sh"
 private_world SOCKDIAG_K8S_NODE_INNER "$0" "$@"
 
