@@ -11,6 +11,10 @@
 #                 (KERNELS="5.10 6.1 6.12 7.2", also 5.10-cloud; KERNELS=7.2 runs one;
 #                 KERNEL_IMAGE=vmlinuz KERNEL_MODULES=DIR for any other
 #                 kernel, KERNEL_SUITES, KERNEL_TESTS; see tests/kernels/run.sh)
+#   make image    the OCI image of deploy/kubernetes (no Docker, no registry but Debian's
+#                 archive: mmdebstrap + podman import; deploy/image/mkimage.py), as IMAGE
+#                 (default localhost/sockdiag:VERSION) in podman's storage; prints its size
+#   make test-image    build it under a private podman configuration and test it (tests/image/)
 #   make abi-check     the built library's ABI against the baseline abi/libsockdiag.abi
 #                 (abidiff; also part of make test, as meson test `abi`)
 #   make abi-baseline  rewrite abi/libsockdiag.abi from the built library, after an intended
@@ -38,8 +42,12 @@ MESON_TEST_ARGS ?=
 # the BPF owners iterator of -p (meson -Dbpf=auto builds without it when one is missing);
 # python3-dev: the Python module, import sockdiag (meson -Dpython=auto skips it without);
 # libncurses-dev: the full-screen view of `sockdiag top` (without it, top has batch mode only).
+# libcurl4-gnutls-dev, libjson-c-dev: sockdiag-kube-backends, the Kubernetes sidecar (HTTPS
+# to the API server, its JSON; meson -Dkube=auto skips it without them; the gnutls flavour
+# because libmicrohttpd already brings gnutls into the image).
 BUILD_DEPS := build-essential pkg-config meson ninja-build libmnl-dev libcap-ng-dev \
-	libmicrohttpd-dev clang libbpf-dev bpftool libncurses-dev python3-dev
+	libmicrohttpd-dev clang libbpf-dev bpftool libncurses-dev python3-dev \
+	libcurl4-gnutls-dev libjson-c-dev
 
 # What the test suites add (make test, make asan): cmocka (unit and live tests);
 # iproute2 (ss, ip), procps (sysctl): namespace and differential tests; python3, jq: test
@@ -52,11 +60,12 @@ BUILD_DEPS := build-essential pkg-config meson ninja-build libmnl-dev libcap-ng-
 # nftables, conntrack: dead backends and conntrack deletes (a rule makes conntrack track in
 # the test's namespace; conntrack -L is the oracle); tmux: top's full-screen view driven by
 # keys and read back (tests/cli/top_ui.sh); python3-pytest, python3-psutil, python3-pyroute2:
-# the Python module's tests and oracles; abigail-tools (abidw, abidiff): the ABI check.
+# the Python module's tests and oracles; abigail-tools (abidw, abidiff): the ABI check;
+# openssl: the certificate of the stand-in API server (tests/deploy/kube_sidecar.py).
 TEST_DEPS := libcmocka-dev iproute2 procps python3 jq groff-base bash-completion zsh fish \
 	prometheus python3-yaml netbase strace python3-prometheus-client nftables conntrack \
 	tmux python3-pytest python3-psutil python3-pyroute2 abigail-tools \
-	nginx haproxy
+	nginx haproxy openssl
 
 # What make test-kernels adds: QEMU (TCG: no /dev/kvm needed), busybox-static and cpio for
 # the guest's initramfs, kmod (depmod/modprobe on the kernel package's modules), xz-utils
@@ -72,14 +81,25 @@ KERNEL_MODULES ?=
 KERNEL_SUITES ?= live netns families
 KERNEL_TESTS ?=
 
+# What make image adds: mmdebstrap (the base file system from Debian's archive), podman (the
+# import; runc: crun refuses this machine's hybrid cgroups), binutils (readelf: the libraries'
+# closure). IMAGE_PACKAGES: the Debian 12 packages of the libraries the binaries link or
+# dlopen() (mkimage.py fails naming a library none of them has).
+IMAGE_DEPS := mmdebstrap podman runc binutils
+IMAGE_PACKAGES := libc6 libmnl0 libcap-ng0 libncursesw6 libtinfo6 libmicrohttpd12 \
+	libcurl3-gnutls libjson-c5
+IMAGE_BUILDDIR ?= build-image
+VERSION := $(shell sed -n "s/^ *version : '\([^']*\)'.*/\1/p" meson.build | head -n 1)
+IMAGE ?= localhost/sockdiag:$(VERSION)
+
 # What the fuzzers add (make fuzz): clang + libclang-rt-14-dev (libFuzzer, sanitizer runtimes).
 FUZZ_DEPS := clang libclang-rt-14-dev
 
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 MESON_SETUP := meson setup --prefix=$(PREFIX)
 
-.PHONY: all deps deps-test deps-schemas deps-fuzz deps-kernels setup build run test test-kernels install \
-	uninstall asan fuzz clean abi-check abi-baseline
+.PHONY: all deps deps-test deps-schemas deps-fuzz deps-kernels deps-image setup build run test test-kernels \
+	install uninstall asan fuzz clean abi-check abi-baseline image test-image
 
 all: build
 
@@ -143,6 +163,9 @@ deps-fuzz: deps
 
 deps-kernels: deps-test
 	$(call install-missing,$(KERNEL_DEPS))
+
+deps-image: deps
+	$(call install-missing,$(IMAGE_DEPS))
 
 $(BUILDDIR)/build.ninja: | deps
 	$(MESON_SETUP) $(BUILDDIR)
@@ -220,5 +243,19 @@ fuzz: deps-fuzz
 	ninja -C $(FUZZ_BUILDDIR)
 	.ci/fuzz $(FUZZ_BUILDDIR) $(FUZZ_SECONDS)
 
+# The image's tree: a build of its own (prefix /usr, release, no tests, the sidecar required).
+image: deps-image
+	@[ -f $(IMAGE_BUILDDIR)/build.ninja ] || \
+		meson setup $(IMAGE_BUILDDIR) --prefix=/usr --buildtype=release -Dtests=disabled \
+			-Dpython=disabled -Dkube=enabled
+	ninja -C $(IMAGE_BUILDDIR)
+	python3 deploy/image/mkimage.py $(IMAGE_BUILDDIR) $(IMAGE) $(IMAGE_PACKAGES)
+
+# make image under a private podman configuration (vfs storage, cgroupfs, runc; the system's
+# is left alone), then the image run: tests/image/image.py (not part of make test; .ci/run
+# runs it as a step of its own).
+test-image: deps-image deps-test setup
+	python3 tests/image/image.py
+
 clean:
-	rm -rf $(BUILDDIR) $(ASAN_BUILDDIR) $(FUZZ_BUILDDIR)
+	rm -rf $(BUILDDIR) $(ASAN_BUILDDIR) $(FUZZ_BUILDDIR) $(IMAGE_BUILDDIR)

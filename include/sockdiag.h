@@ -274,51 +274,50 @@ struct sdiag_packet_ring {
 #define SDIAG_BLOB_SLOTS 8
 
 /* "has" bits: set when the kernel sent the field (absent is not zero). */
-enum sdiag_has {
-	SDIAG_HAS_UID = 1ULL << 0,
-	SDIAG_HAS_INODE = 1ULL << 1,
-	SDIAG_HAS_COOKIE = 1ULL << 2,
-	SDIAG_HAS_QUEUES = 1ULL << 3,
-	SDIAG_HAS_SHUTDOWN = 1ULL << 4,
-	SDIAG_HAS_MARK = 1ULL << 5,
-	SDIAG_HAS_CGROUP = 1ULL << 6,
-	SDIAG_HAS_TOS = 1ULL << 7,
-	SDIAG_HAS_TCLASS = 1ULL << 8,
-	SDIAG_HAS_CLASS_ID = 1ULL << 9,
-	SDIAG_HAS_V6ONLY = 1ULL << 10,
-	SDIAG_HAS_SOCKOPT = 1ULL << 11,
-	SDIAG_HAS_MEMINFO = 1ULL << 12,
-	SDIAG_HAS_SKMEMINFO = 1ULL << 13,
-	SDIAG_HAS_TCP_INFO = 1ULL << 14,
-	SDIAG_HAS_MPTCP_INFO = 1ULL << 15,
-	SDIAG_HAS_CONG = 1ULL << 16,
-	SDIAG_HAS_VEGAS = 1ULL << 17,
-	SDIAG_HAS_DCTCP = 1ULL << 18,
-	SDIAG_HAS_BBR = 1ULL << 19,
-	SDIAG_HAS_ULP = 1ULL << 20,
-	SDIAG_HAS_TIMER = 1ULL << 21,
-	SDIAG_HAS_RAW_PROTO = 1ULL << 22,
-	SDIAG_HAS_NAME = 1ULL << 23,	/* unix name */
-	SDIAG_HAS_PEER = 1ULL << 24,	/* unix peer inode */
-	SDIAG_HAS_VFS = 1ULL << 25,	/* unix vfs ino/dev */
-	SDIAG_HAS_ICONS = 1ULL << 26,	/* unix pending connections */
-	SDIAG_HAS_GROUPS = 1ULL << 27,	/* netlink group bitmap */
-	SDIAG_HAS_NL_FLAGS = 1ULL << 28,
-	SDIAG_HAS_PKT_INFO = 1ULL << 29,
-	SDIAG_HAS_MCLIST = 1ULL << 30,
-	SDIAG_HAS_RX_RING = 1ULL << 31,
-	SDIAG_HAS_TX_RING = 1ULL << 32,
-	SDIAG_HAS_FANOUT = 1ULL << 33,
-	SDIAG_HAS_FILTER = 1ULL << 34,	/* packet classic BPF program */
-	SDIAG_HAS_XDP_INFO = 1ULL << 35,
-	SDIAG_HAS_XDP_RINGS = 1ULL << 36,
-	SDIAG_HAS_XDP_UMEM = 1ULL << 37,
-	SDIAG_HAS_XDP_STATS = 1ULL << 38,
-	SDIAG_HAS_SMC_INFO = 1ULL << 39,
-	SDIAG_HAS_TIPC_INFO = 1ULL << 40,
-	SDIAG_HAS_SCTP_LOCALS = 1ULL << 41,	/* inet.sctp_locals (SCTP) */
-	SDIAG_HAS_SCTP_PEERS = 1ULL << 42,	/* inet.sctp_peers (SCTP association) */
-};
+/* (Macros, not an enum: bits past 31 do not fit an ISO C11 enum constant.) */
+#define SDIAG_HAS_UID (UINT64_C(1) << 0)
+#define SDIAG_HAS_INODE (UINT64_C(1) << 1)
+#define SDIAG_HAS_COOKIE (UINT64_C(1) << 2)
+#define SDIAG_HAS_QUEUES (UINT64_C(1) << 3)
+#define SDIAG_HAS_SHUTDOWN (UINT64_C(1) << 4)
+#define SDIAG_HAS_MARK (UINT64_C(1) << 5)
+#define SDIAG_HAS_CGROUP (UINT64_C(1) << 6)
+#define SDIAG_HAS_TOS (UINT64_C(1) << 7)
+#define SDIAG_HAS_TCLASS (UINT64_C(1) << 8)
+#define SDIAG_HAS_CLASS_ID (UINT64_C(1) << 9)
+#define SDIAG_HAS_V6ONLY (UINT64_C(1) << 10)
+#define SDIAG_HAS_SOCKOPT (UINT64_C(1) << 11)
+#define SDIAG_HAS_MEMINFO (UINT64_C(1) << 12)
+#define SDIAG_HAS_SKMEMINFO (UINT64_C(1) << 13)
+#define SDIAG_HAS_TCP_INFO (UINT64_C(1) << 14)
+#define SDIAG_HAS_MPTCP_INFO (UINT64_C(1) << 15)
+#define SDIAG_HAS_CONG (UINT64_C(1) << 16)
+#define SDIAG_HAS_VEGAS (UINT64_C(1) << 17)
+#define SDIAG_HAS_DCTCP (UINT64_C(1) << 18)
+#define SDIAG_HAS_BBR (UINT64_C(1) << 19)
+#define SDIAG_HAS_ULP (UINT64_C(1) << 20)
+#define SDIAG_HAS_TIMER (UINT64_C(1) << 21)
+#define SDIAG_HAS_RAW_PROTO (UINT64_C(1) << 22)
+#define SDIAG_HAS_NAME (UINT64_C(1) << 23) /* unix name */
+#define SDIAG_HAS_PEER (UINT64_C(1) << 24) /* unix peer inode */
+#define SDIAG_HAS_VFS (UINT64_C(1) << 25) /* unix vfs ino/dev */
+#define SDIAG_HAS_ICONS (UINT64_C(1) << 26) /* unix pending connections */
+#define SDIAG_HAS_GROUPS (UINT64_C(1) << 27) /* netlink group bitmap */
+#define SDIAG_HAS_NL_FLAGS (UINT64_C(1) << 28)
+#define SDIAG_HAS_PKT_INFO (UINT64_C(1) << 29)
+#define SDIAG_HAS_MCLIST (UINT64_C(1) << 30)
+#define SDIAG_HAS_RX_RING (UINT64_C(1) << 31)
+#define SDIAG_HAS_TX_RING (UINT64_C(1) << 32)
+#define SDIAG_HAS_FANOUT (UINT64_C(1) << 33)
+#define SDIAG_HAS_FILTER (UINT64_C(1) << 34) /* packet classic BPF program */
+#define SDIAG_HAS_XDP_INFO (UINT64_C(1) << 35)
+#define SDIAG_HAS_XDP_RINGS (UINT64_C(1) << 36)
+#define SDIAG_HAS_XDP_UMEM (UINT64_C(1) << 37)
+#define SDIAG_HAS_XDP_STATS (UINT64_C(1) << 38)
+#define SDIAG_HAS_SMC_INFO (UINT64_C(1) << 39)
+#define SDIAG_HAS_TIPC_INFO (UINT64_C(1) << 40)
+#define SDIAG_HAS_SCTP_LOCALS (UINT64_C(1) << 41) /* inet.sctp_locals (SCTP) */
+#define SDIAG_HAS_SCTP_PEERS (UINT64_C(1) << 42) /* inet.sctp_peers (SCTP association) */
 
 struct sdiag_inet {
 	uint8_t src[16];	/* network order; IPv4 uses the first 4 bytes */
@@ -420,7 +419,7 @@ struct sdiag_sock {
 	uint8_t state;		/* enum sdiag_state */
 	uint8_t shutdown;	/* bit 0: receive side shut, bit 1: send side shut */
 	uint16_t protocol;	/* IPPROTO_* (MPTCP = 262), NETLINK_* for netlink */
-	uint64_t has;		/* enum sdiag_has */
+	uint64_t has;		/* SDIAG_HAS_* bits */
 	uint64_t cookie;
 	uint64_t inode;
 	uint32_t uid;

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The connection-life engine: a table of the sockets the dumps have seen,
- * keyed by cookie (unique across namespaces), open addressing with linear
- * probing and backward-shift deletion; an entry lives from the first dump
+ * keyed by cookie (unique across namespaces; util/ctab.h); an entry lives from the first dump
  * that shows the socket to its record (or, for one recorded by a dump, to
  * its destroy event). Memory is bounded by the live sockets.
  */
@@ -13,10 +12,10 @@
 
 #include "life/life.h"
 #include "util/clock.h"
-#include "util/hash.h"
+#include "util/ctab.h"
 
 struct entry {
-	uint64_t cookie;	/* 0: empty */
+	uint64_t cookie;	/* first: the cookie table's key */
 	uint32_t gen;		/* the last dump that showed it */
 	bool reported;		/* recorded by a dump: drop its destroy event */
 	bool aborted;		/* destroyed by this process */
@@ -32,8 +31,7 @@ struct life {
 	struct life_ns *ns;
 	size_t n, ns_cap;
 	struct life_opts o;
-	struct entry *tab;
-	size_t cap, used;	/* cap a power of two */
+	struct ctab tab;	/* struct entry by cookie */
 	/* Listening ports (ns << 16 | port), sorted, of the last dump; the next. */
 	uint32_t *lports, *lnext;
 	size_t nl, capl, nnext, capnext;
@@ -60,72 +58,18 @@ const char *life_outcome_name(enum life_outcome o)
 
 static struct entry *find(struct life *l, uint64_t cookie)
 {
-	size_t m = l->cap - 1;
-
-	for (size_t i = hash_u64(cookie) & m;; i = (i + 1) & m) {
-		if (l->tab[i].cookie == cookie)
-			return &l->tab[i];
-		if (!l->tab[i].cookie)
-			return NULL;
-	}
+	return ctab_get(&l->tab, cookie);
 }
 
+/* The last entry moves into e's place. */
 static void del(struct life *l, struct entry *e)
 {
-	size_t m = l->cap - 1, i = (size_t)(e - l->tab), j = i;
-
-	l->tab[i].cookie = 0;
-	l->used--;
-	for (;;) {
-		size_t home;
-
-		j = (j + 1) & m;
-		if (!l->tab[j].cookie)
-			return;
-		home = hash_u64(l->tab[j].cookie) & m;
-		/* Move j back to the hole at i unless its home lies in (i, j]. */
-		if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
-			continue;
-		l->tab[i] = l->tab[j];
-		l->tab[j].cookie = 0;
-		i = j;
-	}
-}
-
-static int grow(struct life *l)
-{
-	size_t cap = l->cap ? l->cap * 2 : 1024, old = l->cap;
-	struct entry *t = calloc(cap, sizeof(*t)), *o = l->tab;
-
-	if (!t)
-		return -ENOMEM;
-	l->tab = t;
-	l->cap = cap;
-	for (size_t i = 0; i < old; i++) {
-		size_t k;
-
-		if (!o[i].cookie)
-			continue;
-		for (k = hash_u64(o[i].cookie) & (cap - 1); t[k].cookie; k = (k + 1) & (cap - 1))
-			;
-		t[k] = o[i];
-	}
-	free(o);
-	return 0;
+	ctab_del_at(&l->tab, ctab_index(&l->tab, e));
 }
 
 static struct entry *add(struct life *l, uint64_t cookie)
 {
-	size_t k;
-
-	if ((l->used + 1) * 2 > l->cap && grow(l) < 0)
-		return NULL;
-	for (k = hash_u64(cookie) & (l->cap - 1); l->tab[k].cookie; k = (k + 1) & (l->cap - 1))
-		;
-	memset(&l->tab[k], 0, sizeof(l->tab[k]));
-	l->tab[k].cookie = cookie;
-	l->used++;
-	return &l->tab[k];
+	return ctab_add(&l->tab, cookie, NULL);
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -437,10 +381,10 @@ int life_poll(struct life *l, life_cb cb, void *ud, uint64_t *ret_lost)
 	l->cb = cb;
 	l->ud = ud;
 	l->count = 0;
-	for (size_t i = 0; i < l->cap; i++) {
-		struct entry *e = &l->tab[i];
+	for (size_t i = 0; i < ctab_len(&l->tab); i++) {
+		struct entry *e = ctab_at(&l->tab, i);
 
-		if (!e->cookie || e->reported || e->gen == l->gen)
+		if (e->reported || e->gen == l->gen)
 			continue;
 		e->reported = true;
 		e->r.by_poll = true;
@@ -463,7 +407,7 @@ void life_mark_destroyed(struct life *l, uint64_t cookie)
 
 size_t life_live(const struct life *l)
 {
-	return l->used;
+	return ctab_len(&l->tab);
 }
 
 size_t life_n(const struct life *l)
@@ -520,14 +464,14 @@ void life_ns_remove(struct life *l, size_t i)
 	memmove(&l->ns[i], &l->ns[i + 1], (l->n - i - 1) * sizeof(*l->ns));
 	l->n--;
 	/* Its sockets leave with it; the later ones move down one. */
-	for (size_t k = 0; k < l->cap; k++) {
-		struct entry *e = &l->tab[k];
+	for (size_t k = 0; k < ctab_len(&l->tab); k++) {
+		struct entry *e = ctab_at(&l->tab, k);
 
-		if (!e->cookie || e->r.ns < i)
+		if (e->r.ns < i)
 			continue;
 		if (e->r.ns == i) {
 			del(l, e);
-			k--; /* backward shift may have moved another entry here */
+			k--; /* the last entry moved here */
 		} else {
 			e->r.ns--;
 		}
@@ -544,10 +488,7 @@ int life_open(struct life **ret, const struct life_opts *o)
 	if (!l)
 		return -ENOMEM;
 	l->o = *o;
-	if (grow(l) < 0) {
-		life_free(l);
-		return -ENOMEM;
-	}
+	ctab_init(&l->tab, sizeof(struct entry));
 	for (size_t i = 0; i < n && r >= 0; i++)
 		r = life_ns_add(l, o->nsfds ? o->nsfds[i] : -1);
 	if (r < 0) {
@@ -567,7 +508,7 @@ void life_free(struct life *l)
 		sdiag_close(l->ns[i].h);
 	}
 	free(l->ns);
-	free(l->tab);
+	ctab_fini(&l->tab);
 	free(l->lports);
 	free(l->lnext);
 	free(l);

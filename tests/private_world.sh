@@ -20,3 +20,15 @@ private_world() {
 	mount -t tmpfs none /run/netns
 	ip link set lo up
 }
+
+# private_world_can FLAG TOOL...: outside (FLAG unset), exit 77 with a SKIP line
+# unless every TOOL is installed and this user can make the namespaces.
+private_world_can() {
+	local flag=$1 tool
+	shift
+	[ -z "${!flag:-}" ] || return 0
+	for tool in unshare "$@"; do
+		command -v "$tool" >/dev/null 2>&1 || { echo "SKIP(tool:$tool)" >&2; exit 77; }
+	done
+	unshare -m -p -f -n true 2>/dev/null || { echo "SKIP(netns): need root" >&2; exit 77; }
+}

@@ -16,6 +16,9 @@ namespace (unshare -n): every socket is its own. Two measures:
    ends in a child process), the waiter
    left waiting SECONDS, then killed (SIGTERM) and its CPU time (user + system, its
    children included: ss) taken from wait4().
+3. --max-age lateness: RUNS // 5 times, one connection, `drain --max-age 300ms`; the time
+   from drain's start line (written right before its first dump, whose time the age counts
+   from) to the client's reset, minus 300 ms. p50, p99, max.
 """
 import os
 import random
@@ -31,6 +34,14 @@ RUNS = int(sys.argv[2]) if len(sys.argv) > 2 else 100
 IDLE = int(sys.argv[3]) if len(sys.argv) > 3 else 10000
 SECONDS = float(sys.argv[4]) if len(sys.argv) > 4 else 10
 SS_LOOP = "while ss -Htn state established '( sport = :%d )' | grep -q .; do sleep 1; done"
+
+
+def listen_on(port, backlog):
+    l = socket.socket()
+    l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    l.bind(("127.0.0.1", port))
+    l.listen(backlog)
+    return l
 
 
 def pairs(l, n):
@@ -60,10 +71,7 @@ def pct(v, q):
 
 
 def latency(kind, runs, port):
-    l = socket.socket()
-    l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    l.bind(("127.0.0.1", port))
-    l.listen(128)
+    l = listen_on(port, 128)
     lat = []
     for _ in range(runs):
         ps = pairs(l, 10)
@@ -88,10 +96,7 @@ def latency(kind, runs, port):
 def cpu(kind, port):
     """The clients in a child process: each side holds IDLE descriptors (the hard
     limit on open files may be below 2 * IDLE and not raisable)."""
-    l = socket.socket()
-    l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    l.bind(("127.0.0.1", port))
-    l.listen(4096)
+    l = listen_on(port, 4096)
     r, w = os.pipe()
     child = os.fork()
     if child == 0:
@@ -112,6 +117,29 @@ def cpu(kind, port):
     os.waitpid(child, 0)
     l.close()
     return (ru.ru_utime + ru.ru_stime) * 1000
+
+
+def max_age(runs, port, age=0.3):
+    l = listen_on(port, 16)
+    late = []
+    for _ in range(runs):
+        (c, a), = pairs(l, 1)
+        p = subprocess.Popen([SD, "drain", "--json", "--max-age", "%dms" % (age * 1000),
+                              "sport = :%d" % port], stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, text=True)
+        p.stdout.readline()  # the start line
+        t = time.monotonic()
+        c.settimeout(5)
+        try:
+            c.recv(1)
+            raise SystemExit("--max-age: the client saw no reset")
+        except ConnectionResetError:
+            late.append((time.monotonic() - t - age) * 1000)
+        p.wait()
+        c.close()
+        a.close()
+    l.close()
+    return late
 
 
 def main():
@@ -135,6 +163,12 @@ def main():
     for kind, port in (("drain", 7102), ("ss loop (1 s)", 7103)):
         ms = cpu("drain" if kind == "drain" else "ss", port)
         print("| %s | %d | %g | %.1f | %.2f |" % (kind, IDLE, SECONDS, ms, ms / SECONDS))
+    late = max_age(max(RUNS // 5, 1), 7104)
+    print()
+    print("| --max-age 300ms | runs | reset after the crossing p50 ms | p99 ms | max ms |")
+    print("|---|---:|---:|---:|---:|")
+    print("| drain | %d | %.2f | %.2f | %.2f |" % (len(late), pct(late, .5), pct(late, .99),
+                                                 max(late)))
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
  * How the commands run, written once: the set of namespaces of --all-netns
  * or several -N (and the loop over it), and the schedule of --interval and
  * --count (their parsing and the due time of the nth run, integer
- * nanoseconds on util/clock.h). list, kill and top use it.
+ * nanoseconds on util/clock.h). list, kill, top and drain use it.
  */
 #ifndef SOCKDIAG_CLI_RUN_H
 #define SOCKDIAG_CLI_RUN_H

@@ -3,9 +3,8 @@
  * sockdiag top's model: sockets by cookie, their counters from one dump to
  * the next, and the groups they add up to (see model.h).
  *
- * Sockets live in a dense array indexed by an open-addressing hash of their
- * cookies (slot = index + 1, 0 empty); a removed socket's place is taken by
- * the last one. Each socket remembers its group's index, worked out again
+ * Sockets live in the cookie table (util/ctab.h: a dense array indexed by
+ * cookie); a removed socket's place is taken by the last one. Each socket remembers its group's index, worked out again
  * only when its key may have changed (new socket, owner found, state change
  * when the keys include the state, other keys), so a refresh costs one hash
  * lookup and a few additions per socket.
@@ -17,6 +16,7 @@
 
 #include "cli/fmt/fmt.h"
 #include "cli/top/model.h"
+#include "util/ctab.h"
 #include "util/hash.h"
 
 #define NONE UINT32_MAX
@@ -56,10 +56,7 @@ struct top_model {
 	struct gkeys gk;	/* the same keys, for gkey_tuple() */
 	struct ckeys *ck;
 	const char *const *labels;
-	struct tsock *socks;
-	size_t n, cap;
-	uint32_t *idx;		/* cookie hash: sock index + 1, 0 empty */
-	size_t icap;		/* power of two */
+	struct ctab socks;	/* struct tsock by cookie */
 	struct top_group *groups;
 	size_t ng, gcap;
 	uint32_t *gidx;		/* key hash: group index + 1 */
@@ -101,13 +98,12 @@ int tm_new(struct top_model **ret, const struct top_keys *k, struct ckeys *ck,
 	set_gkeys(m, k);
 	m->ck = ck;
 	m->labels = labels;
-	m->icap = 1024;
+	ctab_init(&m->socks, sizeof(struct tsock));
 	m->gicap = 64;
-	m->idx = calloc(m->icap, sizeof(*m->idx));
 	m->gidx = calloc(m->gicap, sizeof(*m->gidx));
 	m->baseline = true;
 	m->sort = TC_RX;
-	if (!m->idx || !m->gidx || obuf_init(&m->kb, 512, -1) < 0) {
+	if (!m->gidx || obuf_init(&m->kb, 512, -1) < 0) {
 		tm_free(m);
 		return -ENOMEM;
 	}
@@ -135,77 +131,26 @@ void tm_free(struct top_model *m)
 	free(m->groups);
 	free(m->gidx);
 	free(m->rows);
-	free(m->socks);
-	free(m->idx);
+	ctab_fini(&m->socks);
 	obuf_fini(&m->kb);
 	free(m);
 }
 
-/* The hash slot of a cookie: where it is, or the empty slot where it would go. */
-static size_t sock_slot(const struct top_model *m, uint64_t cookie)
+static struct tsock *sock_at(const struct top_model *m, size_t i)
 {
-	size_t mask = m->icap - 1, i = hash_u64(cookie) & mask;
-
-	while (m->idx[i] && m->socks[m->idx[i] - 1].cookie != cookie)
-		i = (i + 1) & mask;
-	return i;
+	return ctab_at(&m->socks, i);
 }
 
-static int sock_grow(struct top_model *m)
-{
-	if (m->n == m->cap) {
-		size_t ncap = m->cap ? m->cap * 2 : 256;
-		struct tsock *ns = realloc(m->socks, ncap * sizeof(*ns));
-
-		if (!ns)
-			return -ENOMEM;
-		m->socks = ns;
-		m->cap = ncap;
-	}
-	if ((m->n + 1) * 2 > m->icap) {
-		size_t ncap = m->icap * 2;
-		uint32_t *ni = calloc(ncap, sizeof(*ni));
-
-		if (!ni)
-			return -ENOMEM;
-		free(m->idx);
-		m->idx = ni;
-		m->icap = ncap;
-		for (size_t j = 0; j < m->n; j++)
-			m->idx[sock_slot(m, m->socks[j].cookie)] = (uint32_t)(j + 1);
-	}
-	return 0;
-}
-
-/* Remove socket i: its hash slot by backward shift, its place by the last one. */
+/* Remove socket i: its place is taken by the last one. */
 static void sock_remove(struct top_model *m, size_t i)
 {
-	size_t mask = m->icap - 1, hole = sock_slot(m, m->socks[i].cookie), j = hole;
+	const struct tsock *t = sock_at(m, i);
 
-	if (m->socks[i].gidx != NONE)
-		m->groups[m->socks[i].gidx].refs--;
-	if (m->socks[i].flags & TS_PENDING)
+	if (t->gidx != NONE)
+		m->groups[t->gidx].refs--;
+	if (t->flags & TS_PENDING)
 		m->pending--;
-	for (;;) {
-		size_t home;
-
-		j = (j + 1) & mask;
-		if (!m->idx[j])
-			break;
-		home = hash_u64(m->socks[m->idx[j] - 1].cookie) & mask;
-		/* Move j into the hole unless its home lies cyclically in (hole, j]. */
-		if ((j > hole && (home <= hole || home > j)) ||
-		    (j < hole && home <= hole && home > j)) {
-			m->idx[hole] = m->idx[j];
-			hole = j;
-		}
-	}
-	m->idx[hole] = 0;
-	if (i != m->n - 1) {
-		m->socks[i] = m->socks[m->n - 1];
-		m->idx[sock_slot(m, m->socks[i].cookie)] = (uint32_t)(i + 1);
-	}
-	m->n--;
+	ctab_del_at(&m->socks, i);
 }
 
 /* A new group's key as text, from its tuple: 0 or -ENOMEM. */
@@ -373,28 +318,20 @@ int tm_sock(struct top_model *m, const struct sdiag_sock *s, unsigned ns)
 	const struct sdiag_tcp_info *ti = &tcpi;
 	bool info = (s->has & SDIAG_HAS_TCP_INFO) && s->table == SDIAG_T_TCP;
 	struct tsock *t;
-	size_t slot;
-	int r;
+	bool added = false;
 
 	if (!(s->has & SDIAG_HAS_COOKIE) || (s->family != AF_INET && s->family != AF_INET6))
 		return 0;
 	sdiag_sock_blob_copy(s, SDIAG_BLOB_TCP_INFO, &tcpi, sizeof(tcpi));
 	/* The dumps come in the order of the last one, which is the array's. */
-	if (m->hint < m->n && m->socks[m->hint].cookie == s->cookie) {
-		t = &m->socks[m->hint];
-	} else {
-		slot = sock_slot(m, s->cookie);
-		t = m->idx[slot] ? &m->socks[m->idx[slot] - 1] : NULL;
-	}
-	if (!t) {
-		r = sock_grow(m);
-		if (r < 0)
-			return r;
-		slot = sock_slot(m, s->cookie);
-		t = &m->socks[m->n];
-		memset(t, 0, sizeof(*t));
+	if (m->hint < ctab_len(&m->socks) && sock_at(m, m->hint)->cookie == s->cookie)
+		t = sock_at(m, m->hint);
+	else
+		t = ctab_add(&m->socks, s->cookie, &added);
+	if (!t)
+		return -ENOMEM;
+	if (added) {
 		copy_identity(t, s, ns);
-		m->idx[slot] = (uint32_t)(++m->n);
 		if (t->inode) {
 			t->flags |= TS_PENDING;
 			m->pending++;
@@ -441,7 +378,7 @@ int tm_sock(struct top_model *m, const struct sdiag_sock *s, unsigned ns)
 	t->rq = (s->has & SDIAG_HAS_QUEUES) ? s->rqueue : 0;
 	t->wq = (s->has & SDIAG_HAS_QUEUES) ? s->wqueue : 0;
 	t->seen = m->epoch;
-	m->hint = (size_t)(t - m->socks) + 1;
+	m->hint = ctab_index(&m->socks, t) + 1;
 	return 0;
 }
 
@@ -464,16 +401,13 @@ int tm_event(struct top_model *m, const struct sdiag_sock *s, unsigned ns,
 	struct sdiag_tcp_info tcpi;
 	const struct sdiag_tcp_info *ti = &tcpi;
 	bool info = (s->has & SDIAG_HAS_TCP_INFO) && s->table == SDIAG_T_TCP;
-	size_t slot = sock_slot(m, s->cookie);
+	struct tsock *t = ctab_get(&m->socks, s->cookie);
 	uint64_t rx = 0, tx = 0, retr = 0;
 	struct top_group *g;
 	uint32_t gi;
 
 	sdiag_sock_blob_copy(s, SDIAG_BLOB_TCP_INFO, &tcpi, sizeof(tcpi));
-	if (m->idx[slot]) {
-		size_t i = m->idx[slot] - 1;
-		struct tsock *t = &m->socks[i];
-
+	if (t) {
 		/* Seen by this refresh's dump, not summed yet: what it saw first. */
 		if (m->open && t->seen == m->epoch) {
 			rx = t->d_rx;
@@ -497,24 +431,24 @@ int tm_event(struct top_model *m, const struct sdiag_sock *s, unsigned ns,
 		if (gi != NONE)
 			ev_owner(&m->groups[gi], t);
 		t->gidx = NONE;
-		sock_remove(m, i);
+		sock_remove(m, ctab_index(&m->socks, t));
 	} else {
-		struct tsock t = { 0 };
+		struct tsock u = { 0 };
 
 		/* Born and gone between two dumps: all its bytes are new. Before the
 		 * first interval there is no telling, and nothing is counted. */
 		if (m->baseline || !(s->has & SDIAG_HAS_COOKIE) ||
 		    (!s->inet.dport && !m->unconnected) || (f && !sdiag_filter_match(f, s)))
 			return 0;
-		copy_identity(&t, s, ns);
+		copy_identity(&u, s, ns);
 		if (info) {
 			rx = ti->tcpi_bytes_received;
 			tx = ti->tcpi_bytes_acked;
 			retr = ti->tcpi_total_retrans;
 		}
-		gi = sock_group(m, &t);
+		gi = sock_group(m, &u);
 		if (gi != NONE)
-			ev_owner(&m->groups[gi], &t);
+			ev_owner(&m->groups[gi], &u);
 	}
 	if (gi == NONE)
 		return -ENOMEM;
@@ -535,8 +469,8 @@ void tm_owners(struct top_model *m, tm_lookup_fn lookup, void *ud)
 {
 	bool regroup = top_keys_need_owner(&m->k);
 
-	for (size_t i = 0; i < m->n && m->pending; i++) {
-		struct tsock *t = &m->socks[i];
+	for (size_t i = 0; i < ctab_len(&m->socks) && m->pending; i++) {
+		struct tsock *t = sock_at(m, i);
 		bool found;
 
 		if (!(t->flags & TS_PENDING))
@@ -590,9 +524,9 @@ static void groups_compact(struct top_model *m)
 			k = (k + 1) & (m->gicap - 1);
 		m->gidx[k] = (uint32_t)(j + 1);
 	}
-	for (size_t i = 0; i < m->n; i++)
-		if (m->socks[i].gidx != NONE)
-			m->socks[i].gidx = map[m->socks[i].gidx];
+	for (size_t i = 0; i < ctab_len(&m->socks); i++)
+		if (sock_at(m, i)->gidx != NONE)
+			sock_at(m, i)->gidx = map[sock_at(m, i)->gidx];
 	free(map);
 }
 
@@ -641,8 +575,8 @@ static int aggregate(struct top_model *m, double seconds)
 		memcpy(g->comm, g->ev_comm, sizeof(g->comm));
 		g->ev_pid = 0;
 	}
-	for (size_t i = 0; i < m->n; i++) {
-		struct tsock *t = &m->socks[i];
+	for (size_t i = 0; i < ctab_len(&m->socks); i++) {
+		struct tsock *t = sock_at(m, i);
 		struct top_group *g;
 
 		if (t->gidx == NONE) {
@@ -702,8 +636,8 @@ int tm_end(struct top_model *m, double seconds)
 {
 	/* Sockets missing from this dump: no traffic now; forgotten after a while
 	 * (their destroy event, if one comes, finds them until then). */
-	for (size_t i = m->n; i-- > 0;) {
-		struct tsock *t = &m->socks[i];
+	for (size_t i = ctab_len(&m->socks); i-- > 0;) {
+		struct tsock *t = sock_at(m, i);
 
 		if (t->seen == m->epoch)
 			continue;
@@ -723,8 +657,8 @@ int tm_set_keys(struct top_model *m, const struct top_keys *k)
 {
 	set_gkeys(m, k);
 	groups_clear(m);
-	for (size_t i = 0; i < m->n; i++)
-		m->socks[i].gidx = NONE;
+	for (size_t i = 0; i < ctab_len(&m->socks); i++)
+		sock_at(m, i)->gidx = NONE;
 	return aggregate(m, m->seconds);
 }
 
@@ -755,7 +689,7 @@ const struct top_group *tm_total(const struct top_model *m)
 
 size_t tm_nsocks(const struct top_model *m)
 {
-	return m->n;
+	return ctab_len(&m->socks);
 }
 
 size_t tm_ngroups(const struct top_model *m)

@@ -18,12 +18,13 @@ usage: check_deploy.py SOCKDIAG DEPLOY_DIR UNIT...
 - the units (and the guard's metrics drop-in) pass `systemd-analyze verify`,
   with ExecStart pointed at the built binary; nothing in deploy/ names
   /usr/local/bin (templates say @bindir@, as the units);
-- deploy/Dockerfile builds the DaemonSet's image: Debian 12, the tree copied and
-  `make install PREFIX=/usr` run, the binary copied into a Debian 12 runtime
-  stage that installs the package of every library the binary needs (dpkg -S)
-  and libmicrohttpd's (dlopen()ed), its ENTRYPOINT that binary; the DaemonSet's
-  containers use the image it names, give no command of their own and start
-  with a sockdiag subcommand.
+- the image: every container runs the one `make image` builds (the Makefile's
+  IMAGE, localhost/sockdiag:VERSION); sockdiag's containers give no command (the
+  image's ENTRYPOINT, sockdiag) and start with a subcommand; the sidecar runs
+  sockdiag-kube-backends, whose arguments parse (the built binary, env
+  KUBE_BACKENDS), and writes the file guard.conf reads; every package of a
+  library the binaries need (dpkg -S) is in the Makefile's IMAGE_PACKAGES.
+  (tests/image/image.py, make test-image, builds and runs the image.)
 A tool that is missing is a named skip (SKIP(tool:...)), never a pass.
 """
 import glob
@@ -112,7 +113,7 @@ def check_kubernetes(sd, docs):
             fail("container %s: allowPrivilegeEscalation must be false" % c["name"])
         ports |= {p["name"] for p in c.get("ports", [])}
         if c["name"] == "backends":
-            continue  # the sidecar script, checked below and by tests/deploy/sidecar.py
+            continue  # the sidecar, checked below and in check_image
         # The arguments parse: options are checked before --help is seen.
         args = [a.replace("$(NODE_IP)", "127.0.0.1") for a in c["args"]]
         args = [a for a in args if not a.startswith("/etc/sockdiag")]
@@ -125,14 +126,10 @@ def check_kubernetes(sd, docs):
     if set(want) != {c["name"] for c in spec["containers"]}:
         fail("DaemonSet containers %s, want %s" % ([c["name"] for c in spec["containers"]],
                                                    sorted(want)))
-    # The sidecar: the script of deploy/ in the ConfigMap, its file where the
-    # guard's configuration reads it, on a volume both mount.
-    with open(os.path.join(os.path.dirname(os.path.dirname(list(docs)[0])), "kubernetes",
-                           "backends-sidecar.sh")) as f:
-        if cms[0]["data"].get("backends-sidecar.sh") != f.read():
-            fail("ConfigMap backends-sidecar.sh differs from deploy/kubernetes/backends-sidecar.sh")
+    # The sidecar: its file where the guard's configuration reads it, on a
+    # volume both mount.
     side = [c for c in spec["containers"] if c["name"] == "backends"][0]
-    path = side["command"][-1]
+    path = side["args"][-1]
     conf = cms[0]["data"]["guard.conf"]
     if "dead-backends = %s\n" % path not in conf:
         fail("guard.conf does not read the sidecar's %s" % path)
@@ -229,117 +226,82 @@ def check_no_prefix(deploy):
     ok("nothing in deploy/ names /usr/local/bin")
 
 
-def dockerfile_stages(path):
-    """[(base image, stage name, [(INSTRUCTION, argument)])], continuation lines joined."""
-    stages, cur = [], ""
-    lines = []
-    with open(path) as f:
-        for line in f:
-            line = line.rstrip("\n")
-            if not cur and (not line.strip() or line.lstrip().startswith("#")):
-                continue
-            if line.endswith("\\"):
-                cur += line[:-1] + " "
-                continue
-            lines.append(cur + line)
-            cur = ""
-    for line in lines:
-        ins, _, arg = line.strip().partition(" ")
-        ins, arg = ins.upper(), arg.strip()
-        if ins == "FROM":
-            words = arg.split()
-            name = words[2] if len(words) == 3 and words[1].upper() == "AS" else None
-            stages.append((words[0], name, []))
-        elif not stages:
-            fail("Dockerfile: %s before FROM" % ins)
-        else:
-            stages[-1][2].append((ins, arg))
-    return stages
-
-
-def needed_packages(sd):
-    """The Debian packages of the libraries the binary needs: its NEEDED entries but the C
-    library's, and libmicrohttpd, which it dlopen()s by the soname built into it."""
-    r = run(["readelf", "-d", sd])
-    if r.returncode != 0:
-        fail("readelf -d %s: %s" % (sd, r.stderr))
-    sonames = [l.split("[", 1)[1].split("]", 1)[0] for l in r.stdout.splitlines()
-               if "(NEEDED)" in l]
-    # The C library is the base image's; sanitizer runtimes are the test build's (make asan).
-    sonames = [s for s in sonames if not s.startswith(("libc.so", "ld-linux", "libm.so",
-                                                        "libasan.", "libubsan.", "liblsan.",
+def needed_packages(binaries):
+    """The Debian packages of the libraries the binaries need: their NEEDED entries,
+    and libmicrohttpd, which sockdiag dlopen()s by the soname built into it."""
+    sonames = []
+    for b in binaries:
+        r = run(["readelf", "-d", b])
+        if r.returncode != 0:
+            fail("readelf -d %s: %s" % (b, r.stderr))
+        sonames += [l.split("[", 1)[1].split("]", 1)[0] for l in r.stdout.splitlines()
+                    if "(NEEDED)" in l]
+    # Sanitizer runtimes are the test build's (make asan).
+    sonames = [s for s in sonames if not s.startswith(("libasan.", "libubsan.", "liblsan.",
                                                         "libtsan."))]
-    with open(sd, "rb") as f:
+    with open(binaries[0], "rb") as f:
         data = f.read()
     i = data.find(b"libmicrohttpd.so.")
     if i < 0:
-        fail("%s: no libmicrohttpd soname in the binary" % sd)
+        fail("%s: no libmicrohttpd soname in the binary" % binaries[0])
     sonames.append(data[i:data.index(b"\0", i)].decode())
     pkgs = {}
-    for so in sonames:
+    for so in sorted(set(sonames)):
         r = run(["dpkg", "-S", "*/" + so])
         if r.returncode != 0:
             fail("dpkg -S %s: %s" % (so, r.stderr.strip()))
-        pkgs[so] = r.stdout.split(":", 1)[0]
+        # "libc6:amd64, libc6-i386: /path" lines: any of them may hold it.
+        pkgs[so] = {p.strip().split(":")[0] for l in r.stdout.splitlines()
+                    for p in l.split(": ", 1)[0].split(",")}
     return pkgs
 
 
-def check_dockerfile(sd, deploy, docs):
-    path = os.path.join(deploy, "Dockerfile")
-    if not os.path.exists(path):
-        fail("no deploy/Dockerfile: the DaemonSet's image has no recipe")
-    stages = dockerfile_stages(path)
-    if len(stages) < 2:
-        fail("Dockerfile: want a build stage and a runtime stage, got %d" % len(stages))
-    (base, name, build), (rbase, _, runtime) = stages[0], stages[-1]
-    for b in (base, rbase):
-        if not b.startswith(("debian:12", "debian:bookworm")):
-            fail("Dockerfile: base image %s is not Debian 12" % b)
-    runs = " ".join(a for i, a in build if i == "RUN")
-    if ("COPY", ". /src") not in build or "make install" not in runs or \
-            "PREFIX=/usr" not in runs:
-        fail("Dockerfile: the build stage must COPY . /src and run make install PREFIX=/usr")
-    dest = re.search(r"DESTDIR=(\S+)", runs)
-    entry = [json.loads(a) for i, a in runtime if i == "ENTRYPOINT"]
-    if len(entry) != 1 or not isinstance(entry[0], list) or len(entry[0]) != 1:
-        fail("Dockerfile: want one exec-form ENTRYPOINT [BINARY], got %s" % entry)
-    binary = entry[0][0]
-    copies = [a.split() for i, a in runtime if i == "COPY"]
-    src = "%s/usr/bin/sockdiag" % (dest.group(1) if dest else "")
-    if ["--from=%s" % name, src, binary] not in copies:
-        fail("Dockerfile: the runtime stage does not COPY --from=%s %s %s (the ENTRYPOINT)"
-             % (name, src, binary))
-    installed = " ".join(a for i, a in runtime if i == "RUN").split()
-    if shutil.which("dpkg") and shutil.which("readelf"):
-        missing = {so: p for so, p in needed_packages(sd).items() if p not in installed}
-        if missing:
-            fail("Dockerfile: the runtime stage lacks the packages of %s" % missing)
-    else:
-        skip("tool:dpkg", "no dpkg/readelf: the image's libraries not checked")
-    # The image the manifest runs is the one this file builds; its entrypoint applies.
-    tag = re.search(r"docker build .*-t (\S+)", open(path).read())
+def make_var(makefile, name):
+    """A variable of the Makefile, continuation lines joined."""
+    with open(makefile) as f:
+        text = f.read().replace("\\\n", " ")
+    m = re.search(r"^%s\s*[:?]?=\s*(.*)$" % name, text, re.M)
+    return m.group(1).strip() if m else ""
+
+
+def check_image(sd, deploy, docs):
+    src = os.path.dirname(os.path.abspath(deploy))
+    with open(os.path.join(src, "meson.build")) as f:
+        version = re.search(r"version : '([^']+)'", f.read()).group(1)
+    image = make_var(os.path.join(src, "Makefile"), "IMAGE").replace("$(VERSION)", version)
+    kube = os.environ.get("KUBE_BACKENDS")
     objs = [d for f, ds in (docs or {}).items() if "/kubernetes/" in f for d in ds]
     for o in objs:
         if o.get("kind") != "DaemonSet":
             continue
-        # sockdiag's containers (the image's entrypoint, args a subcommand); others
-        # (the dead-backends sidecar) run a command of their own image.
-        ours = 0
         for c in o["spec"]["template"]["spec"]["containers"]:
-            if "command" in c and c.get("image") != (tag and tag.group(1)):
-                continue
-            ours += 1
-            if not tag or c.get("image") != tag.group(1):
-                fail("container %s: image %s, the Dockerfile builds %s" %
-                     (c["name"], c.get("image"), tag and tag.group(1)))
-            if "command" in c or c["args"][0] not in ("exporter", "guard"):
-                fail("container %s: the image's ENTRYPOINT %s must apply (no command) and "
-                     "args start with a subcommand: %s" % (c["name"], binary, c["args"]))
-        if not ours:
-            fail("DaemonSet %s: no container runs the image the Dockerfile builds"
-                 % o["metadata"]["name"])
-    ok("Dockerfile: Debian 12, make install PREFIX=/usr, runtime libraries, ENTRYPOINT %s "
-       "as the DaemonSet expects" % binary)
+            if c.get("image") != image:
+                fail("container %s: image %s, make image builds %s" %
+                     (c["name"], c.get("image"), image))
+            if c["name"] == "backends":
+                if c.get("command") != ["/usr/bin/sockdiag-kube-backends"]:
+                    fail("the sidecar runs %s, not /usr/bin/sockdiag-kube-backends" %
+                         c.get("command"))
+                if kube:
+                    r = run([kube] + c["args"] + ["--help"])
+                    if r.returncode != 0:
+                        fail("the sidecar's arguments %s: %s" % (c["args"], r.stderr.strip()))
+                else:
+                    skip("build:kube", "sockdiag-kube-backends not built: its arguments "
+                         "not checked")
+            elif "command" in c or c["args"][0] not in ("exporter", "guard"):
+                fail("container %s: the image's ENTRYPOINT (sockdiag) must apply (no command) "
+                     "and args start with a subcommand: %s" % (c["name"], c["args"]))
+    packages = make_var(os.path.join(src, "Makefile"), "IMAGE_PACKAGES").split()
+    if shutil.which("dpkg") and shutil.which("readelf"):
+        missing = {so: p for so, p in needed_packages([sd] + ([kube] if kube else [])).items()
+                   if not p & set(packages)}
+        if missing:
+            fail("Makefile: IMAGE_PACKAGES lacks the packages of %s" % missing)
+    else:
+        skip("tool:dpkg", "no dpkg/readelf: the image's libraries not checked")
+    ok("image: every container runs %s, the sidecar's arguments parse, IMAGE_PACKAGES "
+       "has every library's package" % image)
 
 
 def main():
@@ -353,7 +315,7 @@ def main():
     check_prometheus(deploy)
     check_units(sd, deploy, units)
     check_no_prefix(deploy)
-    check_dockerfile(sd, deploy, docs)
+    check_image(sd, deploy, docs)
     print("# checks: %d passed, 0 failed, %d skipped" % (len(PASSED), len(SKIPPED)))
     return 77 if SKIPPED and not PASSED else 0
 

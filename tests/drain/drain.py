@@ -6,9 +6,13 @@ private network namespace). Usage: drain.py PATH-TO-SOCKDIAG PART, PART one of
            drain, --timeout with and without --kill, lost events, usage
   nginx    nginx (-s quit) with keep-alive clients and a slow download
   haproxy  haproxy (soft stop, SIGUSR1) in front of nginx, the same clients
+  age      --max-age: connections of different ages destroyed as each crosses it
+  allns    --all-netns and several -N (run by allns.sh in a private world:
+           mount, pid and network namespaces, a tmpfs on /run/netns)
 The close of each connection is timestamped here (CLOCK_MONOTONIC), right
 before it happens: drain must still be running at the last one, and exit
 within 100 ms of it."""
+import ctypes
 import errno
 import json
 import os
@@ -37,6 +41,7 @@ class Drain:
         self.p = subprocess.Popen([SD, "drain", "--json"] + list(args), stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True)
         self.lines = []
+        self.at = []  # when each line was read (CLOCK_MONOTONIC)
         self.started = threading.Event()
         self.t = threading.Thread(target=self._read, daemon=True)
         self.t.start()
@@ -48,6 +53,7 @@ class Drain:
 
     def _read(self):
         for line in self.p.stdout:
+            self.at.append(time.monotonic())
             try:
                 self.lines.append(json.loads(line))
             except ValueError:
@@ -278,9 +284,78 @@ def t_lost_events():
     l.close()
 
 
+def reset_at(c, when):
+    """A thread blocked in c.recv(): when[0] becomes the time the reset came
+    (or None if it saw anything else), when[1] the error."""
+    def wait():
+        try:
+            c.settimeout(10)
+            got = c.recv(1)
+            when[:] = [None, "got %r" % got]
+        except OSError as e:
+            when[:] = [time.monotonic(), e]
+    t = threading.Thread(target=wait, daemon=True)
+    t.start()
+    return t
+
+
+def t_max_age():
+    """--max-age 1s: the connection open at the start is aged from drain's
+    first dump (S) and destroyed at S + 1 s; one that arrives at S + 0.4 s is
+    first seen by the dump at that crossing, and destroyed 1 s later. Each
+    destroy is a kill report row; the clients see a reset; others untouched."""
+    D = 1.0
+    l = listener(6110)
+    o_c, o_a = pair(listener(6111))  # another port: never touched
+    old_c, old_a = pair(l)
+    d = Drain("--max-age", "1s", "sport = :6110")
+    s_at = d.at[0]  # the start line, written right before the first dump
+    old_w, young_w = [None, None], [None, None]
+    ts = [reset_at(old_c, old_w)]
+    time.sleep(max(0, s_at + 0.4 - time.monotonic()))
+    young_c, young_a = pair(l)
+    ts.append(reset_at(young_c, young_w))
+    ts[0].join(D + 1)
+    check(old_w[0] is not None and abs(old_w[0] - s_at - D) < 0.1,
+          "max-age: the old one reset at D = 1 s after the start (+-100 ms): %s, at %+.3f s"
+          % (old_w[1], (old_w[0] or s_at) - s_at))
+    check(isinstance(old_w[1], OSError) and old_w[1].errno in (errno.ECONNRESET,
+                                                                errno.ECONNABORTED),
+          "max-age: the old one's client sees ECONNRESET/ECONNABORTED: %r" % old_w[1])
+    # The young one: first seen at that crossing's dump, kept until it crosses D.
+    time.sleep(max(0, s_at + 2 * D - 0.15 - time.monotonic()))
+    check(young_w[0] is None and d.running(),
+          "max-age: the young one kept until it crosses D (reset at %s)" % young_w)
+    ts[1].join(2)
+    check(young_w[0] is not None and abs(young_w[0] - (old_w[0] or s_at + D) - D) < 0.1,
+          "max-age: the young one reset D after the dump that first saw it (+-100 ms): "
+          "%s at %+.3f s after the old one" % (young_w[1], (young_w[0] or 0) - (old_w[0] or 0)))
+    rc, at = d.wait()
+    print("# max-age: resets at %+.3f s and %+.3f s after the start line; lines at %s" % (
+        (old_w[0] or 0) - s_at, (young_w[0] or 0) - s_at,
+        ["%+.3f %s" % (t - s_at, j.get("event", j.get("result"))) for t, j in zip(d.at, d.lines)]))
+    check(rc == 0, "max-age: exit 0 once both are destroyed (%d: %s)" % (rc, d.err))
+    rows = [j for j in d.lines if "cookie" in j]
+    check([j.get("result") for j in rows] == ["destroyed", "destroyed"],
+          "max-age: two kill report rows, destroyed: %s" % rows)
+    end = d.end()
+    check(end.get("result") == "drained" and end.get("aged") == 2 and end.get("arrived") == 1,
+          "max-age: end line drained, 2 aged, 1 arrived: %s" % end)
+    check(alive(o_c, o_a), "max-age: another port's connection untouched")
+    c, a = pair(l)
+    check(alive(c, a), "max-age: the listener untouched")
+    # Without --max-age nothing is destroyed, however old.
+    d = Drain("--timeout", "1500ms", "sport = :6110")
+    rc, _ = d.wait()
+    check(rc == 1 and alive(c, a), "no --max-age: nothing destroyed (exit %d: %s)" % (rc, d.err))
+    for s in (c, a, o_c, o_a, old_c, old_a, young_c, young_a, l):
+        s.close()
+
+
 def t_usage():
     for args, what in ((["sport = :1"], None), ([], "FILTER"), (["--kill", "sport = :1"], "--timeout"),
                        (["--timeout", "x", "sport = :1"], "--timeout"),
+                       (["--max-age", "soon", "sport = :1"], "--max-age"),
                        (["-x", "sport = :1"], None)):
         if what is None and args == ["sport = :1"]:
             # nothing matches: drained at once
@@ -292,6 +367,113 @@ def t_usage():
         check(p.returncode == 2, "usage %s: exit 2 (got %d: %s)" % (args, p.returncode, p.stderr))
         check(len(p.stderr.strip().splitlines()) == 1 and (what is None or what in p.stderr),
               "usage %s: one line naming %s: %r" % (args, what, p.stderr))
+
+
+# ---- several namespaces (in allns.sh's private world) ----
+
+CLONE_NEWNET = 0x40000000
+LIBC = ctypes.CDLL(None, use_errno=True)
+
+
+def in_netns(name, fn):
+    """fn() run with this thread in namespace name (its sockets stay there)."""
+    home = os.open("/proc/thread-self/ns/net", os.O_RDONLY)
+    there = os.open("/run/netns/" + name, os.O_RDONLY)
+    try:
+        if LIBC.setns(there, CLONE_NEWNET) != 0:
+            raise OSError(ctypes.get_errno(), "setns " + name)
+        try:
+            return fn()
+        finally:
+            if LIBC.setns(home, CLONE_NEWNET) != 0:
+                raise OSError(ctypes.get_errno(), "setns back")
+    finally:
+        os.close(home)
+        os.close(there)
+
+
+def netns_add(name):
+    subprocess.run(["ip", "netns", "add", name], check=True)
+    subprocess.run(["ip", "-n", name, "link", "set", "lo", "up"], check=True)
+
+
+def served(name, port):
+    """A listener and one connection to it in namespace name."""
+    def make():
+        l = listener(port)
+        return (l,) + pair(l)
+    return in_netns(name, make)
+
+
+def t_all_netns():
+    """Connections in two namespaces: drain --all-netns returns only when both
+    are gone. One namespace deleted while its connection is open: still waited
+    for (drain's sockets keep it), no error. One made during the drain with a
+    matching connection: followed from the next dump, waited for."""
+    netns_add("dn1")
+    netns_add("dn2")
+    l1, c1, a1 = served("dn1", 6400)
+    l2, c2, a2 = served("dn2", 6400)
+    d = Drain("--all-netns", "sport = :6400")
+    first = [j for j in d.lines if j.get("event") == "progress"][0]
+    check(first.get("left") == 2 and first.get("namespaces", 0) >= 3,
+          "allns: 2 connections in 3 namespaces (ours, dn1, dn2): %s" % first)
+    subprocess.run(["ip", "netns", "del", "dn2"], check=True)
+    c1.close()
+    a1.close()  # dn1's end: a dump within 1 s; dn2 is no longer listed then
+    check(d.wait_line(lambda j: j.get("dumps", 0) >= 2, 5) and d.running(),
+          "allns: after the next dump, drain waits for the deleted namespace's connection")
+    netns_add("dn3")
+    l3, c3, a3 = served("dn3", 6400)
+    c2.close()
+    a2.close()  # the last known end: the confirming dump lists dn3 and finds its connection
+    check(d.wait_line(lambda j: j.get("dumps", 0) >= 3 and j.get("left") == 1, 10)
+          and d.running(), "allns: drain waits for the connection of the namespace made during it")
+    end = close_last(d, (c3, a3), "allns")
+    check(end.get("result") == "drained" and end.get("ended") == 3 and end.get("arrived") == 1,
+          "allns: drained, 3 ended, 1 arrived (dn3's): %s" % end)
+    check(d.err.strip() == "", "allns: nothing on stderr (a deleted namespace is no error): %r"
+          % d.err)
+    for s in (l1, l2, l3):
+        s.close()
+    subprocess.run(["ip", "netns", "del", "dn1"], check=True)
+    subprocess.run(["ip", "netns", "del", "dn3"], check=True)
+
+
+def t_several_n():
+    """-N twice: what is left in each at --timeout is listed with its
+    namespace, --kill destroys exactly those; our namespace's is untouched."""
+    netns_add("dn4")
+    netns_add("dn5")
+    l4, c4, a4 = served("dn4", 6401)
+    l5, c5, a5 = served("dn5", 6401)
+    l0 = listener(6401)
+    c0, a0 = pair(l0)
+    d = Drain("-N", "dn4", "-N", "dn5", "--timeout", "300ms", "sport = :6401")
+    rc, _ = d.wait()
+    rows = sorted(j.get("netns") for j in d.lines if "cookie" in j)
+    check(rc == 1 and rows == ["dn4", "dn5"], "-N x2: exit 1, one left in each, labelled: "
+          "%d %s" % (rc, d.lines))
+    d = Drain("-N", "dn4", "-N", "dn5", "--timeout", "300ms", "--kill", "sport = :6401")
+    rc, _ = d.wait()
+    rows = sorted((j.get("netns"), j.get("result")) for j in d.lines if "cookie" in j)
+    check(rc == 0 and rows == [("dn4", "destroyed"), ("dn5", "destroyed")],
+          "-N x2 --kill: both destroyed: %d %s" % (rc, d.lines))
+    check(alive(c0, a0), "-N x2 --kill: our namespace's connection untouched")
+    # --max-age in each namespace (a destroyer per namespace's handle).
+    c4, a4 = in_netns("dn4", lambda: pair(l4))
+    c5, a5 = in_netns("dn5", lambda: pair(l5))
+    d = Drain("-N", "dn4", "-N", "dn5", "--max-age", "300ms", "sport = :6401")
+    rc, _ = d.wait()
+    rows = sorted((j.get("netns"), j.get("result")) for j in d.lines if "cookie" in j)
+    check(rc == 0 and rows == [("dn4", "destroyed"), ("dn5", "destroyed")]
+          and d.end().get("aged") == 2,
+          "-N x2 --max-age: both destroyed as they crossed it: %d %s" % (rc, d.lines))
+    check(alive(c0, a0), "-N x2 --max-age: our namespace's connection untouched")
+    for s in (l4, c4, a4, l5, c5, a5, l0, c0, a0):
+        s.close()
+    subprocess.run(["ip", "netns", "del", "dn4"], check=True)
+    subprocess.run(["ip", "netns", "del", "dn5"], check=True)
 
 
 # ---- nginx, haproxy ----
@@ -471,6 +653,8 @@ PARTS = {
     "core": (t_python_server, t_arrivals, t_reset_held, t_pid, t_timeout, t_lost_events, t_usage),
     "nginx": (t_nginx,),
     "haproxy": (t_haproxy,),
+    "age": (t_max_age,),
+    "allns": (t_all_netns, t_several_n),
 }
 
 

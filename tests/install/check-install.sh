@@ -171,18 +171,18 @@ ok "user program built with pkg-config runs: $out"
 
 # The installed header alone: self-contained, ISO C11 and C++ (its extern "C"), and the
 # one the compiler takes is the installed copy (not the source tree's, not another install's).
-# (Not -pedantic yet: enum sdiag_has has values past INT_MAX, a GNU extension before C23.)
+# -pedantic-errors: no GNU extension (the SDIAG_HAS_* bits past 31 are macros, not enum constants).
 cflags=$(pkg-config --cflags libsockdiag)
 echo '#include <sockdiag.h>' >"$tmp/hdr.c"
 # shellcheck disable=SC2086
-"$cc" -std=c11 -Wall -Wextra -Werror -fsyntax-only $cflags "$tmp/hdr.c" ||
-	fail "sockdiag.h alone does not compile as C11"
+"$cc" -std=c11 -pedantic-errors -Wall -Wextra -Werror -fsyntax-only $cflags "$tmp/hdr.c" ||
+	fail "sockdiag.h alone does not compile as ISO C11 (-pedantic-errors)"
 # shellcheck disable=SC2086
 "$cc" -M $cflags "$tmp/hdr.c" | grep -q "$root/include/sockdiag.h" ||
 	fail "the compiler does not take the installed sockdiag.h"
 if command -v c++ >/dev/null; then
 	# shellcheck disable=SC2086
-	c++ -std=c++11 -Wall -Wextra -Werror -fsyntax-only $cflags -x c++ "$tmp/hdr.c" ||
+	c++ -std=c++11 -pedantic-errors -Wall -Wextra -Werror -fsyntax-only $cflags -x c++ "$tmp/hdr.c" ||
 		fail "sockdiag.h does not compile as C++"
 fi
 ok "the installed sockdiag.h compiles alone as C11$(command -v c++ >/dev/null && echo ' and C++11')"

@@ -7,13 +7,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 SD=$(realpath "${1:?usage: life_allns.sh SOCKDIAG}")
-if [ -z "${LIFE_ALLNS_INNER:-}" ]; then
-	for tool in unshare ip python3; do
-		command -v "$tool" >/dev/null 2>&1 || { echo "SKIP(tool:$tool)" >&2; exit 77; }
-	done
-	unshare -m -p -f -n true 2>/dev/null || { echo "SKIP(netns): need root" >&2; exit 77; }
-fi
 . "$here/../private_world.sh"
+private_world_can LIFE_ALLNS_INNER ip python3
 private_world LIFE_ALLNS_INNER "$0" "$@"
 
 out=$(mktemp)

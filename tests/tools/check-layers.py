@@ -52,13 +52,13 @@ LAYERS = [
     ['daemon/common'],
     ['daemon/metrics'],
     ['daemon/guard/core'],
-    ['daemon/guard', 'daemon/exporter'],
+    ['daemon/guard', 'daemon/exporter', 'daemon/kube'],
     ['cli/fmt'],
     ['cli/fields'],
     ['cli/render'],
     ['cli/count', 'cli/opts'],
     ['cli/run'],
-    ['cli/top'],
+    ['cli/top', 'cli/drain'],
     ['cli', 'python/sockdiag'],
 ]
 ROOTS = ('include', 'util', 'lib', 'conntrack', 'backends', 'life', 'daemon', 'cli', 'python')
