@@ -55,7 +55,8 @@ BUILD_DEPS := build-essential pkg-config meson ninja-build libmnl-dev libcap-ng-
 # iproute2 (ss, ip), procps (sysctl): namespace and differential tests; python3, jq: test
 # helpers; groff-base: man page check; bash-completion, zsh, fish: the completion tests;
 # prometheus (server + promtool): the exporter's end-to-end test against a real Prometheus and
-# the scrape configuration check; python3-yaml: deploy/ manifests parsed;
+# the scrape configuration check; python3-yaml: deploy/ manifests parsed (their schemas:
+# deps-schemas below, with the machine's Node.js);
 # netbase (/etc/services): service names in the CLI tests; strace: counting kill's dumps;
 # python3-prometheus-client: its strict OpenMetrics parser checks exporter --openmetrics;
 # nftables, conntrack: dead backends and conntrack deletes (a rule makes conntrack track in
@@ -102,7 +103,7 @@ FUZZ_DEPS := clang libclang-rt-14-dev
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 MESON_SETUP := meson setup --prefix=$(PREFIX)
 
-.PHONY: all deps deps-test deps-fuzz deps-kernels deps-image setup build run test test-kernels \
+.PHONY: all deps deps-test deps-schemas deps-fuzz deps-kernels deps-image setup build run test test-kernels \
 	install uninstall asan fuzz clean abi-check abi-baseline image test-image
 
 all: build
@@ -144,6 +145,23 @@ deps:
 
 deps-test: deps
 	$(call install-missing,$(TEST_DEPS))
+	@$(MAKE) --no-print-directory deps-schemas
+
+# Kubernetes' API schemas and prometheus-operator's CRD schemas for tests/deploy/k8s_schema.py:
+# the npm packages pinned by tests/deploy/schemas/package-lock.json (kubernetes-models,
+# @kubernetes-models/prometheus-operator, typescript), installed once into
+# BUILDDIR/k8s-schemas with `npm ci` (Node.js is the machine's); no network after that.
+SCHEMAS_DIR := $(BUILDDIR)/k8s-schemas
+deps-schemas:
+	@if [ -n "$(NO_DEPS)" ]; then exit 0; fi; \
+	if ! command -v npm >/dev/null 2>&1; then \
+		echo "make: no npm: the manifests' schema check (deploy_schema) will skip"; exit 0; \
+	fi; \
+	if cmp -s tests/deploy/schemas/package-lock.json $(SCHEMAS_DIR)/package-lock.json && \
+	   [ -d $(SCHEMAS_DIR)/node_modules/kubernetes-models ]; then exit 0; fi; \
+	mkdir -p $(SCHEMAS_DIR) && \
+	cp tests/deploy/schemas/package.json tests/deploy/schemas/package-lock.json $(SCHEMAS_DIR)/ && \
+	cd $(SCHEMAS_DIR) && npm ci --no-audit --no-fund --loglevel=error
 
 deps-fuzz: deps
 	$(call install-missing,$(FUZZ_DEPS))
@@ -213,6 +231,7 @@ uninstall:
 # slower: guard_e2e (the one test with a latency bound, 100 ms) scales its bound and its
 # waits by SOCKDIAG_TEST_SLOWDOWN.
 asan: deps-test
+	@$(MAKE) --no-print-directory deps-schemas BUILDDIR=$(ASAN_BUILDDIR)
 	@[ -f $(ASAN_BUILDDIR)/build.ninja ] || \
 		$(MESON_SETUP) $(ASAN_BUILDDIR) -Dtests=enabled \
 			-Db_sanitize=address,undefined -Db_lundef=false \

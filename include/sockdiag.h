@@ -917,7 +917,8 @@ void sdiag_procmap_free(struct sdiag_procmap *m);
 /* Network namespaces.                                                         */
 
 struct sdiag_netns {
-	char label[64];		/* the /run/netns name, "pid:N", "cgroup:PATH pid:N" (PATH
+	char label[64];		/* the /run/netns name, the path of a name in
+				 * /var/run/netns, "pid:N", "cgroup:PATH pid:N" (PATH
 				 * shortened to its end: "cgroup:.../x.scope pid:N") */
 	char path[320];		/* an nsfs path to open it by */
 	uint64_t inode;		/* namespace inode: its identity */
@@ -946,8 +947,10 @@ int sdiag_cgroup_walk(const char *spec, bool unit, sdiag_cgroup_cb cb, void *use
  * device never is): -ENOTNAM when the file is something else, -EINVAL for a
  * malformed spec, else open(2)'s error. */
 int sdiag_netns_open(const char *spec, int *ret_fd);
-/* Every distinct network namespace of the host: named ones first, then those
- * of running processes, deduplicated by inode. Free *ret with free(). */
+/* Every distinct network namespace of the host: named ones first (/run/netns,
+ * labelled NAME, then /var/run/netns unless it is the same directory, labelled
+ * by path), then those of running processes, deduplicated by inode. Free *ret
+ * with free(). */
 int sdiag_netns_list(struct sdiag_netns **ret, size_t *ret_n);
 /* The namespaces specs name, deduplicated by inode, in order: each spec is a
  * NAME, PATH or pid:PID (as sdiag_netns_open), or cgroup:PATH (the namespaces

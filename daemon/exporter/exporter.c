@@ -237,9 +237,11 @@ static int load_config(struct exporter *e, bool reload)
 /* ---- privileges, signals ---------------------------------------------------------------- */
 
 /* Keep only what later passes need: CAP_SYS_ADMIN to enter namespaces for
- * --all-netns (a single -N namespace was entered at start),
- * CAP_SYS_PTRACE + CAP_DAC_READ_SEARCH to read other users' /proc/PID/fd
- * for group-by-comm, CAP_NET_ADMIN to subscribe to the destroy events of
+ * --all-netns (a single -N namespace was entered at start); CAP_SYS_PTRACE
+ * for --all-netns too, to see /proc/PID/ns/net of other users' processes
+ * (a pod's sandbox runs as 65535: without it its namespace is never listed),
+ * and with CAP_DAC_READ_SEARCH to read other users' /proc/PID/fd for
+ * group-by-comm; CAP_NET_ADMIN to subscribe to the destroy events of
  * namespaces made later (life with --all-netns). Dumping sockets needs no
  * capability at all. */
 static int drop_capabilities(const struct exporter *e)
@@ -250,7 +252,8 @@ static int drop_capabilities(const struct exporter *e)
 	bool comm = e->cfg->c.by_comm || e->cfg->c.destinations == EXP_BY_COMM ||
 		    (e->life && e->cfg->c.life_by == EXP_BY_COMM);
 	/* life with --all-netns subscribes to the destroy events of each new namespace. */
-	bool want[4] = { e->target.all_netns, comm, comm, e->life && e->target.all_netns };
+	bool want[4] = { e->target.all_netns, e->target.all_netns || comm, comm,
+			 e->life && e->target.all_netns };
 	bool have[4];
 
 	capng_get_caps_process();

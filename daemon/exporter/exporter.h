@@ -50,8 +50,12 @@ struct exp_config {
 	enum exp_owner_key { EXP_BY_NONE, EXP_BY_COMM, EXP_BY_CGROUP } destinations;
 	bool life;			/* life: connection ends (exporter_life.c) */
 	enum exp_owner_key life_by;	/* life-by: the ends' owner label */
+	bool pod_labels;		/* --all-netns: k8s_namespace, k8s_pod labels */
+	char *pods_dir;			/* the kubelet's pod log directories, NULL = default */
+	uint32_t max_pods;		/* namespaces labelled with a pod, per pass */
 	struct push_config push;	/* remote-write-url, otlp-endpoint, push-* */
 };
+#define EXP_PODS_DIR "/var/log/pods"
 
 void exp_config_init(struct exp_config *c);
 void exp_config_fini(struct exp_config *c);
@@ -100,9 +104,13 @@ struct exp_set {
 	uint64_t dropped;	/* sockets not counted: the cap was reached */
 };
 
+#define EXP_POD_UID_LEN 37	/* 36 characters and the NUL */
+
 struct exp_ns {
 	char label[64];
 	uint32_t port_lo, port_hi;	/* ip_local_port_range; 0 0: not read */
+	char pod_uid[EXP_POD_UID_LEN];	/* pod-labels: its pod's UID, "" if none */
+	char pod_ns[64], pod[254];	/* and its namespace and name, "" if unknown */
 	uint64_t socks[SDIAG_T_MAX][EXP_FAMS][SDIAG_SS_MAX];
 	uint64_t (*ports)[EXP_INET_TABLES][SDIAG_SS_MAX];	/* [n_ports] */
 	struct exp_tcp tcp;
@@ -142,6 +150,21 @@ struct exp_target {
  * errno when nothing could be collected. */
 int exp_collect(const struct exp_config *c, const struct exp_target *t, struct exp_agg **ret);
 void exp_agg_free(struct exp_agg *a);
+
+/* ---- pods (exporter_pods.c) ------------------------------------------------------ */
+
+/* The pod UID in a /proc/PID/cgroup text (either kubelet cgroup driver, '_'
+ * read as '-'): true with uid filled, false if no kubepods pod segment. */
+bool exp_pod_uid(const char *cgroup, char uid[EXP_POD_UID_LEN]);
+/* A kubelet pod log directory's name NAMESPACE_NAME_UID for uid: true with
+ * its namespace and name, false if it is another pod's or malformed. */
+bool exp_pod_dirname(const char *dirname, const char *uid, char *ns, size_t ns_size, char *name,
+		     size_t name_size);
+/* Label a->ns[i] (namespace inode inodes[i]) with the pod of its lowest pid
+ * under proc_root, looked up in pods_dir; at most max_pods namespaces.
+ * Returns how many were labelled. */
+size_t exp_pods_label(struct exp_agg *a, const uint64_t *inodes, const char *proc_root,
+		      const char *pods_dir, uint32_t max_pods);
 
 /* ---- rendering ------------------------------------------------------------------ */
 

@@ -250,6 +250,7 @@ static int dump_ns(struct pass *p, struct sdiag_handle *h, const struct sdiag_qu
 
 static int dump_all_netns(struct pass *p, const struct sdiag_query *const *q)
 {
+	uint64_t *inodes;
 	struct sdiag_netns *list = NULL;
 	size_t n = 0;
 	int r;
@@ -259,10 +260,13 @@ static int dump_all_netns(struct pass *p, const struct sdiag_query *const *q)
 		p->a->dump_errors++;
 		return r;
 	}
+	inodes = p->c->pod_labels ? calloc(n ? n : 1, sizeof(*inodes)) : NULL;
 	for (size_t i = 0; i < n && r >= 0; i++) {
 		struct sdiag_handle *h = NULL;
 		int fd;
 
+		if (inodes)
+			inodes[p->a->n_ns] = list[i].inode;
 		r = add_ns(p, list[i].label);
 		if (r < 0)
 			break;
@@ -285,6 +289,10 @@ static int dump_all_netns(struct pass *p, const struct sdiag_query *const *q)
 		if (fd >= 0)
 			close(fd);
 	}
+	if (inodes)
+		exp_pods_label(p->a, inodes, "/proc",
+			       p->c->pods_dir ? p->c->pods_dir : EXP_PODS_DIR, p->c->max_pods);
+	free(inodes);
 	free(list);
 	return r;
 }

@@ -23,6 +23,7 @@ void exp_config_init(struct exp_config *c)
 	c->listeners = true;
 	c->max_listeners = 1000;
 	c->max_series = 500;
+	c->max_pods = 1000;
 	push_config_init(&c->push);
 }
 
@@ -30,6 +31,7 @@ void exp_config_fini(struct exp_config *c)
 {
 	free(c->listen);
 	free(c->cgroup_root);
+	free(c->pods_dir);
 	push_config_fini(&c->push);
 	memset(c, 0, sizeof(*c));
 }
@@ -129,6 +131,15 @@ static int apply(void *ctx, struct conf_line *l, const char *key, char *value)
 		return set_count(l, key, value, 1000000, &c->max_listeners);
 	if (!strcmp(key, "max-series"))
 		return set_count(l, key, value, 100000, &c->max_series);
+	if (!strcmp(key, "pod-labels"))
+		return conf_bool(l, key, value, &c->pod_labels);
+	if (!strcmp(key, "max-pods"))
+		return set_count(l, key, value, 100000, &c->max_pods);
+	if (!strcmp(key, "pods-dir")) {
+		if (value[0] != '/')
+			return conf_fail(l, "pods-dir: '%s' is not an absolute path", value);
+		return set_string(l, &c->pods_dir, value);
+	}
 	if (!strcmp(key, "listen")) {
 		struct sockaddr_storage ss;
 		char why[HTTP_LISTEN_ERRLEN + sizeof(HTTP_LISTEN_FORMS)];

@@ -355,9 +355,9 @@ void exp_life_render(struct expo *o, struct exp_life *x)
 		    "Lifetimes of the ended connections whose start was seen.");
 	for (size_t i = 0; i < x->nslots; i++)
 		if (x->tab[i].used)
-			expo_histogram_by(o, "sockdiag_connection_duration_seconds", false,
-					  end_labels, &(struct labels){ x, &x->tab[i] }, dur_le,
-					  x->tab[i].dur, DUR_BUCKETS, x->tab[i].dur_sum_s);
+			expo_histogram(o, "sockdiag_connection_duration_seconds", false,
+				       end_labels, &(struct labels){ x, &x->tab[i] }, dur_le,
+				       x->tab[i].dur, DUR_BUCKETS, x->tab[i].dur_sum_s);
 	expo_family(o, "sockdiag_connection_end_events_lost", "counter",
 		    "Socket-destroy events the kernel could not queue (ends then found by "
 		    "the next dump, without their final counters).");

@@ -61,6 +61,23 @@ static void u64(struct expo *o, uint64_t v)
 	fprintf(o->f, "} %llu\n", (unsigned long long)v);
 }
 
+/* A namespace's labels: netns, and its pod's where known (pod-labels). */
+static void ns_labels(struct expo *o, const void *arg)
+{
+	const struct exp_ns *ns = arg;
+
+	fputs("netns=\"", o->f);
+	expo_value(o, ns ? ns->label : "");
+	fputc('"', o->f);
+	if (ns && ns->pod[0]) {
+		fputs(",k8s_namespace=\"", o->f);
+		expo_value(o, ns->pod_ns);
+		fputs("\",k8s_pod=\"", o->f);
+		expo_value(o, ns->pod);
+		fputc('"', o->f);
+	}
+}
+
 static void sockets(struct expo *o, const struct exp_config *c, const struct exp_agg *a)
 {
 	expo_family(o, "sockdiag_sockets", "gauge",
@@ -81,9 +98,9 @@ static void sockets(struct expo *o, const struct exp_config *c, const struct exp
 
 					if (!v && !zero)
 						continue;
-					fputs("sockdiag_sockets{netns=\"", o->f);
-					expo_value(o, ns->label);
-					fprintf(o->f, "\",family=\"%s\",proto=\"%s\",state=\"%s\"",
+					fputs("sockdiag_sockets{", o->f);
+					ns_labels(o, ns);
+					fprintf(o->f, ",family=\"%s\",proto=\"%s\",state=\"%s\"",
 						exp_family_label(t, f), sdiag_table_proto(t),
 						exp_state_label(st));
 					u64(o, v);
@@ -105,9 +122,9 @@ static void ports(struct expo *o, const struct exp_config *c, const struct exp_a
 
 					if (!v && (t != SDIAG_T_TCP || st == SDIAG_SS_UNKNOWN))
 						continue;
-					fputs("sockdiag_port_sockets{netns=\"", o->f);
-					expo_value(o, a->ns[n].label);
-					fprintf(o->f, "\",proto=\"%s\",port=\"%u\",state=\"%s\"",
+					fputs("sockdiag_port_sockets{", o->f);
+					ns_labels(o, &a->ns[n]);
+					fprintf(o->f, ",proto=\"%s\",port=\"%u\",state=\"%s\"",
 						sdiag_table_proto(t), c->ports[i],
 						exp_state_label(st));
 					u64(o, v);
@@ -119,9 +136,9 @@ static void listener_labels(struct expo *o, const struct exp_agg *a, const struc
 	char addr[INET6_ADDRSTRLEN] = "?";
 
 	inet_ntop(k->family == AF_INET6 ? AF_INET6 : AF_INET, k->addr, addr, sizeof(addr));
-	fputs("{netns=\"", o->f);
-	expo_value(o, k->ns < a->n_ns ? a->ns[k->ns].label : "");
-	fprintf(o->f, "\",proto=\"%s\",address=\"%s\",port=\"%u\"",
+	fputc('{', o->f);
+	ns_labels(o, k->ns < a->n_ns ? &a->ns[k->ns] : NULL);
+	fprintf(o->f, ",proto=\"%s\",address=\"%s\",port=\"%u\"",
 		sdiag_table_proto(k->table), addr, k->port);
 }
 
@@ -157,9 +174,8 @@ static void tcp_sum(struct expo *o, const struct exp_agg *a, const char *name, c
 	for (size_t n = 0; n < a->n_ns; n++) {
 		const uint64_t *v = (const uint64_t *)((const char *)&a->ns[n].tcp + offset);
 
-		fprintf(o->f, "%s{netns=\"", name);
-		expo_value(o, a->ns[n].label);
-		fputc('"', o->f);
+		fprintf(o->f, "%s{", name);
+		ns_labels(o, &a->ns[n]);
 		u64(o, *v);
 	}
 }
@@ -171,7 +187,7 @@ static void tcp(struct expo *o, const struct exp_config *c, const struct exp_agg
 	expo_family(o, "sockdiag_tcp_rtt_seconds", "gaugehistogram",
 	       "Smoothed RTT of the ESTABLISHED TCP sockets open at the scrape.");
 	for (size_t n = 0; n < a->n_ns; n++)
-		expo_histogram(o, "sockdiag_tcp_rtt_seconds", true, "netns", a->ns[n].label, rtt_le,
+		expo_histogram(o, "sockdiag_tcp_rtt_seconds", true, ns_labels, &a->ns[n], rtt_le,
 			       a->ns[n].tcp.rtt_buckets, EXP_RTT_BUCKETS, a->ns[n].tcp.rtt_sum_s);
 	tcp_sum(o, a, "sockdiag_tcp_info_sockets",
 		"TCP sockets that reported tcp_info (the sums below are over them).",
@@ -205,9 +221,9 @@ static void groups(struct expo *o, const struct exp_agg *a, const struct exp_set
 
 		if (!e->used)
 			continue;
-		fprintf(o->f, "%s{netns=\"", name);
-		expo_value(o, e->k.ns < a->n_ns ? a->ns[e->k.ns].label : "");
-		fprintf(o->f, "\",%s=\"", label);
+		fprintf(o->f, "%s{", name);
+		ns_labels(o, e->k.ns < a->n_ns ? &a->ns[e->k.ns] : NULL);
+		fprintf(o->f, ",%s=\"", label);
 		if (set == &a->cgroups) {
 			snprintf(idbuf, sizeof(idbuf), "id:%llu", (unsigned long long)e->k.id);
 			expo_value(o, a->cgroup_paths && a->cgroup_paths[i] ? a->cgroup_paths[i] : idbuf);
@@ -246,9 +262,9 @@ static void self(struct expo *o, const struct exp_config *c, const struct exp_ag
 			if (!(c->tables & SDIAG_TABLE_BIT(t)) ||
 			    !(a->ns[n].unsupported & SDIAG_TABLE_BIT(t)))
 				continue;
-			fputs("sockdiag_table_unsupported{netns=\"", o->f);
-			expo_value(o, a->ns[n].label);
-			fprintf(o->f, "\",table=\"%s\"} 1\n", sdiag_table_netid(t));
+			fputs("sockdiag_table_unsupported{", o->f);
+			ns_labels(o, &a->ns[n]);
+			fprintf(o->f, ",table=\"%s\"} 1\n", sdiag_table_netid(t));
 		}
 	expo_family(o, "sockdiag_scrape_duration_seconds", "gauge",
 	       "Time the last pass over the kernel's socket dumps took.");

@@ -8,8 +8,10 @@
  * with it but its child, so the supervisor's descriptors and memory stay flat
  * however many come and go, and a crash stays in one namespace.
  *
- * The namespaces are those sdiag_netns_list() finds: named ones (/run/netns)
- * and those of running processes. /run/netns is watched with inotify: after a
+ * The namespaces are those sdiag_netns_list() finds: named ones (/run/netns
+ * and /var/run/netns, or the --netns-dir directories) and those of running
+ * processes (/proc/PID/ns/net: with the host's /proc, every pod's, named or
+ * not), one guard per namespace inode. The directories are watched with inotify: after a
  * change, the names are looked at every 10 ms for up to 2 s (ip netns add
  * creates the file first and bind-mounts the namespace on it after), and a
  * removed name is acted upon at once. Everything is scanned again every
@@ -53,11 +55,11 @@
 
 #include "daemon/common/log.h"
 #include "daemon/guard/all.h"
+#include "lib/ns/ns.h"
 #include "sockdiag.h"
 #include "util/clock.h"
 #include "util/sigfd.h"
 
-#define NETNS_DIR "/run/netns"
 #define SCAN_MS 1000	 /* the regular rescan */
 #define FAST_MS 10	 /* after a change in /run/netns ... */
 #define FAST_FOR_MS 2000 /* ... for this long */
@@ -88,11 +90,26 @@ struct child {
 struct sup {
 	const struct guard_all_ops *ops;
 	void *arg;
+	const char *const *dirs;	/* of named namespaces, NULL-terminated */
 	struct child *v;
 	size_t n, cap;
 	int sigfd, ino, tfd;
 	uint64_t next_scan_ms, fast_until_ms;
+	uint64_t restarts;
 };
+
+/* Tell the census (--metrics): guards running, waiting, failed. */
+static void census(struct sup *s)
+{
+	size_t st[3] = { 0 };
+
+	if (!s->ops->census)
+		return;
+	for (size_t i = 0; i < s->n; i++)
+		st[s->v[i].state == CH_RUNNING ? 0 : s->v[i].state == CH_FAILED ? 2 :
+		   s->v[i].state == CH_WAIT ? 1 : 0] += s->v[i].state != CH_STOPPING;
+	s->ops->census(s->arg, st, s->restarts);
+}
 
 #define logsup(...) daemon_log("sockdiag-guard", __VA_ARGS__)
 
@@ -264,7 +281,7 @@ static int scan(struct sup *s)
 	int r;
 
 	s->next_scan_ms = now + SCAN_MS;
-	r = sdiag_netns_list(&ns, &n);
+	r = sd_netns_list_dirs(s->dirs, "/proc", &ns, &n);
 	if (r < 0) {
 		logsup("cannot list network namespaces: %s", strerror(-r));
 		return 0;
@@ -307,27 +324,28 @@ static int scan(struct sup *s)
 		s->v[k++] = *c;
 	}
 	s->n = k;
+	census(s);
 	return 0;
 }
 
-/* A name in /run/netns mounted (nsfs) that no guard has yet? */
-static bool named_pending(struct sup *s)
+/* A name in dir mounted (nsfs) that no guard has yet? */
+static bool named_pending_in(struct sup *s, const char *dir)
 {
 	struct dirent *de;
-	DIR *d = opendir(NETNS_DIR);
+	DIR *d = opendir(dir);
 	bool found = false;
 
 	if (!d)
 		return false;
 	while (!found && (de = readdir(d))) {
-		char path[sizeof(NETNS_DIR) + 256];
+		char path[4096 + 256];
 		const struct child *c;
 		struct statfs sfs;
 		struct stat st;
 
 		if (de->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), NETNS_DIR "/%s", de->d_name);
+		snprintf(path, sizeof(path), "%.4095s/%s", dir, de->d_name);
 		if (statfs(path, &sfs) < 0 || sfs.f_type != NSFS_MAGIC || stat(path, &st) < 0)
 			continue;
 		c = find(s, (uint64_t)st.st_ino);
@@ -335,6 +353,14 @@ static bool named_pending(struct sup *s)
 	}
 	closedir(d);
 	return found;
+}
+
+static bool named_pending(struct sup *s)
+{
+	for (size_t i = 0; s->dirs[i]; i++)
+		if (named_pending_in(s, s->dirs[i]))
+			return true;
+	return false;
 }
 
 static void reap(struct sup *s)
@@ -369,6 +395,7 @@ static void reap(struct sup *s)
 			delay = RESTART_MS << (c->restarts < RESTART_MAX_SHIFT ? c->restarts :
 							     RESTART_MAX_SHIFT);
 			c->restarts++;
+			s->restarts++;
 			c->state = CH_WAIT;
 			c->due_ms = now + delay;
 			logsup("netns %s: its guard (pid %ld) died (%s %d); restarted in %u s",
@@ -388,6 +415,7 @@ static int on_signal(struct sup *s)
 	while (read(s->sigfd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGCHLD) {
 			reap(s);
+			census(s);
 		} else if (si.ssi_signo == SIGHUP) {
 			s->ops->reload(s->arg);
 			for (size_t i = 0; i < s->n; i++)
@@ -450,14 +478,19 @@ static int setup(struct sup *s)
 	if (s->sigfd < 0 || s->tfd < 0 || s->ino < 0)
 		return -errno;
 	/* As ip netns does on first use; then the directory is watched even
-	 * before the first namespace is named. */
-	if (mkdir(NETNS_DIR, 0755) < 0 && errno != EEXIST)
-		logsup("cannot create %s (%s): named namespaces are found by the "
-		       "periodic scan only", NETNS_DIR, strerror(errno));
-	else if (inotify_add_watch(s->ino, NETNS_DIR,
-				   IN_CREATE | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM | IN_ATTRIB) < 0)
-		logsup("cannot watch %s (%s): named namespaces are found by the periodic "
-		       "scan only", NETNS_DIR, strerror(errno));
+	 * before the first namespace is named. (A read-only mount of the
+	 * host's directory in a container exists already.) */
+	for (size_t i = 0; s->dirs[i]; i++) {
+		const char *dir = s->dirs[i];
+
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+			logsup("cannot create %s (%s): names there are found by the "
+			       "periodic scan only", dir, strerror(errno));
+		else if (inotify_add_watch(s->ino, dir, IN_CREATE | IN_DELETE | IN_MOVED_TO |
+							       IN_MOVED_FROM | IN_ATTRIB) < 0)
+			logsup("cannot watch %s (%s): names there are found by the periodic "
+			       "scan only", dir, strerror(errno));
+	}
 	return 0;
 }
 
@@ -476,7 +509,9 @@ static int can_enter(void)
 
 int guard_all_netns(const struct guard_all_ops *ops, void *arg)
 {
-	struct sup s = { .ops = ops, .arg = arg, .sigfd = -1, .ino = -1, .tfd = -1 };
+	struct sup s = { .ops = ops, .arg = arg, .sigfd = -1, .ino = -1, .tfd = -1,
+			 .dirs = ops->netns_dirs && ops->netns_dirs[0] ? ops->netns_dirs : sd_netns_dirs };
+	char dirs[256] = "";
 	int r;
 
 	r = can_enter();
@@ -497,8 +532,11 @@ int guard_all_netns(const struct guard_all_ops *ops, void *arg)
 	r = scan(&s);
 	if (r < 0)
 		goto out;
+	for (size_t i = 0, len = 0; s.dirs[i] && len < sizeof(dirs); i++)
+		len += (size_t)snprintf(dirs + len, sizeof(dirs) - len, "%s%s", i ? " " : "",
+					s.dirs[i]);
 	logsup("started: every network namespace (%zu now; %s watched, all rescanned every "
-	       "%d ms)", s.n, NETNS_DIR, SCAN_MS);
+	       "%d ms)", s.n, dirs, SCAN_MS);
 	for (;;) {
 		struct pollfd p[3] = {
 			{ .fd = s.sigfd, .events = POLLIN },

@@ -3,6 +3,9 @@
 #ifndef SOCKDIAG_GUARD_ALL_H
 #define SOCKDIAG_GUARD_ALL_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 struct guard_all_ops {
 	/* In a new child process already in the namespace labelled label: be
 	 * the guard there. Returns the child's exit status. */
@@ -14,6 +17,13 @@ struct guard_all_ops {
 	 * (the checks of `guard` itself: CAP_NET_ADMIN, unless a dry run), else
 	 * the exit status, after one line on stderr. */
 	int (*check)(void *arg);
+	/* The directories of named namespaces (NULL-terminated), or NULL: those
+	 * of sdiag_netns_list(), /run/netns and /var/run/netns. */
+	const char *const *netns_dirs;
+	/* After every scan and every guard's exit (NULL: not told): how many
+	 * namespaces have a guard running, waiting to start, failed (not
+	 * started again), and how many restarts there were. */
+	void (*census)(void *arg, const size_t states[3], uint64_t restarts);
 };
 
 /* Supervise until SIGTERM/SIGINT, which stop every guard too. Returns the

@@ -30,6 +30,8 @@ static void usage(FILE *f)
 		   "          the built-in defaults when that does not exist)\n"
 		   "          -N|--netns NAME|PATH|pid:PID (guard another network namespace)\n"
 		   "          --all-netns (every network namespace, also those made later)\n"
+		   "          --netns-dir DIR (with --all-netns: named namespaces are in DIR;\n"
+		   "          repeatable; default /run/netns and /var/run/netns)\n"
 		   "          --dry-run (log what would be destroyed, destroy nothing)\n"
 		   "          --check-config (validate the configuration, then exit)\n"
 		   "          --rtnl-rcvbuf BYTES (rtnetlink receive buffer, 4096 to 1 GiB)\n"
@@ -44,6 +46,7 @@ int guard_parse_args(struct guard_cmdline *g, int argc, char **argv)
 		{ "config", required_argument, NULL, 'c' },
 		{ "netns", required_argument, NULL, 'N' },
 		{ "all-netns", no_argument, NULL, 'a' },
+		{ "netns-dir", required_argument, NULL, 'D' },
 		{ "dry-run", no_argument, NULL, 'd' },
 		{ "check-config", no_argument, NULL, 'k' },
 		{ "rtnl-rcvbuf", required_argument, NULL, 'b' },
@@ -51,6 +54,7 @@ int guard_parse_args(struct guard_cmdline *g, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
+	size_t n_dirs = 0;
 	int c;
 
 	optind = 0;	/* full re-initialisation (glibc): a second parse starts clean */
@@ -68,6 +72,18 @@ int guard_parse_args(struct guard_cmdline *g, int argc, char **argv)
 			break;
 		case 'a':
 			g->all_netns = true;
+			break;
+		case 'D':
+			if (!*optarg || optarg[0] != '/' || n_dirs == GUARD_NETNS_DIRS_MAX) {
+				char q[TEXT_QUOTE_LEN];
+
+				fprintf(stderr, "sockdiag guard: --netns-dir '%s': %s\n", TQ(q, optarg),
+					n_dirs == GUARD_NETNS_DIRS_MAX ? "more than 8 directories"
+								      : "not an absolute path");
+				return -EINVAL;
+			}
+			g->netns_dirs[n_dirs++] = optarg;
+			g->netns_dirs[n_dirs] = NULL;
 			break;
 		case 'd':
 			g->dry_run = true;
@@ -103,8 +119,12 @@ int guard_parse_args(struct guard_cmdline *g, int argc, char **argv)
 	}
 	if (optind < argc)
 		return argerr_operand("guard", argv[optind]);
-	if (g->all_netns && (g->netns || g->metrics_listen)) {
-		fprintf(stderr, "sockdiag guard: --all-netns goes with neither -N nor --metrics\n");
+	if (g->all_netns && g->netns) {
+		fprintf(stderr, "sockdiag guard: --all-netns does not go with -N\n");
+		return -EINVAL;
+	}
+	if (n_dirs && !g->all_netns) {
+		fprintf(stderr, "sockdiag guard: --netns-dir goes with --all-netns only\n");
 		return -EINVAL;
 	}
 	return 0;

@@ -552,6 +552,8 @@ static int serve_child(void *arg, const char *label)
 	int status;
 
 	snprintf(g->log_name, sizeof(g->log_name), "sockdiag-guard[netns %s]", label);
+	/* The supervisor's counters (shared memory), not its server. */
+	g->metrics = guard_metrics_share(g->metrics);
 	status = serve(g, label, -1);
 	guard_config_fini(&g->cfg);
 	return status;
@@ -574,6 +576,14 @@ static int check_supervisor(void *arg)
 	return status;
 }
 
+/* --all-netns --metrics: the supervisor's census. */
+static void census_supervisor(void *arg, const size_t states[3], uint64_t restarts)
+{
+	struct guard *g = arg;
+
+	guard_metrics_netns(g->metrics, states, restarts, mono_ms());
+}
+
 /* --all-netns, SIGHUP in the supervisor: the guards started from now on get
  * the file as it is now (those running reload it themselves). */
 static void reload_supervisor(void *arg)
@@ -586,7 +596,9 @@ int guard_main(const struct guard_cmdline *opt)
 	struct guard g = { .opt = *opt, .sigfd = -1, .timerfd = -1,
 			   .log_name = "sockdiag-guard" };
 	const struct guard_all_ops ops = { .run = serve_child, .reload = reload_supervisor,
-					   .check = check_supervisor };
+					   .check = check_supervisor,
+					   .netns_dirs = opt->netns_dirs,
+					   .census = census_supervisor };
 	int status = 1, metrics_fd = -1;
 	char err[256];
 
@@ -600,16 +612,24 @@ int guard_main(const struct guard_cmdline *opt)
 		guard_config_fini(&g.cfg);
 		return 0;
 	}
-	if (g.opt.all_netns) {
-		/* Keeps CAP_SYS_ADMIN to enter the namespaces made later; each
-		 * guard drops all but CAP_NET_ADMIN once inside. */
-		status = guard_all_netns(&ops, &g);
-		goto out;
-	}
 	/* Metrics are served from the namespace the guard was started in. */
 	if (g.opt.metrics_listen &&
 	    http_bind(g.opt.metrics_listen, &metrics_fd, err, sizeof(err)) < 0) {
 		fprintf(stderr, "sockdiag guard: --metrics: %s\n", err);
+		goto out;
+	}
+	if (g.opt.all_netns) {
+		/* Keeps CAP_SYS_ADMIN to enter the namespaces made later; each
+		 * guard drops all but CAP_NET_ADMIN once inside, and counts
+		 * into the supervisor's metrics. */
+		if (metrics_fd >= 0 &&
+		    guard_metrics_start(&g.metrics, metrics_fd, g.opt.metrics_listen, err,
+					sizeof(err)) < 0) {
+			fprintf(stderr, "sockdiag guard: --metrics: %s\n", err);
+			goto out;
+		}
+		status = guard_all_netns(&ops, &g);
+		guard_metrics_stop(g.metrics);
 		goto out;
 	}
 	if (g.opt.netns && guard_enter_netns(g.opt.netns) < 0) {

@@ -31,6 +31,8 @@
 /* ---- the daemon ------------------------------------------------------------------------ */
 
 /* The command line, as cmd.c parsed it. */
+#define GUARD_NETNS_DIRS_MAX 8
+
 struct guard_cmdline {
 	const char *config_path;	/* -c, else SYSCONFDIR/sockdiag/guard.conf */
 	bool config_explicit;		/* -c given: a missing file is an error */
@@ -40,6 +42,9 @@ struct guard_cmdline {
 	int rtnl_rcvbuf;		/* --rtnl-rcvbuf, 0 = default */
 	const char *netns;		/* -N, or NULL: the namespace it runs in */
 	const char *metrics_listen;	/* --metrics HOST:PORT, or NULL */
+	/* --netns-dir (repeated; NULL-terminated): where --all-netns looks for
+	 * named namespaces; none given: /run/netns and /var/run/netns. */
+	const char *netns_dirs[GUARD_NETNS_DIRS_MAX + 1];
 };
 
 /* Parse the options after `guard` into *g (its config_path preset to the default).

@@ -5,10 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 
 #include "daemon/guard/metrics.h"
 #include "daemon/metrics/expo.h"
 #include "daemon/metrics/http.h"
+#include "util/clock.h"
 
 #define LATENCY_BUCKETS 13	/* the last is +Inf */
 
@@ -32,11 +34,34 @@ struct counts {
 	double latency_sum;
 };
 
-struct guard_metrics {
+/* Shared (MAP_SHARED) with the guards an --all-netns supervisor forks, which
+ * add to the same counters; the mutex is process-shared and robust (a guard
+ * killed while holding it leaves it usable). */
+struct shared {
 	pthread_mutex_t mu;
 	struct counts c;
-	struct http_server *srv;
+	bool all;			/* --all-netns: the supervisor's census too */
+	uint64_t netns[3];		/* namespaces whose guard runs, waits, failed */
+	uint64_t restarts;
+	uint64_t census_ms;		/* CLOCK_MONOTONIC of the last census; 0: none */
 };
+
+struct guard_metrics {
+	struct shared *sh;
+	struct http_server *srv;	/* the serving process's only */
+	bool owner;			/* unmaps sh */
+};
+
+static void lock(struct guard_metrics *m)
+{
+	if (pthread_mutex_lock(&m->sh->mu) == EOWNERDEAD)
+		pthread_mutex_consistent(&m->sh->mu);
+}
+
+static void unlock(struct guard_metrics *m)
+{
+	pthread_mutex_unlock(&m->sh->mu);
+}
 
 static void counter(struct expo *o, const char *name, const char *help, const char *lname,
 		    const char *const *lvalues, const uint64_t *v, size_t n)
@@ -65,9 +90,12 @@ static int render(void *ctx, bool openmetrics, char **ret_body, size_t *ret_len)
 	struct counts c;
 	struct expo o;
 
-	pthread_mutex_lock(&m->mu);
-	c = m->c;
-	pthread_mutex_unlock(&m->mu);
+	struct shared sh;
+
+	lock(m);
+	sh = *m->sh;
+	c = sh.c;
+	unlock(m);
 	outcome[0] = c.results[SDIAG_DESTROYED];
 	outcome[1] = c.results[SDIAG_GONE];
 	outcome[2] = c.results[SDIAG_UNSUPPORTED] + c.results[SDIAG_DENIED] +
@@ -107,6 +135,17 @@ static int render(void *ctx, bool openmetrics, char **ret_body, size_t *ret_len)
 	counter(&o, "sockdiag_guard_conntrack_entries_deleted",
 		"Conntrack entries deleted (conntrack = yes), by every kind of rule.", NULL, none,
 		&c.ct_deleted, 1);
+	if (sh.all) {
+		expo_family(&o, "sockdiag_guard_netns", "gauge",
+			    "Network namespaces guarded (--all-netns), by the state of their guard.");
+		for (int i = 0; i < 3; i++)
+			fprintf(o.f, "sockdiag_guard_netns{state=\"%s\"} %llu\n",
+				(const char *const[]){ "running", "waiting", "failed" }[i],
+				(unsigned long long)sh.netns[i]);
+		counter(&o, "sockdiag_guard_netns_restarts",
+			"Guards of a namespace that died and were started again.", NULL, none,
+			&sh.restarts, 1);
+	}
 	expo_family(&o, "sockdiag_guard_decision_to_destroy_seconds", "histogram",
 		    "From the events' arrival to the last destroy of the sockets they stranded.");
 	expo_histogram(&o, "sockdiag_guard_decision_to_destroy_seconds", false, NULL, NULL,
@@ -114,28 +153,95 @@ static int render(void *ctx, bool openmetrics, char **ret_body, size_t *ret_len)
 	return expo_close(&o, ret_body, ret_len);
 }
 
+/* A supervisor (--all-netns) is live while its loop takes a census (every
+ * scan, at least once a second), ready after the first; a single guard
+ * once it serves. */
+static uint64_t census_ms(void *ctx)
+{
+	struct guard_metrics *m = ctx;
+	uint64_t t;
+
+	lock(m);
+	t = m->sh->all ? m->sh->census_ms : UINT64_MAX;
+	unlock(m);
+	return t;
+}
+
+static bool healthy(void *ctx)
+{
+	uint64_t t = census_ms(ctx);
+
+	return t == UINT64_MAX || mono_ms() - t < GUARD_METRICS_STALL_MS;
+}
+
+static bool ready(void *ctx)
+{
+	struct guard_metrics *m = ctx;
+	bool r;
+
+	lock(m);
+	r = !m->sh->all || m->sh->census_ms;
+	unlock(m);
+	return r && healthy(ctx);
+}
+
 int guard_metrics_start(struct guard_metrics **ret, int fd, const char *listen, char *err,
 			size_t errlen)
 {
 	struct guard_metrics *m = calloc(1, sizeof(*m));
+	pthread_mutexattr_t a;
 	int r;
 
-	if (!m) {
+	if (m)
+		m->sh = mmap(NULL, sizeof(*m->sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+			     -1, 0);
+	if (!m || m->sh == MAP_FAILED) {
 		snprintf(err, errlen, "%s", strerror(ENOMEM));
 		close(fd);
+		free(m);
 		return -ENOMEM;
 	}
-	pthread_mutex_init(&m->mu, NULL);
+	m->owner = true;
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+	pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+	pthread_mutex_init(&m->sh->mu, &a);
+	pthread_mutexattr_destroy(&a);
 	r = http_start(&m->srv, &(struct http_opts){ .listen = listen, .fd = fd, .title = "sockdiag guard",
-						     .metrics = render, .ctx = m },
+						     .metrics = render, .healthy = healthy,
+						     .ready = ready, .ctx = m },
 		       err, errlen);
 	if (r < 0) {
-		pthread_mutex_destroy(&m->mu);
-		free(m);
+		m->srv = NULL;
+		guard_metrics_stop(m);
 		return r;
 	}
 	*ret = m;
 	return 0;
+}
+
+struct guard_metrics *guard_metrics_share(const struct guard_metrics *m)
+{
+	struct guard_metrics *c;
+
+	if (!m || !(c = calloc(1, sizeof(*c))))
+		return NULL;
+	c->sh = m->sh;
+	return c;
+}
+
+void guard_metrics_netns(struct guard_metrics *m, const size_t states[3], uint64_t restarts,
+			 uint64_t now_ms)
+{
+	if (!m)
+		return;
+	lock(m);
+	m->sh->all = true;
+	for (int i = 0; i < 3; i++)
+		m->sh->netns[i] = states[i];
+	m->sh->restarts = restarts;
+	m->sh->census_ms = now_ms;
+	unlock(m);
 }
 
 void guard_metrics_stop(struct guard_metrics *m)
@@ -143,7 +249,10 @@ void guard_metrics_stop(struct guard_metrics *m)
 	if (!m)
 		return;
 	http_stop(m->srv);
-	pthread_mutex_destroy(&m->mu);
+	if (m->owner) {
+		pthread_mutex_destroy(&m->sh->mu);
+		munmap(m->sh, sizeof(*m->sh));
+	}
 	free(m);
 }
 
@@ -151,11 +260,11 @@ void guard_metrics_events(struct guard_metrics *m, const struct guard_pending *p
 {
 	if (!m)
 		return;
-	pthread_mutex_lock(&m->mu);
+	lock(m);
 	for (size_t i = 0; i < p->n; i++)
 		if ((unsigned)p->ev[i].kind < 2)
-			m->c.events[p->ev[i].kind]++;
-	pthread_mutex_unlock(&m->mu);
+			m->sh->c.events[p->ev[i].kind]++;
+	unlock(m);
 }
 
 void guard_metrics_action(struct guard_metrics *m, const size_t kept[GUARD_DESTROY + 1],
@@ -165,40 +274,40 @@ void guard_metrics_action(struct guard_metrics *m, const size_t kept[GUARD_DESTR
 
 	if (!m)
 		return;
-	pthread_mutex_lock(&m->mu);
+	lock(m);
 	for (int v = 0; v < GUARD_DESTROY; v++)
-		m->c.kept[v] += kept[v];
+		m->sh->c.kept[v] += kept[v];
 	if (!res) {
-		pthread_mutex_unlock(&m->mu);
+		unlock(m);
 		return;
 	}
 	if (dry_run) {
-		m->c.would_destroy += n;
+		m->sh->c.would_destroy += n;
 	} else {
 		size_t reported = 0;
 
 		for (int i = 0; i <= SDIAG_ERROR; i++) {
-			m->c.results[i] += res[i];
+			m->sh->c.results[i] += res[i];
 			reported += res[i];
 		}
 		/* Victims without a result: the batch failed as a whole. */
-		m->c.results[SDIAG_ERROR] += n > reported ? n - reported : 0;
+		m->sh->c.results[SDIAG_ERROR] += n > reported ? n - reported : 0;
 	}
 	if (n && !dry_run) {
 		while (b < LATENCY_BUCKETS - 1 && seconds > latency_bounds[b])
 			b++;
-		m->c.latency[b]++;
-		m->c.latency_sum += seconds;
+		m->sh->c.latency[b]++;
+		m->sh->c.latency_sum += seconds;
 	}
-	pthread_mutex_unlock(&m->mu);
+	unlock(m);
 }
 
 #define BUMP(m, field)                                                                             \
 	do {                                                                                       \
 		if (m) {                                                                           \
-			pthread_mutex_lock(&(m)->mu);                                              \
-			(m)->c.field++;                                                            \
-			pthread_mutex_unlock(&(m)->mu);                                            \
+			lock(m);                                                                   \
+			(m)->sh->c.field++;                                                        \
+			unlock(m);                                                                 \
 		}                                                                                  \
 	} while (0)
 
@@ -224,20 +333,20 @@ void guard_metrics_backends_pass(struct guard_metrics *m, size_t destroyed, size
 {
 	if (!m)
 		return;
-	pthread_mutex_lock(&m->mu);
-	m->c.backend_passes++;
-	m->c.backend_destroyed += destroyed;
-	m->c.ct_deleted += ct_deleted;
-	pthread_mutex_unlock(&m->mu);
+	lock(m);
+	m->sh->c.backend_passes++;
+	m->sh->c.backend_destroyed += destroyed;
+	m->sh->c.ct_deleted += ct_deleted;
+	unlock(m);
 }
 
 void guard_metrics_conntrack(struct guard_metrics *m, size_t deleted)
 {
 	if (!m || !deleted)
 		return;
-	pthread_mutex_lock(&m->mu);
-	m->c.ct_deleted += deleted;
-	pthread_mutex_unlock(&m->mu);
+	lock(m);
+	m->sh->c.ct_deleted += deleted;
+	unlock(m);
 }
 
 void guard_metrics_backends_file_error(struct guard_metrics *m)

@@ -2,7 +2,9 @@
 /*
  * sockdiag guard --metrics HOST:PORT: the guard's counters, served by http.c.
  * The event loop adds to them (every function accepts NULL: no --metrics);
- * the HTTP threads read them under the same mutex.
+ * the HTTP threads read them under the same mutex. With --all-netns the
+ * supervisor serves them and every guard it forks adds to them: one set of
+ * counters, summed over the namespaces, in shared memory.
  */
 #ifndef SOCKDIAG_GUARD_METRICS_H
 #define SOCKDIAG_GUARD_METRICS_H
@@ -19,6 +21,16 @@ struct guard_metrics;
 int guard_metrics_start(struct guard_metrics **ret, int fd, const char *listen, char *err,
 			size_t errlen);
 void guard_metrics_stop(struct guard_metrics *m);
+/* --all-netns: in a guard the supervisor forked, a handle on the same
+ * counters (shared memory), serving nothing; NULL when m is. */
+struct guard_metrics *guard_metrics_share(const struct guard_metrics *m);
+/* --all-netns, the supervisor's census of its namespaces (guards running,
+ * waiting to start, failed), the restarts so far, when (mono_ms()). /healthz
+ * fails once no census came for GUARD_METRICS_STALL_MS (the loop is stuck),
+ * /readyz until the first. */
+#define GUARD_METRICS_STALL_MS 30000
+void guard_metrics_netns(struct guard_metrics *m, const size_t states[3], uint64_t restarts,
+			 uint64_t now_ms);
 
 /* Events about to be acted upon. */
 void guard_metrics_events(struct guard_metrics *m, const struct guard_pending *p);

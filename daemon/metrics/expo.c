@@ -101,31 +101,10 @@ void expo_value(struct expo *o, const char *str)
 	}
 }
 
-struct one_label {
-	const char *name, *value;
-};
 
-static void one_label(struct expo *o, const void *ctx)
-{
-	const struct one_label *l = ctx;
-
-	fprintf(o->f, "%s=\"", l->name);
-	expo_value(o, l->value);
-	fputc('"', o->f);
-}
-
-void expo_histogram(struct expo *o, const char *name, bool gauge, const char *lname,
-		    const char *lvalue, const char *const *le, const uint64_t *buckets, size_t n,
+void expo_histogram(struct expo *o, const char *name, bool gauge, expo_labels_fn labels,
+		    const void *arg, const char *const *le, const uint64_t *buckets, size_t n,
 		    double sum)
-{
-	const struct one_label l = { lname, lvalue };
-
-	expo_histogram_by(o, name, gauge, lname ? one_label : NULL, &l, le, buckets, n, sum);
-}
-
-void expo_histogram_by(struct expo *o, const char *name, bool gauge, expo_labels_fn labels,
-		       const void *ctx, const char *const *le, const uint64_t *buckets, size_t n,
-		       double sum)
 {
 	const char *g = gauge && o->om ? "g" : "";
 	uint64_t cum = 0;
@@ -134,20 +113,17 @@ void expo_histogram_by(struct expo *o, const char *name, bool gauge, expo_labels
 		cum += buckets[b];
 		fprintf(o->f, "%s_bucket{", name);
 		if (labels) {
-			labels(o, ctx);
+			labels(o, arg);
 			fputc(',', o->f);
 		}
 		fprintf(o->f, "le=\"%s\"} %llu\n", le[b], (unsigned long long)cum);
 	}
-	for (unsigned m = 0; m < 2; m++) {
-		fprintf(o->f, "%s_%s%s%s", name, g, m ? "count" : "sum", labels ? "{" : "");
-		if (labels) {
-			labels(o, ctx);
-			fputc('}', o->f);
-		}
-		if (m)
-			fprintf(o->f, " %llu\n", (unsigned long long)cum);
-		else
-			fprintf(o->f, " %.9g\n", sum);
-	}
+	fprintf(o->f, "%s_%ssum%s", name, g, labels ? "{" : "");
+	if (labels)
+		labels(o, arg);
+	fprintf(o->f, "%s %.9g\n", labels ? "}" : "", sum);
+	fprintf(o->f, "%s_%scount%s", name, g, labels ? "{" : "");
+	if (labels)
+		labels(o, arg);
+	fprintf(o->f, "%s %llu\n", labels ? "}" : "", (unsigned long long)cum);
 }

@@ -31,16 +31,14 @@ void expo_family(struct expo *o, const char *name, const char *type, const char 
  * backslash doubled, other bytes (invalid UTF-8, C0 and C1 controls but the
  * newline) as \xHH; distinct strings always give distinct values. */
 void expo_value(struct expo *o, const char *s);
-/* A histogram's samples, with one label (lname NULL: none): buckets not
- * cumulative (n of them, the last +Inf), their le texts, the sum. */
-void expo_histogram(struct expo *o, const char *name, bool gauge, const char *lname,
-		    const char *lvalue, const char *const *le, const uint64_t *buckets, size_t n,
+/* Writes a sample's labels (name="value",... without braces or a trailing
+ * comma) from arg. */
+typedef void (*expo_labels_fn)(struct expo *o, const void *arg);
+/* A histogram's samples, with the labels labels(o, arg) writes (labels NULL:
+ * none): buckets not cumulative (n of them, the last +Inf), their le texts,
+ * the sum. */
+void expo_histogram(struct expo *o, const char *name, bool gauge, expo_labels_fn labels,
+		    const void *arg, const char *const *le, const uint64_t *buckets, size_t n,
 		    double sum);
-/* The same with any labels: labels(o, ctx) writes them (name="value" pairs
- * joined by commas, values through expo_value). */
-typedef void (*expo_labels_fn)(struct expo *o, const void *ctx);
-void expo_histogram_by(struct expo *o, const char *name, bool gauge, expo_labels_fn labels,
-		       const void *ctx, const char *const *le, const uint64_t *buckets, size_t n,
-		       double sum);
 
 #endif

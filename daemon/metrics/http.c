@@ -393,6 +393,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 			return MHD_NO;
 		return reply(m, c, MHD_HTTP_OK, "text/html; charset=utf-8", body, strlen(body), true,
 			     NULL);
+	case HTTP_PAGE_HEALTHZ:
+	case HTTP_PAGE_READYZ: {
+		bool (*fn)(void *) = page == HTTP_PAGE_HEALTHZ ? s->o.healthy : s->o.ready;
+		bool up = !fn || fn(s->o.ctx);
+
+		set_deadline(s, conn_of(m, c), (int64_t)mono_ms() + SEND_DEADLINE_MS);
+		return reply_text(m, c, up ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE,
+				  up ? (page == HTTP_PAGE_HEALTHZ ? "ok\n" : "ready\n")
+				     : (page == HTTP_PAGE_HEALTHZ ? "unhealthy\n" : "not ready\n"),
+				  NULL);
+	}
 	case HTTP_PAGE_BAD_METHOD:
 		set_deadline(s, conn_of(m, c), (int64_t)mono_ms() + SEND_DEADLINE_MS);
 		return reply_text(m, c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed\n",

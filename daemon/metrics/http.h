@@ -8,7 +8,8 @@
  * slot of the address's connection that has waited longest for its request),
  * a request's line and headers within HTTP_HEADER_DEADLINE_S, its
  * response taken within HTTP_SEND_DEADLINE_S, 10 s of silence at most.
- * GET/HEAD only: "/" is a short HTML page, "/metrics" the exposition
+ * GET/HEAD only: "/" is a short HTML page, "/healthz" and "/readyz" the
+ * probes (200 or 503, a word of text), "/metrics" the exposition
  * (OpenMetrics when the client's Accept asks for application/openmetrics-text,
  * else Prometheus text 0.0.4); other paths 404, other methods 405, oversized
  * requests 431/414 (by the library).
@@ -34,6 +35,11 @@ struct http_opts {
 	int fd;			/* a socket from http_bind() (taken over), or -1 */
 	const char *title;	/* for the HTML page */
 	http_metrics_fn metrics;
+	/* /healthz: 200 "ok" while healthy(ctx) (NULL: always), else 503;
+	 * /readyz: 200 "ready" while ready(ctx) (NULL: always), else 503.
+	 * Called from the server's threads; quick, never blocking. */
+	bool (*healthy)(void *ctx);
+	bool (*ready)(void *ctx);
 	void *ctx;
 };
 
@@ -77,6 +83,8 @@ enum http_page {
 	HTTP_PAGE_BAD_METHOD,	/* 405: not GET or HEAD */
 	HTTP_PAGE_INDEX,	/* "/" */
 	HTTP_PAGE_METRICS,	/* "/metrics" */
+	HTTP_PAGE_HEALTHZ,	/* "/healthz" */
+	HTTP_PAGE_READYZ,	/* "/readyz" */
 	HTTP_PAGE_NOT_FOUND,	/* 404 */
 };
 enum http_page http_route(const char *method, const char *url);

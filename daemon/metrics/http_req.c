@@ -118,6 +118,10 @@ enum http_page http_route(const char *method, const char *url)
 		return HTTP_PAGE_INDEX;
 	if (!strcmp(url, "/metrics"))
 		return HTTP_PAGE_METRICS;
+	if (!strcmp(url, "/healthz"))
+		return HTTP_PAGE_HEALTHZ;
+	if (!strcmp(url, "/readyz"))
+		return HTTP_PAGE_READYZ;
 	return HTTP_PAGE_NOT_FOUND;
 }
 

@@ -4,8 +4,12 @@
  * Named namespaces live in /run/netns; any nsfs path works; "pid:N" is the
  * namespace of process N; "cgroup:PATH" and "unit:NAME" stand for the
  * namespaces of the processes in a cgroup subtree (a container found by its
- * cgroup). Enumeration takes the named ones first, then every process's, and
- * deduplicates by the namespace inode.
+ * cgroup). Enumeration takes the named ones first (/run/netns, then
+ * /var/run/netns, where CNI plugins and container runtimes name theirs; the
+ * second is skipped when it is the first directory, as where /var/run is a
+ * link to /run), then every process's, and deduplicates by the namespace
+ * inode: a namespace reachable only through /proc/PID/ns/net (a pod whose
+ * runtime named none) is listed once, by its lowest pid.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -133,7 +137,10 @@ static int add(struct nslist *l, uint64_t ino, const char *label, const char *pa
 	return 0;
 }
 
-static int add_named(struct nslist *l, const char *run_dir)
+/* The namespaces named in run_dir. label_path: label them by their path
+ * (a directory other than /run/netns, whose names are not what `-N NAME`
+ * opens), else by their name. */
+static int add_named(struct nslist *l, const char *run_dir, bool label_path)
 {
 	struct dirent *de;
 	DIR *d = opendir(run_dir);
@@ -152,7 +159,7 @@ static int add_named(struct nslist *l, const char *run_dir)
 		/* A name whose mount is gone is a plain file on tmpfs, not nsfs. */
 		if (statfs(path, &sfs) < 0 || sfs.f_type != NSFS_MAGIC || stat(path, &st) < 0)
 			continue;
-		r = add(l, st.st_ino, de->d_name, path);
+		r = add(l, st.st_ino, label_path ? path : de->d_name, path);
 	}
 	closedir(d);
 	return r;
@@ -373,16 +380,39 @@ SD_EXPORT int sdiag_netns_list_specs(const char *const *specs, size_t n, struct 
 
 SD_EXPORT int sdiag_netns_list(struct sdiag_netns **ret, size_t *ret_n)
 {
-	return sd_netns_list_at(NETNS_RUN_DIR, "/proc", ret, ret_n);
+	return sd_netns_list_dirs(sd_netns_dirs, "/proc", ret, ret_n);
 }
+
+const char *const sd_netns_dirs[] = { NETNS_RUN_DIR, "/var/run/netns", NULL };
 
 int sd_netns_list_at(const char *run_dir, const char *proc_root, struct sdiag_netns **ret,
 		     size_t *ret_n)
 {
-	struct nslist l = { 0 };
-	int r;
+	return sd_netns_list_dirs((const char *const[]){ run_dir, NULL }, proc_root, ret, ret_n);
+}
 
-	r = add_named(&l, run_dir);
+/* Was dirs[i] one of dirs[0..i-1] (the same directory, by device and inode)? */
+static bool dir_seen(const char *const *dirs, size_t i)
+{
+	struct stat st, st2;
+
+	if (stat(dirs[i], &st) < 0)
+		return true; /* none: nothing to list */
+	for (size_t j = 0; j < i; j++)
+		if (stat(dirs[j], &st2) == 0 && st2.st_dev == st.st_dev && st2.st_ino == st.st_ino)
+			return true;
+	return false;
+}
+
+int sd_netns_list_dirs(const char *const *dirs, const char *proc_root, struct sdiag_netns **ret,
+		       size_t *ret_n)
+{
+	struct nslist l = { 0 };
+	int r = 0;
+
+	for (size_t i = 0; r == 0 && dirs[i]; i++)
+		if (!dir_seen(dirs, i))
+			r = add_named(&l, dirs[i], strcmp(dirs[i], NETNS_RUN_DIR) != 0);
 	if (r == 0)
 		r = add_processes(&l, proc_root);
 	if (r < 0) {

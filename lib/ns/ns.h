@@ -20,6 +20,13 @@
  * fuzzers): the same scan, the same labels, paths under them. */
 int sd_netns_list_at(const char *run_dir, const char *proc_root, struct sdiag_netns **ret,
 		     size_t *ret_n);
+/* The same over the directories of named namespaces dirs (NULL-terminated; one
+ * that is an earlier one under another path, or missing, is skipped). Names
+ * in /run/netns are labelled NAME, in the others by their path. */
+int sd_netns_list_dirs(const char *const *dirs, const char *proc_root, struct sdiag_netns **ret,
+		       size_t *ret_n);
+/* The directories sdiag_netns_list() reads: /run/netns, /var/run/netns. */
+extern const char *const sd_netns_dirs[];
 
 /* ---- cgroups (cgroup.c) ------------------------------------------------------ */
 

@@ -8,8 +8,10 @@ usage: check_deploy.py SOCKDIAG DEPLOY_DIR UNIT...
   Kubernetes manifest and a scrape configuration (none is a failure);
 - the Kubernetes manifest: a DaemonSet with hostNetwork and hostPID, each
   container dropping ALL capabilities and adding only its own (exporter:
-  SYS_ADMIN, guard: NET_ADMIN), /run/netns mounted, ports named as the
-  scrape configuration expects; the ConfigMap's exporter.conf and guard.conf
+  SYS_ADMIN, SYS_PTRACE; guard: SYS_ADMIN, NET_ADMIN, SYS_PTRACE), /run/netns
+  mounted in both, the guard on every namespace (--all-netns), ports named as the
+  scrape configuration expects (what each capability is for:
+  tests/guard/guard_k8s_node.sh removes each in turn); the ConfigMap's exporter.conf and guard.conf
   pass `sockdiag exporter|guard --check-config`; the containers' arguments
   parse (`--help` after them is never reached by a bad option);
 - the scrape configuration passes `promtool check config`;
@@ -99,7 +101,8 @@ def check_kubernetes(sd, docs):
     spec = ds[0]["spec"]["template"]["spec"]
     if not spec.get("hostNetwork") or not spec.get("hostPID"):
         fail("DaemonSet: hostNetwork and hostPID must be true")
-    want = {"exporter": ["SYS_ADMIN"], "guard": ["NET_ADMIN"], "backends": None}
+    want = {"exporter": ["SYS_ADMIN", "SYS_PTRACE"],
+            "guard": ["SYS_ADMIN", "NET_ADMIN", "SYS_PTRACE"], "backends": None}
     ports = set()
     for c in spec["containers"]:
         caps = c.get("securityContext", {}).get("capabilities", {})
@@ -139,8 +142,12 @@ def check_kubernetes(sd, docs):
                                               if o.get("kind") == "ServiceAccount"}:
         fail("DaemonSet: no ServiceAccount for the sidecar")
     exporter = [c for c in spec["containers"] if c["name"] == "exporter"][0]
-    if not any(m["mountPath"] == "/run/netns" for m in exporter["volumeMounts"]):
-        fail("exporter: /run/netns is not mounted")
+    gd = [c for c in spec["containers"] if c["name"] == "guard"][0]
+    for c in (exporter, gd):
+        if not any(m["mountPath"] == "/run/netns" for m in c["volumeMounts"]):
+            fail("%s: /run/netns is not mounted" % c["name"])
+        if "--all-netns" not in c["args"]:
+            fail("%s: not on every network namespace (--all-netns)" % c["name"])
     with tempfile.TemporaryDirectory() as tmp:
         for name, cmd in (("exporter.conf", "exporter"), ("guard.conf", "guard")):
             path = os.path.join(tmp, name)

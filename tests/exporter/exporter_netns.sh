@@ -138,6 +138,13 @@ wait_log "reloaded" 2
 	fail "listen back to the address served: $(cat "$T/listen.log")"
 python3 -c 'import urllib.request; urllib.request.urlopen("http://127.0.0.1:19111/metrics", timeout=10).read()' ||
 	fail "no scrape answered at 127.0.0.1:19111 after the reloads"
+# The probes of deploy/kubernetes/sockdiag.yaml: 200 and a word.
+for probe in healthz:ok readyz:ready; do
+	got=$(python3 -c 'import sys, urllib.request
+r = urllib.request.urlopen("http://127.0.0.1:19111/" + sys.argv[1], timeout=10)
+print(r.status, r.read().decode().strip())' "${probe%%:*}") || got="error $?"
+	[ "$got" = "200 ${probe#*:}" ] || fail "/${probe%%:*}: '$got', want '200 ${probe#*:}'"
+done
 kill $EXP
 wait $EXP || fail "exporter: exit $? on SIGTERM"
 pass "reload changing listen: logged as needing a restart, once; still serving the old address"

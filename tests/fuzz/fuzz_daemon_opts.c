@@ -9,8 +9,9 @@
  * after the subcommand, separated by NUL bytes (at most 64). Standard output
  * and stdio's stderr are /dev/null. The result must be consistent: 0, 1 (--help) or a
  * negative errno; on success what it set points into the arguments and obeys
- * the documented exclusions (--all-netns with neither -N nor --metrics; -N
- * and --all-netns for the exporter), and a --listen/--metrics value parses.
+ * the documented exclusions (--all-netns without -N; --netns-dir only with
+ * --all-netns, absolute, at most GUARD_NETNS_DIRS_MAX; -N and --all-netns for
+ * the exporter), and a --listen/--metrics value parses.
  *
  * Seeds: tests/fuzz/seeds/daemon_opts/ (the command lines of the tests,
  * man pages and units).
@@ -76,9 +77,15 @@ static void guard(char **argv, int argc, const char *copy, size_t size)
 		__builtin_trap();
 	if (r != 0)
 		return;
+	for (size_t i = 0; i < GUARD_NETNS_DIRS_MAX && g.netns_dirs[i]; i++)
+		if (!g.all_netns || !within(g.netns_dirs[i], copy, size) ||
+		    g.netns_dirs[i][0] != '/')
+			__builtin_trap();
+	if (g.netns_dirs[GUARD_NETNS_DIRS_MAX])
+		__builtin_trap();
 	if (!within(g.netns, copy, size) || !within(g.metrics_listen, copy, size) ||
 	    !listen_ok(g.metrics_listen) ||
-	    (g.all_netns && (g.netns || g.metrics_listen)) ||
+	    (g.all_netns && g.netns) ||
 	    (g.rtnl_rcvbuf && (g.rtnl_rcvbuf < 4096 || g.rtnl_rcvbuf > (1 << 30))) ||
 	    (g.config_explicit && !within(g.config_path, copy, size)))
 		__builtin_trap();

@@ -76,6 +76,9 @@ static void request(const char *in, size_t size)
 		__builtin_trap();
 	if (p == HTTP_PAGE_METRICS && strcmp(url, "/metrics"))
 		__builtin_trap();
+	if ((p == HTTP_PAGE_HEALTHZ && strcmp(url, "/healthz")) ||
+	    (p == HTTP_PAGE_READYZ && strcmp(url, "/readyz")))
+		__builtin_trap();
 	if (http_wants_openmetrics(accept) && !strstr(accept, "application/openmetrics-text"))
 		__builtin_trap();
 }

@@ -270,6 +270,11 @@ static void http_decision(void **state)
 	assert_int_equal(http_route("HEAD", "/metrics"), HTTP_PAGE_METRICS);
 	assert_int_equal(http_route("GET", "/"), HTTP_PAGE_INDEX);
 	assert_int_equal(http_route("GET", "/metrics/"), HTTP_PAGE_NOT_FOUND);
+	/* The probes (the Kubernetes manifest's liveness and readiness). */
+	assert_int_equal(http_route("GET", "/healthz"), HTTP_PAGE_HEALTHZ);
+	assert_int_equal(http_route("HEAD", "/readyz"), HTTP_PAGE_READYZ);
+	assert_int_equal(http_route("GET", "/healthz/"), HTTP_PAGE_NOT_FOUND);
+	assert_int_equal(http_route("GET", "/readyz?verbose"), HTTP_PAGE_NOT_FOUND);
 	assert_int_equal(http_route("POST", "/metrics"), HTTP_PAGE_BAD_METHOD);
 	assert_int_equal(http_route("get", "/metrics"), HTTP_PAGE_BAD_METHOD);
 	/* Prometheus 2.42's Accept; curl's; OpenMetrics refused with q=0. */
@@ -537,6 +542,78 @@ static void label_values_never_collide(void **state)
 	}
 }
 
+/* pod-labels: a pod UID from fabricated /proc/PID/cgroup texts, as the
+ * kubelet's two cgroup drivers, cgroup v1 and a cgroup namespace show them. */
+static void pod_uid_from_cgroup(void **state)
+{
+	static const struct {
+		const char *cgroup, *uid;	/* uid NULL: no pod */
+	} cases[] = {
+		{ "0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod0f1e2d3c_4b5a_6978"
+		  "_8796_a5b4c3d2e1f0.slice/cri-containerd-0123.scope\n",
+		  "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0" },
+		{ "0::/kubepods.slice/kubepods-pod0f1e2d3c_4b5a_6978_8796_a5b4c3d2e1f0.slice/crio-1.scope",
+		  "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0" },		/* Guaranteed */
+		{ "0::/kubepods/besteffort/pod11112222-3333-4444-5555-666677778888/4567ef01\n",
+		  "11112222-3333-4444-5555-666677778888" },
+		{ "0::/kubepods/pod11112222-3333-4444-5555-666677778888/c\n",
+		  "11112222-3333-4444-5555-666677778888" },
+		{ "12:pids:/kubepods/burstable/pod11112222-3333-4444-5555-666677778888/c\n"
+		  "11:memory:/kubepods/burstable/pod11112222-3333-4444-5555-666677778888/c\n",
+		  "11112222-3333-4444-5555-666677778888" },		/* cgroup v1 */
+		{ "0::/../../kubepods-besteffort-pod11112222_3333_4444_5555_666677778888.slice/x",
+		  "11112222-3333-4444-5555-666677778888" },	/* seen from a cgroup namespace */
+		{ "0::/../kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod11112222_3333"
+		  "_4444_5555_666677778888.slice/cri-containerd-9.scope",
+		  "11112222-3333-4444-5555-666677778888" },	/* a cgroup namespace */
+		{ "0::/kubepods/burstable/pod0123456789abcdef0123456789abcdef/c\n",
+		  "0123456789abcdef0123456789abcdef" },		/* a static pod */
+		{ "0::/init.scope\n", NULL },
+		{ "0::/system.slice/kubelet.service\n", NULL },
+		{ "0::/kubepods.slice/kubepods-burstable.slice\n", NULL },
+		{ "0::/kubepods/burstable/podnot-a-uid/c\n", NULL },
+		{ "0::/kubepods/burstable/pod11112222-3333-4444-5555-66667777888/c\n", NULL },
+		{ "0::/kubepods/burstable/pod11112222-3333-4444-5555-666677778888x/c\n", NULL },
+		{ "0::/user.slice/pod11112222-3333-4444-5555-666677778888/c\n", NULL },
+		{ "", NULL },
+	};
+	char uid[EXP_POD_UID_LEN];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		bool got = exp_pod_uid(cases[i].cgroup, uid);
+
+		if (got != (cases[i].uid != NULL) || (got && strcmp(uid, cases[i].uid)))
+			fail_msg("%s: got %s, want %s", cases[i].cgroup, got ? uid : "none",
+				 cases[i].uid ? cases[i].uid : "none");
+	}
+}
+
+/* pod-labels: the kubelet's pod log directory names. */
+static void pod_log_dirname(void **state)
+{
+	const char *uid = "11112222-3333-4444-5555-666677778888";
+	char ns[64], name[254];
+
+	(void)state;
+	assert_true(exp_pod_dirname("kube-system_coredns-7d8f9_11112222-3333-4444-5555-666677778888",
+				    uid, ns, sizeof(ns), name, sizeof(name)));
+	assert_string_equal(ns, "kube-system");
+	assert_string_equal(name, "coredns-7d8f9");
+	assert_false(exp_pod_dirname("default_web_21112222-3333-4444-5555-666677778888", uid, ns,
+				     sizeof(ns), name, sizeof(name)));
+	assert_false(exp_pod_dirname("_web_11112222-3333-4444-5555-666677778888", uid, ns,
+				     sizeof(ns), name, sizeof(name)));
+	assert_false(exp_pod_dirname("default__11112222-3333-4444-5555-666677778888", uid, ns,
+				     sizeof(ns), name, sizeof(name)));
+	assert_false(exp_pod_dirname("11112222-3333-4444-5555-666677778888", uid, ns, sizeof(ns),
+				     name, sizeof(name)));
+	assert_false(exp_pod_dirname("default_web-11112222-3333-4444-5555-666677778888", uid, ns,
+				     sizeof(ns), name, sizeof(name)));
+	assert_false(exp_pod_dirname("default_web_11112222-3333-4444-5555-666677778888", uid, ns,
+				     4, name, sizeof(name)));	/* too long for ns */
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -549,6 +626,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(label_values_never_collide),
 		cmocka_unit_test(http_decision),
 		cmocka_unit_test(set_top),
+		cmocka_unit_test(pod_uid_from_cgroup),
+		cmocka_unit_test(pod_log_dirname),
 	};
 
 	example_path = argc > 1 ? argv[1] : NULL;
