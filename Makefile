@@ -44,10 +44,12 @@ MESON_TEST_ARGS ?=
 # libncurses-dev: the full-screen view of `sockdiag top` (without it, top has batch mode only).
 # libcurl4-gnutls-dev, libjson-c-dev: sockdiag-kube-backends, the Kubernetes sidecar (HTTPS
 # to the API server, its JSON; meson -Dkube=auto skips it without them; the gnutls flavour
-# because libmicrohttpd already brings gnutls into the image).
+# because libmicrohttpd already brings gnutls into the image). libcurl's headers,
+# libsnappy-dev (headers: both loaded with dlopen when a push target is configured) and
+# zlib1g-dev (gzip): the exporter's push (remote write, OTLP).
 BUILD_DEPS := build-essential pkg-config meson ninja-build libmnl-dev libcap-ng-dev \
 	libmicrohttpd-dev clang libbpf-dev bpftool libncurses-dev python3-dev \
-	libcurl4-gnutls-dev libjson-c-dev
+	libcurl4-gnutls-dev libjson-c-dev libsnappy-dev zlib1g-dev
 
 # What the test suites add (make test, make asan): cmocka (unit and live tests);
 # iproute2 (ss, ip), procps (sysctl): namespace and differential tests; python3, jq: test
@@ -61,11 +63,14 @@ BUILD_DEPS := build-essential pkg-config meson ninja-build libmnl-dev libcap-ng-
 # the test's namespace; conntrack -L is the oracle); tmux: top's full-screen view driven by
 # keys and read back (tests/cli/top_ui.sh); python3-pytest, python3-psutil, python3-pyroute2:
 # the Python module's tests and oracles; abigail-tools (abidw, abidiff): the ABI check;
-# openssl: the certificate of the stand-in API server (tests/deploy/kube_sidecar.py).
+# openssl: the certificate of the stand-in API server (tests/deploy/kube_sidecar.py);
+# protobuf-compiler (protoc --decode, --decode_raw): the push's payloads decoded by an
+# independent decoder (OTLP against trixie's opentelemetry-proto, fetched into the build
+# directory by tests/exporter/push_encode.py, the system's apt sources untouched).
 TEST_DEPS := libcmocka-dev iproute2 procps python3 jq groff-base bash-completion zsh fish \
 	prometheus python3-yaml netbase strace python3-prometheus-client nftables conntrack \
 	tmux python3-pytest python3-psutil python3-pyroute2 abigail-tools \
-	nginx haproxy openssl
+	nginx haproxy openssl protobuf-compiler
 
 # What make test-kernels adds: QEMU (TCG: no /dev/kvm needed), busybox-static and cpio for
 # the guest's initramfs, kmod (depmod/modprobe on the kernel package's modules), xz-utils
@@ -87,7 +92,7 @@ KERNEL_TESTS ?=
 # dlopen() (mkimage.py fails naming a library none of them has).
 IMAGE_DEPS := mmdebstrap podman runc binutils
 IMAGE_PACKAGES := libc6 libmnl0 libcap-ng0 libncursesw6 libtinfo6 libmicrohttpd12 \
-	libcurl3-gnutls libjson-c5
+	libcurl3-gnutls libjson-c5 zlib1g libsnappy1v5
 IMAGE_BUILDDIR ?= build-image
 VERSION := $(shell sed -n "s/^ *version : '\([^']*\)'.*/\1/p" meson.build | head -n 1)
 IMAGE ?= localhost/sockdiag:$(VERSION)

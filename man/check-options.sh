@@ -59,7 +59,8 @@ SECTIONS = {"OPTIONS": ["list", "kill", "watch"], "KILL": ["kill"], "WATCH": ["w
 VALUES = {"FAMILY": "inet", "LIST": "tcp", "NAME": "pid:%d" % os.getpid(), "FILE": "/dev/null",
           "NETNS": "pid:%d" % os.getpid(), "N": "1", "BYTES": "65536",
           "HOST:PORT": "127.0.0.1:10113", "auto": "auto", "DURATION": "1s",
-          "KEY[,KEY...]": "state", "COLUMN": "rx", "DIR": "/run/netns"}
+          "KEY[,KEY...]": "state", "COLUMN": "rx", "DIR": "/run/netns",
+          "URL": "http://127.0.0.1:9/"}
 
 
 def plain(line):

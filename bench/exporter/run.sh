@@ -106,35 +106,16 @@ if [[ ${1:-} == --inner ]]; then
 	TOOLS=$1 RUNS=$3 inner "$2" "$4"
 	exit 0
 fi
-runs_opt "$@"
-shift "$NOPTS"
-[[ $(id -u) == 0 ]] || { echo "run.sh: needs root (unshare -n)" >&2; exit 1; }
-[[ -x $SOCKDIAG ]] || { echo "run.sh: no $SOCKDIAG (meson setup build-bench --buildtype=release)" >&2; exit 1; }
-TOOLS=$(mktemp -d)
-OUT=$(mktemp -d)
-trap 'rm -rf "$TOOLS" "$OUT"' EXIT
-for f in mkpairs measure; do
-	"${CC:-cc}" -std=gnu11 -D_GNU_SOURCE -O2 -Wall -o "$TOOLS/$f" "$ROOT/bench/$f.c"
-done
-for n in "${@:-10000 100000}"; do
-	for nn in $n; do
-		unshare -n -p -f --mount-proc -- env SOCKDIAG="$SOCKDIAG" "$0" --inner "$TOOLS" "$nn" "$RUNS" "$OUT"
-		cat "$OUT/report-$nn"
-		echo
-		cat "$OUT/notes-$nn" 2>/dev/null || true
-		echo
-		awk -v n="$nn" '
-			{ min[$1] = $2; med[$1] = $3 }
-			END {
-				printf "Ratios at N = %s (min, median):\n\n", n
-				printf "- one scrape (tcp, no tcp-info) / list -tan: %.2f, %.2f (target <= 1.3)\n", min["http"] / min["list"], med["http"] / med["list"]
-				printf "- one scrape with tcp-info / list -tan: %.2f, %.2f (target <= 1.6)\n", min["http_i"] / min["list"], med["http_i"] / med["list"]
-				printf "- --once (tcp, no tcp-info) / list -tan: %.2f, %.2f\n", min["once"] / min["list"], med["once"] / med["list"]
-				printf "- --once with tcp-info / list -tan: %.2f, %.2f\n", min["once_i"] / min["list"], med["once_i"] / med["list"]
-				printf "- 10 simultaneous scrapes / one scrape (tcp-info): %.2f, %.2f\n", min["conc10"] / min["http_i"], med["conc10"] / med["http_i"]
-				if ("node" in min)
-					printf "- node_exporter scrape / sockdiag scrape with tcp-info: %.2f, %.2f\n", min["node"] / min["http_i"], med["node"] / med["http_i"]
-			}' "$OUT/raw-$nn"
-		echo
-	done
-done
+bench_setup run.sh "$@"
+bench_each '
+		{ min[$1] = $2; med[$1] = $3 }
+		END {
+			printf "Ratios at N = %s (min, median):\n\n", n
+			printf "- one scrape (tcp, no tcp-info) / list -tan: %.2f, %.2f (target <= 1.3)\n", min["http"] / min["list"], med["http"] / med["list"]
+			printf "- one scrape with tcp-info / list -tan: %.2f, %.2f (target <= 1.6)\n", min["http_i"] / min["list"], med["http_i"] / med["list"]
+			printf "- --once (tcp, no tcp-info) / list -tan: %.2f, %.2f\n", min["once"] / min["list"], med["once"] / med["list"]
+			printf "- --once with tcp-info / list -tan: %.2f, %.2f\n", min["once_i"] / min["list"], med["once_i"] / med["list"]
+			printf "- 10 simultaneous scrapes / one scrape (tcp-info): %.2f, %.2f\n", min["conc10"] / min["http_i"], med["conc10"] / med["http_i"]
+			if ("node" in min)
+				printf "- node_exporter scrape / sockdiag scrape with tcp-info: %.2f, %.2f\n", min["node"] / min["http_i"], med["node"] / med["http_i"]
+		}'

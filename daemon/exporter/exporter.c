@@ -7,7 +7,9 @@
  * waits for that pass and is answered from it, so any number of concurrent
  * scrapes cost one pass. The main thread only waits for signals: SIGHUP
  * reloads the configuration (a bad one is refused, the old one kept),
- * SIGINT/SIGTERM stop.
+ * SIGINT/SIGTERM stop. With a push target (remote-write-url, otlp-endpoint)
+ * a pusher thread (daemon/push/) takes a pass every push-interval the same
+ * way and sends it; the server keeps serving.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -59,6 +61,7 @@ struct exporter {
 	const char *listen_arg;		/* --listen: the file's listen is ignored */
 	struct exp_life *life;		/* life = yes: the ends, from the start on */
 	char serving[160];		/* the address served, "" before the server starts */
+	struct pusher *pusher;		/* NULL: no push target */
 };
 
 #define logline(...) daemon_log("sockdiag-exporter", __VA_ARGS__)
@@ -165,10 +168,18 @@ static int metrics(void *ctx, bool openmetrics, char **ret_body, size_t *ret_len
 	if (!res)
 		return r < 0 ? r : -EIO;
 	r = exp_render(&res->cfg->c, res->a, &k, e->life, openmetrics, ret_body, ret_len);
+	if (r == 0)
+		r = pusher_render(e->pusher, openmetrics, ret_body, ret_len);
 	pthread_mutex_lock(&e->mu);
 	result_unref(res);
 	pthread_mutex_unlock(&e->mu);
 	return r;
+}
+
+/* A pass for the pusher: what a scrape in OpenMetrics gets. */
+static int push_collect(void *ctx, char **ret_body, size_t *ret_len)
+{
+	return metrics(ctx, true, ret_body, ret_len);
 }
 
 /* ---- configuration ------------------------------------------------------------------ */
@@ -307,15 +318,18 @@ static void usage(FILE *f)
 		"          -N|--netns NAME|PATH|pid:PID (the sockets of that namespace)\n"
 		"          --all-netns (the sockets of every namespace, a netns label each)\n"
 		"          --check-config (check the configuration, then exit)\n"
-		"          --once (print one exposition on standard output, then exit)\n"
+		"          --once (print one exposition on standard output, then exit;\n"
+		"          with a push target: push once, exit 0 if accepted)\n"
 		"          --openmetrics (with --once: in the OpenMetrics format)\n"
+		"          --remote-write URL (push there: Prometheus remote write)\n"
+		"          --otlp URL (push there: OTLP/HTTP metrics)\n"
 		"          -h|--help\n"
 		"See sockdiag(8), EXPORTER and METRICS.\n");
 }
 
 int exp_parse_args(struct exp_cmdline *a, int argc, char **argv)
 {
-	enum { O_LISTEN = 0x100, O_ALL_NETNS, O_CHECK, O_ONCE, O_OM };
+	enum { O_LISTEN = 0x100, O_ALL_NETNS, O_CHECK, O_ONCE, O_OM, O_RW, O_OTLP };
 	static const struct option opts[] = {
 		{ "listen", required_argument, NULL, O_LISTEN },
 		{ "config", required_argument, NULL, 'c' },
@@ -324,6 +338,8 @@ int exp_parse_args(struct exp_cmdline *a, int argc, char **argv)
 		{ "check-config", no_argument, NULL, O_CHECK },
 		{ "once", no_argument, NULL, O_ONCE },
 		{ "openmetrics", no_argument, NULL, O_OM },
+		{ "remote-write", required_argument, NULL, O_RW },
+		{ "otlp", required_argument, NULL, O_OTLP },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -359,6 +375,21 @@ int exp_parse_args(struct exp_cmdline *a, int argc, char **argv)
 		case O_OM:
 			a->openmetrics = true;
 			break;
+		case O_RW:
+		case O_OTLP: {
+			const char *why = push_url_check(optarg);
+
+			if (why) {
+				char q[256];
+
+				fprintf(stderr, "sockdiag exporter: --%s '%s': %s\n",
+					c == O_RW ? "remote-write" : "otlp",
+					text_excerpt(q, sizeof(q), optarg, strlen(optarg), 64), why);
+				return -EINVAL;
+			}
+			*(c == O_RW ? &a->remote_write : &a->otlp) = optarg;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -455,10 +486,20 @@ int cmd_exporter(int argc, char **argv)
 		status = 0;
 		goto out;
 	}
+	if ((a.remote_write && push_config_url(&e.cfg->c.push, false, a.remote_write) < 0) ||
+	    (a.otlp && push_config_url(&e.cfg->c.push, true, a.otlp) < 0))
+		goto out;
 	if (open_target(&e, a.netns) < 0)
 		goto out;
+	if (push_configured(&e.cfg->c.push)) {
+		r = pusher_new(&e.pusher, &e.cfg->c.push, push_collect, &e, err, sizeof(err));
+		if (r < 0) {
+			fprintf(stderr, "sockdiag exporter: push: %s\n", err);
+			goto out;
+		}
+	}
 	if (a.once) {	/* no time for ends: life is left out */
-		status = print_once(&e, a.openmetrics);
+		status = e.pusher ? pusher_once(e.pusher) : print_once(&e, a.openmetrics);
 		goto out;
 	}
 	sigfd = open_signals();	/* before any thread: they inherit the blocked signals */
@@ -490,9 +531,23 @@ int cmd_exporter(int argc, char **argv)
 	logline("listening on %s%s%s", a.listen,
 		e.target.all_netns ? " (every network namespace)" : a.netns ? " for netns " : "",
 		a.netns ? text_excerpt(err, sizeof(err), a.netns, strlen(a.netns), 48) : "");
+	if (e.pusher) {
+		const struct push_config *pc = &e.cfg->c.push;
+
+		if ((r = pusher_start(e.pusher)) < 0) {
+			fprintf(stderr, "sockdiag exporter: push: %s\n", strerror(-r));
+			goto out;
+		}
+		/* The URLs may hold credentials: not logged. */
+		logline("pushing every %u ms to %s%s%s (a queue of %u payloads each)",
+			pc->interval_ms, pc->rw_url ? "remote write" : "",
+			pc->rw_url && pc->otlp_url ? " and " : "", pc->otlp_url ? "OTLP" : "",
+			pc->queue);
+	}
 	wait_signals(&e, sigfd);
 	status = 0;
 out:
+	pusher_free(e.pusher);	/* waits for a push under way: at most push-timeout */
 	http_stop(srv);	/* waits for the scrapes under way */
 	exp_life_stop(e.life);
 	if (sigfd >= 0)

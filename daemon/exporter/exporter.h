@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "daemon/push/push.h"
 #include "sockdiag.h"
 
 #define EXP_DEFAULT_LISTEN "127.0.0.1:10113"
@@ -52,6 +53,7 @@ struct exp_config {
 	bool pod_labels;		/* --all-netns: k8s_namespace, k8s_pod labels */
 	char *pods_dir;			/* the kubelet's pod log directories, NULL = default */
 	uint32_t max_pods;		/* namespaces labelled with a pod, per pass */
+	struct push_config push;	/* remote-write-url, otlp-endpoint, push-* */
 };
 #define EXP_PODS_DIR "/var/log/pods"
 
@@ -246,6 +248,7 @@ struct exp_cmdline {
 	const char *config_path;	/* -c, else the caller's default */
 	bool config_explicit;		/* -c given: a missing file is an error */
 	bool all_netns, check, once, openmetrics;
+	const char *remote_write, *otlp;	/* --remote-write, --otlp: the file's ignored */
 };
 
 /* Parse the options after `exporter` into *a (its config_path preset to the

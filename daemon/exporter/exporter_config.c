@@ -24,6 +24,7 @@ void exp_config_init(struct exp_config *c)
 	c->max_listeners = 1000;
 	c->max_series = 500;
 	c->max_pods = 1000;
+	push_config_init(&c->push);
 }
 
 void exp_config_fini(struct exp_config *c)
@@ -31,6 +32,7 @@ void exp_config_fini(struct exp_config *c)
 	free(c->listen);
 	free(c->cgroup_root);
 	free(c->pods_dir);
+	push_config_fini(&c->push);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -165,7 +167,8 @@ static int apply(void *ctx, struct conf_line *l, const char *key, char *value)
 		p->tables_seen = true;
 		add = add_table;
 	} else {
-		return conf_fail(l, "unknown key '%s'", key);
+		r = push_config_key(&c->push, l, key, value);
+		return r <= 0 ? r : conf_fail(l, "unknown key '%s'", key);
 	}
 	for (tok = strtok_r(value, " \t,", &save); tok; tok = strtok_r(NULL, " \t,", &save)) {
 		r = add(l, c, tok);

@@ -8,7 +8,8 @@ registry but Debian's archive:
      run in it (no maintainer scripts, no shell needed);
   3. the runtime root: the binaries, their configuration, and from the base
      only the dynamic loader and the closure of DT_NEEDED of the binaries
-     and of the libraries they dlopen() (libmicrohttpd), each resolved in
+     and of the libraries they dlopen() (libmicrohttpd; libcurl and libsnappy
+     for the exporter's push), each resolved in
      the base (a library none of the packages has is an error naming it);
      /etc/passwd and /etc/group with root and nobody (65534), the copyright
      files; no shell, no package manager, no compiler;
@@ -125,9 +126,11 @@ def closure(base, root, roots, dlopened):
 
 
 def dlopened(binary):
-    """The sonames the binary loads with dlopen(): libmicrohttpd's (meson wrote it in)."""
+    """The sonames the binary loads with dlopen() (meson wrote them in): libmicrohttpd's,
+    and the exporter's push's, libcurl's and libsnappy's."""
     with open(binary, "rb") as f:
-        return sorted({m.decode() for m in re.findall(rb"libmicrohttpd\.so\.\d+", f.read())})
+        return sorted({m.decode() for m in re.findall(
+            rb"lib(?:microhttpd|curl-gnutls|curl|snappy)\.so\.\d+", f.read())})
 
 
 def base_rootfs(tmp, packages):

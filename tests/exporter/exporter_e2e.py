@@ -258,12 +258,17 @@ class Test:
         subprocess.run(["ip", "netns", "add", self.ns], check=True)
         subprocess.run(["ip", "-n", self.ns, "link", "set", "lo", "up"], check=True)
 
-    def setup(self):
+    def setup_population(self):
+        """Namespace B with the population (the push tests use it too)."""
         self.make_netns()
-        self.pop = self.spawn(["ip", "netns", "exec", self.ns, sys.executable, __file__,
-                               "--population"], stdout=subprocess.PIPE, text=True)
+        self.pop = self.spawn(["ip", "netns", "exec", self.ns, sys.executable,
+                               os.path.abspath(__file__), "--population"],
+                              stdout=subprocess.PIPE, text=True)
         if self.pop.stdout.readline().strip() != "ready":
             fail("population did not start")
+
+    def setup(self):
+        self.setup_population()
         self.conf = os.path.join(self.tmp, "exporter.conf")
         with open(self.conf, "w") as f:
             f.write("# the per-port view\nports = 22, 443, 5432\nports = 5353\n"

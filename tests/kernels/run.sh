@@ -58,36 +58,10 @@ newest() {
 	"${ac[@]}" search --names-only "$1" | awk '{print $1}' | grep -E "$1" | sort -V | tail -n 1
 }
 
-# archive: the Debian archive this machine's apt already uses (the first .../debian URI of
-# its sources lists); the suites it does not list are fetched from there.
-archive() {
-	local u
-	u=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
-		/etc/apt/sources.list.d/*.sources 2>/dev/null |
-		awk '/^deb /{for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; break }}
-		     /^URIs:/{for (i = 2; i <= NF; i++) print $i}' |
-		grep -E '^[a-z]+://[^ ]+/debian/?$' | head -n 1)
-	[ -n "$u" ] || die "no Debian archive (a .../debian URI) in /etc/apt/sources.list(.d)"
-	echo "${u%/}"
-}
-
-# sapt SUITE apt-get|apt-cache ARGS...: apt on SUITE alone, with a sources list and package
-# lists of its own under CACHE/apt-SUITE (the system's apt sources and lists untouched);
-# the lists are fetched once (delete that directory to refresh them).
-sapt() {
-	local suite=$1 cmd=$2 d=$cache/apt-$1
-	shift 2
-	local o=(-o "Dir::Etc::SourceList=$d/sources.list" -o Dir::Etc::SourceParts=/dev/null
-		-o "Dir::State::Lists=$d/lists" -o "Dir::Cache=$d/cache" -o APT::Get::List-Cleanup=0)
-	if [ ! -e "$d/lists/.done" ]; then
-		mkdir -p "$d/lists/partial" "$d/cache/archives/partial"
-		echo "deb $(archive) $suite main" >"$d/sources.list"
-		echo "test-kernels: apt-get update ($suite: $(cat "$d/sources.list"))" >&2
-		apt-get "${o[@]}" update >&2 || die "apt-get update of $suite failed"
-		touch "$d/lists/.done"
-	fi
-	"$cmd" "${o[@]}" "$@"
-}
+# archive and sapt (apt on another suite with a sources list and package lists of its own under
+# CACHE/apt-SUITE, the system's apt sources and lists untouched): tests/tools/sapt.sh.
+SAPT_CACHE=$cache SAPT_WHO=test-kernels
+. "$src/tests/tools/sapt.sh"
 
 # fetch NAME: echo the extracted tree of the newest Debian package(s) of that kernel:
 # 6.1 and 6.12 from the system's bookworm lists, 5.10 (and 5.10-cloud) from bullseye, 7.2 from

@@ -52,6 +52,7 @@ LAYERS = [
     ['daemon/common'],
     ['daemon/metrics'],
     ['daemon/guard/core'],
+    ['daemon/push'],
     ['daemon/guard', 'daemon/exporter', 'daemon/kube'],
     ['cli/fmt'],
     ['cli/fields'],
