@@ -45,7 +45,7 @@ static void config(const char *text)
 			__builtin_trap();
 		a.n_ports = c.n_ports;
 		for (int om = 0; om < 2; om++) {
-			if (exp_render(&c, &a, &k, om, &body, &len) < 0)
+			if (exp_render(&c, &a, &k, NULL, om, &body, &len) < 0)
 				continue;
 			if (len != strlen(body))
 				__builtin_trap();	/* no NUL inside the exposition */
