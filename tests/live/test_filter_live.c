@@ -444,6 +444,40 @@ static void cookies_keep(struct cookies *c, const struct cookies *a, const struc
 	c->n = n;
 }
 
+/* The TCP TIME-WAIT sockets whose records carry no mark: before Linux 5.14 (commit "inet_diag:
+ * add support for tw_mark") the kernel sends none for them, and its bytecode takes their mark
+ * as 0 where sockdiag leaves an absent mark unmatched (sockdiag(8), FILTER). Empty from 5.14. */
+static void time_wait_without_mark(struct cookies *out)
+{
+	SDIAG_OPTS(sdiag_query, q,
+			.tables = SDIAG_TABLE_BIT(SDIAG_T_TCP),
+			.states = SDIAG_STATE_BIT(SDIAG_SS_TIME_WAIT),
+			.show = SDIAG_SHOW_EXT);
+	struct sdiag_sock_list l = { 0 };
+	struct sdiag_handle *h = NULL;
+
+	assert_int_equal(sdiag_open(&h), 0);
+	assert_int_equal(sdiag_collect(h, &q, &l), 0);
+	sdiag_close(h);
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < l.n; i++)
+		if (l.socks[i]->state == SDIAG_SS_TIME_WAIT && !(l.socks[i]->has & SDIAG_HAS_MARK))
+			cookies_add(out, l.socks[i]->cookie);
+	sdiag_sock_list_free(&l);
+	cookies_sort(out);
+}
+
+/* Drop from c the sockets in x. */
+static void cookies_drop(struct cookies *c, const struct cookies *x)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->n; i++)
+		if (!cookies_has(x, c->v[i]))
+			c->v[n++] = c->v[i];
+	c->n = n;
+}
+
 /*
  * One filter: (a) three selections agree, (b) ss agrees. There is no retry: any difference
  * is printed and counts. Only the sockets of an unfiltered dump before and one after are
@@ -472,6 +506,15 @@ static bool check_filter(const struct corpus_entry *e, bool *ret_nonempty)
 	cookies_keep(&m, &before, &after);
 	cookies_keep(&s, &before, &after);
 	cookies_keep(&ks, &before, &after);
+	if (strstr(e->expr, "fwmark")) {
+		/* Before 5.14 ss takes a TIME-WAIT socket's unknown mark as 0. */
+		struct cookies nomark;
+
+		time_wait_without_mark(&nomark);
+		cookies_drop(&s, &nomark);
+		cookies_drop(&ks, &nomark);
+		free(nomark.v);
+	}
 	free(before.v);
 	free(after.v);
 	*ret_nonempty = k.n > 0;
