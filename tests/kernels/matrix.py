@@ -122,8 +122,11 @@ ROWS = [("`list`: %s" % fam, lambda f, fam=fam: family_cell(f, fam)) for fam in 
 # degraded (TEST: why) when one skipped part or all with a SKIP(FEATURE) line, and "not run"
 # when the run did not include them (a CI subset).
 COMMANDS = [
-    ("`list` (every table, against ss)", ["diff_ss", "table_ss", "json_names", "list_order",
-                                          "summary_ss", "list_live", "filter_live"]),
+    ("`list` (every table, against ss; filters; options)",
+     ["diff_ss", "table_ss", "json_names", "list_order", "summary_ss", "threads_ss", "list_live",
+      "inet_live", "local_live", "netlink_dup_live", "tcpinfo_live", "dump_pull", "filter_live",
+      "cgroup_live", "rtnl_intr_live", "cli", "cli_options", "cli_habits", "cli_inputs",
+      "list_interval"]),
     ("`list -p` (owners, /proc and BPF)", ["procs_live", "procs_cli", "owners_bpf"]),
     ("`kill` (selectors, cgroups)", ["kill_cli", "kill_diff", "kill_seen", "kill_cgroup",
                                      "destroy", "destroy_ops"]),
@@ -132,6 +135,9 @@ COMMANDS = [
     ("`top` (batch and screen)", ["top_batch", "top_ui"]),
     ("`drain`", ["drain_core", "drain_nginx", "drain_haproxy"]),
     ("`life`", ["life"]),
+    ("families (raw, SCTP, vsock, TIPC, SMC, XDP, MPTCP live)",
+     ["family_raw", "family_sctp", "family_vsock", "family_tipc", "family_smc", "family_xdp",
+      "family_mptcp"]),
     ("`guard`: addresses, links, routes, reap, exemptions", ["guard_e2e", "guard_policies_e2e"]),
     ("`guard`: resync, interrupted dumps, cgroups", ["guard_resync", "guard_intr",
                                                      "guard_cgroup", "guard_race"]),
