@@ -60,9 +60,13 @@ COMMANDS_INTRO = """What each command did in the guest's run of the `live`, `net
 yes when every test behind the row passed, no (TEST failed), degraded (TEST: what it skipped,
 each skip naming a feature the kernel was asked for and lacks), not run (a run of a subset)."""
 
-RESULTS_INTRO = """The last run of each kernel booted for this page, `make test-kernels` on the tree it
-documents (one guest at a time, TCG on a 2-core machine shared with other jobs: the durations
-are upper bounds). A skip line names the feature the kernel lacks, as the test asked it."""
+RESULTS_INTRO = """The runs of each kernel booted for this page, `make test-kernels` (one guest at a
+time, TCG on a 2-core machine shared with other jobs: the durations are upper bounds). Where a
+full run failed tests that were fixed after it, the run of those tests on the fixed tree
+follows it (the Commands table counts each test's last run); the cloud flavour is the same
+5.10 kernel, its fixed failures verified there. A skip line names the feature the kernel
+lacks, as the test asked it. What each run found and how it was fixed:
+docs/kernels-history.md."""
 
 FAMILIES = ["tcp", "udp", "udplite", "raw", "sctp", "mptcp", "unix", "packet", "netlink",
             "tipc", "vsock", "smc", "xdp"]
