@@ -236,6 +236,9 @@ boot() {
 		fs=virtiofs
 		[ -x "$virtiofsd_bin" ] || die "kernel $rel has no 9p: it needs $virtiofsd_bin" \
 			"(qemu-system-common)"
+		# virtiofsd and its read-only view need a mount namespace: root.
+		[ "$(id -u)" = 0 ] || die "kernel $rel has no 9p: its virtiofs guest needs root" \
+			"(virtiofsd in a mount namespace)"
 	else
 		echo "kernel $rel: FAIL not booted: neither 9p (CONFIG_9P_FS) nor virtiofs" \
 			"(CONFIG_VIRTIO_FS), which the guest reaches this machine's root with"
