@@ -63,10 +63,9 @@ each skip naming a feature the kernel was asked for and lacks), not run (a run o
 RESULTS_INTRO = """The runs of each kernel booted for this page, `make test-kernels` (one guest at a
 time, TCG on a 2-core machine shared with other jobs: the durations are upper bounds). Where a
 full run failed tests that were fixed after it, the run of those tests on the fixed tree
-follows it (the Commands table counts each test's last run). The cloud flavour's run came
-before filter_live's last fix, verified on 5.10 (the same kernel); its family_sctp failure is
-5.10's SCTP check in tests/families/live.py, fixed separately. A skip line names the feature the
-kernel lacks, as the test asked it. What each run found and how it was fixed:
+follows it (the Commands table counts each test's last run). The cloud flavour's
+family_sctp failure is 5.10's SCTP check in tests/families/live.py, fixed separately. A skip
+line names the feature the kernel lacks, as the test asked it. What each run found and how it was fixed:
 docs/kernels-history.md."""
 
 FAMILIES = ["tcp", "udp", "udplite", "raw", "sctp", "mptcp", "unix", "packet", "netlink",
