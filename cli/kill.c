@@ -130,6 +130,8 @@ static const char *unsupported_reason(const struct sdiag_sock *s)
 		return "bound but neither listening nor connected: the kernel cannot find it";
 	if (s->table == SDIAG_T_TCP && s->state == SDIAG_SS_LISTEN)
 		return "the kernel refuses to destroy this listener (MPTCP subflow listener)";
+	if (s->table == SDIAG_T_TCP && s->state == SDIAG_SS_TIME_WAIT)
+		return "this kernel cannot destroy TIME-WAIT sockets (Linux 6.0 and later can)";
 	if (s->family == AF_INET || s->family == AF_INET6)
 		return "the kernel has no destroy for this protocol";
 	return "the kernel cannot destroy sockets of this family";

@@ -17,9 +17,10 @@ import socket
 import struct
 import subprocess
 import sys
+import time
 
-NETLINK_SOCK_DIAG, SOCK_DIAG_BY_FAMILY = 4, 20
-NLM_F_REQUEST, NLM_F_DUMP = 1, 0x300
+NETLINK_SOCK_DIAG, SOCK_DIAG_BY_FAMILY, SOCK_DESTROY = 4, 20, 21
+NLM_F_REQUEST, NLM_F_ACK, NLM_F_DUMP = 1, 4, 0x300
 NLMSG_ERROR, NLMSG_DONE = 2, 3
 
 
@@ -195,6 +196,53 @@ def sysctl(path):
         return None
 
 
+def time_wait_destroyed():
+    """Does SOCK_DESTROY destroy a TIME-WAIT socket (Linux 6.0 and later; 5.10 answers
+    EOPNOTSUPP)? Asked with a request built here for a TIME-WAIT socket made here on
+    127.0.0.1 (lo up), once /proc/net/tcp shows it in TIME-WAIT."""
+    with socket.socket() as lst:
+        lst.bind(("127.0.0.1", 0))
+        lst.listen(1)
+        c = socket.create_connection(lst.getsockname())
+        a, _ = lst.accept()
+        cookie = struct.unpack("=Q", c.getsockopt(socket.SOL_SOCKET, 57, 8))[0]  # SO_COOKIE
+        sport, dport = c.getsockname()[1], lst.getsockname()[1]
+        c.close()
+        a.recv(1)  # the client's FIN
+        a.close()
+        slow = float(os.environ.get("SOCKDIAG_TEST_SLOWDOWN", "1"))
+        want = ":%04X 0100007F:%04X 06 " % (sport, dport)  # 06: TCP_TIME_WAIT
+        deadline = time.monotonic() + 10 * slow
+        while want not in open("/proc/net/tcp").read():
+            if time.monotonic() > deadline:
+                raise OSError(errno.ETIMEDOUT, "no TIME-WAIT socket on port %d" % sport)
+            time.sleep(0.01)
+    lo = socket.inet_aton("127.0.0.1") + bytes(12)
+    req = (struct.pack("=BBBBI", socket.AF_INET, socket.IPPROTO_TCP, 0, 0, 0xffffffff) +
+           struct.pack("!HH", sport, dport) + lo + lo +
+           struct.pack("=III", 0, cookie & 0xffffffff, cookie >> 32))
+    hdr = struct.pack("=IHHII", 16 + len(req), SOCK_DESTROY, NLM_F_REQUEST | NLM_F_ACK, 1, 0)
+    with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_SOCK_DIAG) as nl:
+        nl.send(hdr + req)
+        buf = nl.recv(4096)
+    err = struct.unpack_from("=i", buf, 16)[0]
+    if err in (0, -errno.EOPNOTSUPP):
+        return err == 0
+    raise OSError(-err, "SOCK_DESTROY of a TIME-WAIT socket")
+
+
+def rtnl_high_group():
+    """Does an rtnetlink socket join a group above 32 (33: RTNLGRP_BRVLAN, Linux 5.8)?"""
+    with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, socket.NETLINK_ROUTE) as s:
+        try:
+            s.setsockopt(270, 1, 33)  # SOL_NETLINK, NETLINK_ADD_MEMBERSHIP
+            return True
+        except OSError as e:
+            if e.errno == errno.EINVAL:
+                return False
+            raise
+
+
 def service_22():
     try:
         return socket.getservbyport(22, "tcp") is not None
@@ -237,6 +285,10 @@ PROBES = {
     # Decided by the test from the kernel's own raw answer (a netlink dump
     # that lists a socket once), so the skip is this kernel's behaviour.
     "netlink-dup": lambda: False,
+    "rtnl-groups": rtnl_high_group,
+    "tw-destroy": time_wait_destroyed,
+    # What the owners iterator's loader needs of the kernel (Linux 5.14).
+    "bpf-syscall-prog": bpf_syscall_prog,
 }
 
 

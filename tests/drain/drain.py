@@ -28,7 +28,9 @@ import time
 
 SD = sys.argv[1]
 PART = sys.argv[2] if len(sys.argv) > 2 else "core"
-LATENCY_MAX = 0.100
+# 100 ms, scaled like the other tests' bounds (a guest of make test-kernels emulates every
+# instruction: 155 ms and 256 ms seen on 6.1 under TCG with SOCKDIAG_TEST_SLOWDOWN=10).
+LATENCY_MAX = 0.100 * float(os.environ.get("SOCKDIAG_TEST_SLOWDOWN", "1"))
 # kill's end-to-end helpers: check(), listener(), pair(), alive(), run_tests().
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kill"))
 from cli import alive, check, listener, pair, run_tests  # noqa: E402

@@ -195,6 +195,8 @@ def main(argv):
     print("tcp_info bytes: %d" % info)
     print("cgroup ids: %s" % ("yes" if "CGROUP_ID" in names.split() else "no"))
     print("destroy: %s" % destroy_row())
+    print("destroy time-wait: %s" % ("yes" if K.time_wait_destroyed() else "EOPNOTSUPP"))
+    print("rtnetlink groups above 32: %s" % ("yes" if K.rtnl_high_group() else "no"))
     print("destroy events: %s" % destroy_events())
     print("owners -p: %s" % owners_bpf(sd))
     return 0

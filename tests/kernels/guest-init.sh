@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# PID 1 of a guest booted by tests/kernels/run.sh, on the host's root (read-only 9p, tmpfs
-# overlay). Mounts what a Debian system has, loads the diag modules the guest kernel ships,
-# runs the requested suites from the build tree, copies their logs to the shared output
-# directory (9p tag sdiagout) and powers off. Everything here runs in the guest's own kernel:
-# nothing touches the host's sockets.
+# PID 1 of a guest booted by tests/kernels/run.sh, on the host's root (read-only 9p or
+# virtiofs, tmpfs overlay). Mounts what a Debian system has, loads the diag modules the guest
+# kernel ships, runs the requested suites from the build tree, copies their logs to the shared
+# output directory (tag sdiagout) and powers off. Everything here runs in the guest's own
+# kernel: nothing touches the host's sockets.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root LANG=C.UTF-8 TERM=dumb
 mount -t proc proc /proc
@@ -28,7 +28,12 @@ mount -t bpf bpf /sys/fs/bpf 2>/dev/null || true
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null || true
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null || true
 mkdir -p /run/sdiag-out
-if ! mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 sdiagout /run/sdiag-out; then
+# The output directory comes the way the root came (sdiag.fs=: 9p or virtiofs).
+case " $(cat /proc/cmdline) " in
+*" sdiag.fs=virtiofs "*) outfs=(-t virtiofs) ;;
+*) outfs=(-t 9p -o trans=virtio,version=9p2000.L,msize=512000) ;;
+esac
+if ! mount "${outfs[@]}" sdiagout /run/sdiag-out; then
 	echo "sdiag-guest: cannot mount the output directory"; poweroff -f
 fi
 OUT=/run/sdiag-out

@@ -11,13 +11,12 @@ line per failed or skipped test (skips with their SKIP(FEATURE) reason); exits
 import glob
 import json
 import os
-import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import summary  # noqa: E402  (tests/summary.py: checks per test)
 
-SKIP_LINE = re.compile(r"^SKIP\(([A-Za-z0-9_:.-]+)\): (.*)$", re.M)
+SKIP_LINE = summary.SKIP_LINE
 
 
 def read(path, default=""):
@@ -28,18 +27,24 @@ def read(path, default=""):
         return default
 
 
-def main(argv):
-    rel, out, secs, qrc = argv[1], argv[2], argv[3], argv[4]
-    fam = read(os.path.join(out, "families")).strip()
-    fam = fam.partition("families: ")[2] or "unknown (%s)" % (fam or "no answer")
-    rc = read(os.path.join(out, "rc")).strip()
-    byname = {}  # a test run twice (in a suite and by name) counts once, its last run
+def tests_of(out):
+    """{test name: meson's record} of the run kept in OUT (its testlog-*.json): a test run
+    twice (in a suite and by name) counts once, its last run."""
+    byname = {}
     for log in sorted(glob.glob(os.path.join(out, "testlog-*.json"))):
         for line in read(log).splitlines():
             if line.strip():
                 t = json.loads(line)
                 byname[t["name"]] = t
-    tests = list(byname.values())
+    return byname
+
+
+def main(argv):
+    rel, out, secs, qrc = argv[1], argv[2], argv[3], argv[4]
+    fam = read(os.path.join(out, "families")).strip()
+    fam = fam.partition("families: ")[2] or "unknown (%s)" % (fam or "no answer")
+    rc = read(os.path.join(out, "rc")).strip()
+    tests = list(tests_of(out).values())
     res = {"OK": [], "FAIL": [], "SKIP": []}
     for t in tests:
         r = t["result"]

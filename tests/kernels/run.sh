@@ -8,7 +8,9 @@
 # Environment:
 #   KERNELS="5.10 6.1 6.12 7.2"   Debian kernels to test, the newest package of each:
 #                          5.10: bullseye's linux-image-5.10.0-N-amd64-unsigned (5.10-cloud: its
-#                          -cloud-amd64 flavour), 6.1 and 6.12: bookworm's
+#                          -cloud-amd64 flavour, which has no 9p: its guest reaches this
+#                          machine's root over virtiofs, /usr/lib/qemu/virtiofsd, read-only
+#                          bind in a mount namespace of its own), 6.1 and 6.12: bookworm's
 #                          linux-image-6.1.0-N-amd64-unsigned and -6.12.N+deb12-amd64-unsigned,
 #                          7.2: sid's linux-binary-unsigned-7.2.N+deb14-amd64 with
 #                          linux-modules-7.2.N+deb14-amd64. apt-get download from the archive the
@@ -49,6 +51,8 @@ for t in qemu-system-x86_64 busybox cpio depmod modprobe; do
 	command -v "$t" >/dev/null || [ -x "/sbin/$t" ] || die "$t missing (make test-kernels installs it)"
 done
 busybox=$(command -v busybox)
+# Debian 12's qemu-system-common ships the C virtiofsd there (for kernels without 9p).
+virtiofsd_bin=${VIRTIOFSD:-/usr/lib/qemu/virtiofsd}
 
 # newest PATTERN [SUITE]: the newest package whose name matches the extended regex PATTERN
 # (SUITE: in that Debian suite's lists, see sapt; else in the system's).
@@ -126,9 +130,14 @@ modroot_of() {
 	case $d in */lib/modules/*) echo "${d%/lib/modules/*}" ;; *) die "KERNEL_MODULES=$d: no lib/modules/REL in it" ;; esac
 }
 
-# initramfs MODROOT REL OUT: busybox + the modules that mount the host root (decompressed).
+# initramfs MODROOT REL OUT FS: busybox + the modules that mount the host root over FS (9p or
+# virtiofs), decompressed.
 initramfs() {
-	local modroot=$1 rel=$2 out=$3 w m n=0 seen=""
+	local modroot=$1 rel=$2 out=$3 fs=$4 w m n=0 seen="" mods
+	case $fs in
+	9p) mods="virtio_pci 9pnet_virtio 9p overlay" ;;
+	*) mods="virtio_pci virtiofs overlay" ;;
+	esac
 	w=$(mktemp -d)
 	mkdir -p "$w/bin" "$w/modules" "$w/proc" "$w/sys" "$w/dev"
 	cp "$busybox" "$w/bin/busybox"
@@ -152,27 +161,66 @@ initramfs() {
 		*) cp "$m" "$w/modules/$base" ;;
 		esac
 		echo "$base" >>"$w/modules/order"
-	done < <(modprobe -d "$modroot" -S "$rel" --show-depends -a virtio_pci 9pnet_virtio 9p overlay)
+	done < <(modprobe -d "$modroot" -S "$rel" --show-depends -a $mods)
 	(cd "$w" && find . | cpio -o -H newc --quiet | gzip -1) >"$out"
 	rm -rf "$w"
 }
 
+# has MODROOT REL MODULE CONFIG: the kernel has MODULE (a module it ships, or CONFIG=y).
+has() {
+	modprobe -d "$1" -S "$2" --show-depends "$3" >/dev/null 2>&1 ||
+		grep -qs "^$4=y" "$1/boot/config-$2"
+}
+
+# virtiofsd TAG DIR MODE LOG: serve DIR (read-only when MODE is ro: the daemon runs in a mount
+# namespace of its own on a read-only bind of DIR) as virtiofs TAG on $vfsdir/TAG.sock; adds
+# the daemon's pid to $vpids once its socket exists.
+virtiofsd() {
+	local dir=$2 mode=$3 log=$4 sock=$vfsdir/$1.sock view=$vfsdir/$1.view pid i
+	mkdir -p "$view"
+	rm -f "$sock"
+	# shellcheck disable=SC2016
+	unshare -m --propagation private sh -c 'mount --bind "$1" "$2" &&
+		{ [ "$3" != ro ] || mount -o remount,bind,ro "$2"; } &&
+		exec "$4" --socket-path="$5" -o source="$2" -o cache="$6" -o no_xattr' \
+		sh "$dir" "$view" "$mode" "$virtiofsd_bin" "$sock" \
+		"$([ "$mode" = ro ] && echo always || echo none)" >"$log" 2>&1 &
+	pid=$!
+	for i in $(seq 100); do
+		[ -S "$sock" ] && { vpids="$vpids $pid"; return; }
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	# shellcheck disable=SC2086
+	kill "$pid" $vpids 2>/dev/null
+	die "virtiofsd for $dir did not start (see $log)"
+}
+
 # boot NAME IMAGE MODROOT: one guest; prints its summary line; returns 1 when it failed.
 boot() {
-	local image=$2 modroot=$3 rel out t0 rc
+	local image=$2 modroot=$3 rel out t0 rc fs share vpids=""
 	rel=$(ls "$modroot/lib/modules" | head -n 1)
 	[ -n "$rel" ] || die "no lib/modules/REL under $modroot"
 	[ -e "$modroot/lib/modules/$rel/modules.dep" ] || depmod -b "$modroot" "$rel"
-	# The guest reaches the host's root over 9p: say so at once for a kernel without it.
-	if ! modprobe -d "$modroot" -S "$rel" --show-depends 9p >/dev/null 2>&1 &&
-		! grep -qs '^CONFIG_9P_FS=y' "$modroot/boot/config-$rel"; then
-		echo "kernel $rel: FAIL not booted: no 9p file system (CONFIG_9P_FS), which the" \
-			"guest reaches this machine's root with (Debian's cloud flavour leaves it out)"
+	# The guest reaches the host's root over 9p, or over virtiofs where the kernel has no 9p
+	# (Debian's cloud flavour leaves 9p out; it has virtiofs).
+	if has "$modroot" "$rel" 9p CONFIG_9P_FS; then
+		fs=9p
+	elif has "$modroot" "$rel" virtiofs CONFIG_VIRTIO_FS; then
+		fs=virtiofs
+		[ -x "$virtiofsd_bin" ] || die "kernel $rel has no 9p: it needs $virtiofsd_bin" \
+			"(qemu-system-common)"
+		# virtiofsd and its read-only view need a mount namespace: root.
+		[ "$(id -u)" = 0 ] || die "kernel $rel has no 9p: its virtiofs guest needs root" \
+			"(virtiofsd in a mount namespace)"
+	else
+		echo "kernel $rel: FAIL not booted: neither 9p (CONFIG_9P_FS) nor virtiofs" \
+			"(CONFIG_VIRTIO_FS), which the guest reaches this machine's root with"
 		return 1
 	fi
 	out=$cache/$rel
 	rm -rf "$out" && mkdir -p "$out"
-	initramfs "$modroot" "$rel" "$out/initramfs.cpio.gz"
+	initramfs "$modroot" "$rel" "$out/initramfs.cpio.gz" "$fs"
 	{
 		printf '%s=%q\n' BUILDDIR "$builddir" SRCDIR "$src" MODROOT "$modroot" \
 			SUITES "$KERNEL_SUITES" TESTS "$KERNEL_TESTS" CMD "${KERNEL_CMD:-}" \
@@ -181,16 +229,38 @@ boot() {
 		# 10 (ASan's runs use 4); guard_e2e's 100 ms bound saw 498 ms on a loaded host.
 		echo "export SOCKDIAG_TEST_SLOWDOWN=${SOCKDIAG_TEST_SLOWDOWN:-10}"
 	} >"$out/config.env"
-	echo "test-kernels: booting $rel (console: $out/console.log)" >&2
+	if [ "$fs" = 9p ]; then
+		share=(-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
+			-virtfs "local,path=$out,mount_tag=sdiagout,security_model=none,multidevs=remap")
+	else
+		# virtiofs: one virtiofsd per tree (this machine's root read-only, the output
+		# directory writable), the guest's memory shared with them.
+		vfsdir=$(mktemp -d "$cache/virtiofs.XXXXXX")
+		virtiofsd hostroot / ro "$out/virtiofsd-hostroot.log"
+		virtiofsd sdiagout "$out" rw "$out/virtiofsd-sdiagout.log"
+		# shellcheck disable=SC2054
+		share=(-object "memory-backend-memfd,id=mem,size=${KERNEL_MEM}M,share=on"
+			-numa node,memdev=mem
+			-chardev "socket,id=vfs0,path=$vfsdir/hostroot.sock"
+			-device vhost-user-fs-pci,queue-size=1024,chardev=vfs0,tag=hostroot
+			-chardev "socket,id=vfs1,path=$vfsdir/sdiagout.sock"
+			-device vhost-user-fs-pci,queue-size=1024,chardev=vfs1,tag=sdiagout)
+	fi
+	echo "test-kernels: booting $rel over $fs (console: $out/console.log)" >&2
 	t0=$(date +%s)
 	rc=0
 	timeout --foreground -k 10 "$KERNEL_TIMEOUT" qemu-system-x86_64 -m "$KERNEL_MEM" -smp "$KERNEL_SMP" \
 		-nographic -no-reboot -nodefaults -serial stdio -cpu max \
 		-kernel "$image" -initrd "$out/initramfs.cpio.gz" \
-		-append "console=ttyS0 quiet panic=-1 sdiag.init=$here/guest-init.sh" \
-		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
-		-virtfs "local,path=$out,mount_tag=sdiagout,security_model=none,multidevs=remap" \
-		</dev/null >"$out/console.log" 2>&1 || rc=$?
+		-append "console=ttyS0 quiet panic=-1 sdiag.fs=$fs sdiag.init=$here/guest-init.sh" \
+		"${share[@]}" </dev/null >"$out/console.log" 2>&1 || rc=$?
+	if [ -n "$vpids" ]; then
+		# shellcheck disable=SC2086
+		kill $vpids 2>/dev/null || true
+		# shellcheck disable=SC2086
+		wait $vpids 2>/dev/null || true
+		rm -rf "$vfsdir"
+	fi
 	python3 "$here/report.py" "$rel" "$out" "$(($(date +%s) - t0))" "$rc" | tee "$out/report"
 }
 

@@ -15,6 +15,11 @@ and checks:
   - with `ss -H -tuane` before and after: every unselected socket is still
     there in the same state; selected TCP sockets are gone from their state.
 Between trials, `sockdiag kill -tua --all` clears A, and is checked too.
+On a kernel that refuses to destroy TIME-WAIT sockets (before Linux 6.0; asked
+of the kernel with a SOCK_DESTROY of tests/kernel_probe.py's own), each
+selected TIME-WAIT socket must be reported unsupported with the line naming
+6.0 and stay there; those of earlier trials linger (60 s) and are accounted
+for the same way.
 Usage: diff.py PATH-TO-SOCKDIAG [SEED] (or SOCKDIAG_TEST_SEED=SEED)."""
 import ctypes
 import errno
@@ -31,7 +36,11 @@ SD = sys.argv[1]
 # every run. SOCKDIAG_TEST_SEED (or the second argument) replays a run.
 SEED = int(sys.argv[2] if len(sys.argv) > 2 else
            os.environ.get("SOCKDIAG_TEST_SEED") or int.from_bytes(os.urandom(4), "little"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import kernel_probe  # noqa: E402  (tests/kernel_probe.py: asks the kernel, not sockdiag)
+
 SO_COOKIE = 57
+TW_REFUSED = "this kernel cannot destroy TIME-WAIT sockets (Linux 6.0 and later can)"
 CLONE_NEWNET = 0x40000000
 libc = ctypes.CDLL(None, use_errno=True)
 
@@ -268,11 +277,21 @@ def norm(addr):
     return addr[7:] if addr.startswith("::ffff:") else addr
 
 
-def trial(ns, n, rnd, ftext, oracle):
+def refused(rows, tw_ok):
+    """The rows that are not destroyed, less the TIME-WAIT sockets a kernel that refuses to
+    destroy them (tw_ok False) reports unsupported with the line naming Linux 6.0."""
+    return [r for r in rows if r.get("result") != "destroyed" and
+            (tw_ok or r.get("state") != "TIME-WAIT" or r.get("result") != "unsupported" or
+             r.get("result_detail") != TW_REFUSED)]
+
+
+def trial(ns, n, rnd, ftext, oracle, tw_ok):
     recs, others = build(ns, rnd)
     # The oracle speaks of the socket's own addresses; v4-mapped ones in the
     # :: family show their IPv4 form only through an IPv4 filter if mapped.
     want = {r.cookie for r in recs if oracle(r)}
+    if not tw_ok:  # TIME-WAIT stays: selected, reported unsupported, not destroyed
+        want -= {r.cookie for r in recs if r.state == "TIME-WAIT"}
     before = ss_snapshot()
     missing = [r.cookie for r in recs if r.cookie not in before]
     problems = []
@@ -282,7 +301,13 @@ def trial(ns, n, rnd, ftext, oracle):
                        timeout=60)
     rows = [json.loads(x) for x in p.stdout.splitlines() if x.strip()]
     destroyed = {r["cookie"] for r in rows if r.get("result") == "destroyed"}
-    others_res = [r for r in rows if r.get("result") != "destroyed"]
+    others_res = refused(rows, tw_ok)
+    if not tw_ok:
+        tw_sel = {r.cookie for r in recs if r.state == "TIME-WAIT" and oracle(r)}
+        tw_rep = {r["cookie"] for r in rows if r.get("state") == "TIME-WAIT"}
+        if not tw_sel <= tw_rep:
+            problems.append("selected TIME-WAIT sockets not reported: %s" %
+                            sorted(tw_sel - tw_rep))
     exp_rc = 0 if want else 1
     if p.returncode != exp_rc:
         problems.append("exit %d, expected %d (%s)" % (p.returncode, exp_rc, p.stderr.strip()))
@@ -308,6 +333,9 @@ def trial(ns, n, rnd, ftext, oracle):
         if not hit and b != a:
             problems.append("unselected %s %s:%d changed in ss: %s -> %s" % (
                 r.proto, r.laddr, r.lport, b, a))
+        if not tw_ok and r.state == "TIME-WAIT" and a != b:
+            problems.append("TIME-WAIT %s:%d changed in ss on a kernel that cannot destroy "
+                            "it: %s -> %s" % (r.laddr, r.lport, b, a))
         if hit and r.proto == "tcp" and a is not None and a[1] == b[1]:
             problems.append("selected %s %s:%d still %s in ss" % (r.proto, r.laddr, r.lport, a[1]))
     print("trial %d: %-55s population %3d, selected %3d, destroyed %3d: %s" % (
@@ -326,25 +354,28 @@ def trial(ns, n, rnd, ftext, oracle):
     return not problems
 
 
-def clear_a():
+def clear_a(tw_ok):
     """Destroy what a trial left in A (TIME-WAIT and closing sockets), so
     ports can be bound again. This is the tool under test as well: every row
     must say destroyed, the exit status must say whether any was, and after
-    it ss must show no TCP or UDP socket in A. Returns problems found."""
+    it ss must show no TCP or UDP socket in A (but TIME-WAIT ones where the
+    kernel cannot destroy them: unsupported, with the line). Returns problems
+    found."""
     problems = []
     before = ss_snapshot()
     p = subprocess.run([SD, "kill", "-tua", "--all", "--ndjson"], capture_output=True, text=True,
                        timeout=60)
     rows = [json.loads(x) for x in p.stdout.splitlines() if x.strip()]
-    bad = [r for r in rows if r.get("result") != "destroyed"]
+    bad = refused(rows, tw_ok)
     if bad:
         problems.append("clearing A: results %s" % bad)
-    if p.returncode != (0 if rows else 1):
+    n = sum(r.get("result") == "destroyed" for r in rows)
+    if p.returncode != (0 if n else 1):
         problems.append("clearing A: exit %d with %d destroyed (%s)" % (
-            p.returncode, len(rows), p.stderr.strip()))
+            p.returncode, n, p.stderr.strip()))
     if {r["cookie"] for r in rows} - set(before):
         problems.append("clearing A: destroyed sockets ss did not show")
-    left = ss_snapshot()
+    left = {k: v for k, v in ss_snapshot().items() if tw_ok or v != ("tcp", "TIME-WAIT")}
     if left:
         problems.append("clearing A: still there after kill --all: %s" % left)
     for x in problems:
@@ -361,12 +392,16 @@ def main():
     ok = True
     failed = [0]
     try:
+        tw_ok = kernel_probe.time_wait_destroyed()
+        if not tw_ok:
+            print("kernel: TIME-WAIT sockets cannot be destroyed (EOPNOTSUPP, asked with a "
+                  "SOCK_DESTROY of its own): expected unsupported")
         for n, i in enumerate(order):
-            ok &= clear_a()
-            t = trial(ns, n, rnd, *FILTERS[i])
+            ok &= clear_a(tw_ok)
+            t = trial(ns, n, rnd, *FILTERS[i], tw_ok)
             failed[0] += not t
             ok &= t
-        ok &= clear_a()
+        ok &= clear_a(tw_ok)
     finally:
         ns.close()
     print("diff: %d filters, %d trials, %s (seed %d)" % (

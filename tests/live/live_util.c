@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <netinet/in.h>
+#include <linux/netlink.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -153,6 +154,16 @@ char kconfig(const char *option)
 	}
 	pclose(f);
 	return r;
+}
+
+unsigned rtnl_high_group(int fd)
+{
+	for (unsigned g = 35; g >= 33; g--) {
+		if (setsockopt(fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &g, sizeof(g)) == 0)
+			return g;
+		assert_int_equal(errno, EINVAL);
+	}
+	return 0;
 }
 
 struct child_report {

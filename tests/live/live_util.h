@@ -42,6 +42,11 @@ void raise_nofile(void);
  * running kernel's config cannot be read (/proc/config.gz). */
 char kconfig(const char *option);
 
+/* Subscribe the netlink socket fd to the highest rtnetlink group of 35..33 the running kernel
+ * has (beyond the first 32-bit word; 5.10's groups end at 33, RTNLGRP_BRVLAN) and return it;
+ * 0 when it has none of them (EINVAL for each). */
+unsigned rtnl_high_group(int fd);
+
 /* A socket made and held by a child process running as another uid. */
 struct child_sock {
 	int pid;
