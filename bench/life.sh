@@ -52,39 +52,41 @@ ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 hz=$(getconf CLK_TCK)
 rate=$1
 
+# load PID: the close load, with PID's CPU over it (seconds) and its peak RSS (KiB):
+# sets made, cpu, rss, and row (the columns from CPU s on).
+load() {
+	local t0 t1
+	t0=$(ticks "$1")
+	made=$("$TMP/mkcloses" "$rate" "$SECS")
+	sleep 1.5
+	t1=$(ticks "$1")
+	rss=$(awk '/VmHWM/ { print $2 }' "/proc/$1/status")
+	cpu=$(echo "scale=3; ($t1 - $t0) / $hz" | bc)
+	row="$cpu | $(echo "scale=3; $cpu * 100000 / $made" | bc) |"
+	row+=" $(echo "scale=2; 100 * $cpu / ($SECS + 1.5)" | bc) | $(echo "scale=1; $rss / 1024" | bc) |"
+}
+
 # 1. sockdiag life
 # shellcheck disable=SC2086
 "$SOCKDIAG" life -t --ndjson ${LIFE_ARGS:-} >/dev/null 2>"$TMP/life.err" &
 pid=$!
 sleep 1
-t0=$(ticks $pid)
-made=$("$TMP/mkcloses" "$rate" "$SECS")
-sleep 1.5
-t1=$(ticks $pid)
-rss=$(awk '/VmHWM/ { print $2 }' "/proc/$pid/status")
+load $pid
 kill -TERM $pid
 wait $pid || true
 read -r recs lost < <(sed -n 's/^sockdiag life: \([0-9]*\) records\?, \([0-9]*\) lost$/\1 \2/p' "$TMP/life.err")
-cpu=$(echo "scale=3; ($t1 - $t0) / $hz" | bc)
 echo "| $rate | sockdiag life | $made | $(echo "$made / $SECS" | bc) | $((2 * made)) | $recs | $lost |" \
-	"$((2 * made - recs - lost)) | $cpu | $(echo "scale=3; $cpu * 100000 / $made" | bc) |" \
-	"$(echo "scale=2; 100 * $cpu / ($SECS + 1.5)" | bc) | $(echo "scale=1; $rss / 1024" | bc) |"
+	"$((2 * made - recs - lost)) | $row"
 
 # 2. the bpftrace reference
 if command -v bpftrace >/dev/null && mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; then
 	bpftrace "$ROOT/bench/tcplife.bt" >"$TMP/bt.out" 2>"$TMP/bt.err" &
 	pid=$!
 	for _ in $(seq 600); do grep -q Attaching "$TMP/bt.out" && break; sleep 0.1; done
-	t0=$(ticks $pid)
-	made=$("$TMP/mkcloses" "$rate" "$SECS")
-	sleep 1.5
-	t1=$(ticks $pid)
-	rss=$(awk '/VmHWM/ { print $2 }' "/proc/$pid/status")
+	load $pid
 	kill -INT $pid
 	wait $pid || true
 	lines=$(($(grep -c '' "$TMP/bt.out") - 1))
-	cpu=$(echo "scale=3; ($t1 - $t0) / $hz" | bc)
 	echo "| $rate | bpftrace tcplife.bt | $made | $(echo "$made / $SECS" | bc) | $((2 * made)) | $lines (all namespaces) | – | – |" \
-		"$cpu | $(echo "scale=3; $cpu * 100000 / $made" | bc) |" \
-		"$(echo "scale=2; 100 * $cpu / ($SECS + 1.5)" | bc) | $(echo "scale=1; $rss / 1024" | bc) |"
+		"$row"
 fi
