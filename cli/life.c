@@ -39,17 +39,42 @@ struct life_ctx {
 	bool first;
 	bool no_header;		/* -H */
 	bool bpf;		/* --bpf */
+	uint32_t budget_ppm;	/* --dump-budget (life_opts) */
+	uint64_t gap_max, cpu_max; /* the longest gap the dumps' cost set, the dearest dump */
 	struct obuf out;	/* standard output */
 	char iso[32];		/* the last second written, ISO 8601 */
 	size_t iso_len;
 	uint64_t iso_sec;
 };
 
-enum { OPT_RCVBUF = 0x100, OPT_BPF };
+enum { OPT_RCVBUF = 0x100, OPT_BPF, OPT_DUMP_BUDGET };
 /* A read of this many records or more waits LIFE_GATHER_NS before the next. */
 enum { LIFE_BATCH = 16, LIFE_GATHER_NS = 10 * 1000 * 1000 };
 /* Standard output is written when this much is buffered, and after each wake-up. */
 enum { LIFE_OUT_FLUSH = 32 * 1024 };
+
+/* --dump-budget PERCENT|off: the dumps' share of one core (0.001 to 100). */
+static int dump_budget(struct life_ctx *c, const char *arg)
+{
+	char q[TEXT_QUOTE_LEN], *end;
+	double v;
+
+	if (!strcmp(arg, "off")) {
+		c->budget_ppm = LIFE_BUDGET_OFF;
+		return 0;
+	}
+	errno = 0;
+	v = strtod(arg, &end);
+	if (!strcmp(end, "%"))
+		end++;
+	if (errno || end == arg || *end || !(v >= 0.001 && v <= 100)) {
+		fprintf(stderr, "sockdiag life: --dump-budget: '%s' is not a percentage of a core "
+				"(0.001 to 100) or off\n", TQ(q, arg));
+		return -EINVAL;
+	}
+	c->budget_ppm = (uint32_t)(v * 10000 + 0.5);
+	return 0;
+}
 
 static int life_opt(void *ctx, int val, const char *arg)
 {
@@ -61,6 +86,8 @@ static int life_opt(void *ctx, int val, const char *arg)
 		c->bpf = true;
 		return 0;
 	}
+	if (val == OPT_DUMP_BUDGET)
+		return dump_budget(c, arg);
 	if (val != OPT_RCVBUF)
 		return run_sched_opt(&c->sched, "life", val, arg);
 	errno = 0;
@@ -250,11 +277,11 @@ static int resync(struct life_ctx *c, struct life *l)
 static int life_loop(struct life_ctx *c, struct life *l, int sigfd)
 {
 	struct pollfd *p = NULL;
-	uint64_t start = mono_ns(), polls = 0, lost;
+	uint64_t lost;
 	int r = 0;
 
 	while (!(c->limit && c->count >= c->limit)) {
-		struct deadline due = run_due(&c->sched, start, polls);
+		struct deadline due = deadline_at(life_due(l));
 		size_t n = life_n(l);
 		struct pollfd *q = realloc(p, (n + 1) * sizeof(*p));
 		bool batch = false;
@@ -278,17 +305,15 @@ static int life_loop(struct life_ctx *c, struct life *l, int sigfd)
 		} else if (p[n].revents & POLLIN) {
 			break;
 		} else if (ms <= 0) {
-			uint64_t iv = run_interval_ns(&c->sched), now;
+			uint64_t cpu, gap;
 
 			r = c->all ? resync(c, l) : 0;
 			if (r >= 0)
 				r = life_poll(l, rec_cb, c, &lost);
 			said_lost(c, lost);
-			polls++;
-			/* Ticks the dump overran are skipped, not run back to back. */
-			now = mono_ns();
-			if (start + polls * iv <= now)
-				polls = (now - start) / iv + 1;
+			life_poll_cost(l, &cpu, &gap);
+			c->gap_max = gap > c->gap_max ? gap : c->gap_max;
+			c->cpu_max = cpu > c->cpu_max ? cpu : c->cpu_max;
 		} else {
 			for (size_t i = 0; i < n && r >= 0; i++) {
 				if (!(p[i].revents & (POLLIN | POLLERR)))
@@ -311,6 +336,17 @@ static int life_loop(struct life_ctx *c, struct life *l, int sigfd)
 	return r < 0 ? r : 0;
 }
 
+/* At exit, when a dump's cost spaced the dumps out: by how much, and why. */
+static void said_gaps(const struct life_ctx *c)
+{
+	uint64_t iv = run_interval_ns(&c->sched);
+
+	if (c->gap_max > iv)
+		fprintf(stderr, "sockdiag life: dumps up to %.3g s apart instead of %.3g s (the "
+				"dearest cost %.1f ms of CPU: --dump-budget)\n",
+			(double)c->gap_max / 1e9, (double)iv / 1e9, (double)c->cpu_max / 1e6);
+}
+
 /* --bpf that could not load: one line, and life goes on without it. */
 static void said_bpf(int err)
 {
@@ -324,7 +360,8 @@ static int open_life(struct life **l, struct life_ctx *c, const struct cli_opts 
 {
 	struct life_opts lo = { .groups = opts_watch_groups(o), .filter = o->q.filter,
 				.afs = o->q.afs, .rcvbuf = c->rcvbuf, .owners = true,
-				.bpf = c->bpf };
+				.bpf = c->bpf, .interval_ns = run_interval_ns(&c->sched),
+				.budget_ppm = c->budget_ppm };
 	size_t n = 0;
 	int *fds = NULL, r = 0;
 
@@ -376,6 +413,7 @@ int cmd_life(int argc, char **argv)
 		RUN_SCHED_LONGOPTS,
 		{ "rcvbuf", required_argument, NULL, OPT_RCVBUF },
 		{ "bpf", no_argument, NULL, OPT_BPF },
+		{ "dump-budget", required_argument, NULL, OPT_DUMP_BUDGET },
 		{ 0 },
 	};
 	struct life_ctx c = { .first = true };
@@ -388,6 +426,8 @@ int cmd_life(int argc, char **argv)
 			 OPTS_G_FILTER,
 		.usage = "Life:     --interval SECONDS (dumps for first seen, owners and ends "
 			 "while held; default 1)\n"
+			 "          --dump-budget PERCENT|off (of a core: dearer dumps come later, "
+			 "default 0.25)\n"
 			 "          --count N (stop after N records)\n"
 			 "          --rcvbuf BYTES (receive buffer, default 32 MiB)\n"
 			 "          --bpf (exact TCP starts and owners from the "
@@ -437,6 +477,7 @@ int cmd_life(int argc, char **argv)
 		obuf_puts(&c.out, c.first ? "[]\n" : "\n]\n");
 	if (obuf_flush(&c.out) < 0 && r == 0)
 		r = -EIO;
+	said_gaps(&c);
 	status = run_stream_done("life", "record", c.count, c.lost, r);
 out:
 	life_free(l);

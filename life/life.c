@@ -53,6 +53,8 @@ struct life {
 	/* Sockets this poll's dumps found without an owner: (cookie, inode). */
 	uint64_t *want;
 	size_t nwant, capwant;
+	/* The last poll: its CPU time, the gap it set, the next one's due time. */
+	uint64_t cpu_ns, gap_ns, due;
 };
 
 static const char *const outcome_names[LIFE_OUTCOMES] = {
@@ -446,6 +448,32 @@ static int seen(struct life *l, const struct sdiag_sock *s)
 	return 0;
 }
 
+/* The gap after the poll that started at t0 and cost cpu ns: the interval,
+ * or what keeps the polls within the budget, up to LIFE_STRETCH intervals. */
+static void schedule(struct life *l, uint64_t t0, uint64_t cpu)
+{
+	uint64_t iv = l->o.interval_ns ? l->o.interval_ns : 1000000000ull;
+	uint32_t ppm = l->o.budget_ppm ? l->o.budget_ppm : LIFE_BUDGET_PPM;
+	uint64_t gap = iv, need = ppm == LIFE_BUDGET_OFF ? 0 : cpu * 1000000 / ppm;
+
+	if (need > gap)
+		gap = need < iv * LIFE_STRETCH ? need : iv * LIFE_STRETCH;
+	l->cpu_ns = cpu;
+	l->gap_ns = gap;
+	l->due = t0 + gap;
+}
+
+uint64_t life_due(const struct life *l)
+{
+	return l->due;
+}
+
+void life_poll_cost(const struct life *l, uint64_t *ret_cpu_ns, uint64_t *ret_gap_ns)
+{
+	*ret_cpu_ns = l->cpu_ns;
+	*ret_gap_ns = l->gap_ns;
+}
+
 int life_poll(struct life *l, life_cb cb, void *ud, uint64_t *ret_lost)
 {
 	/* UDP's drop counter is in the socket's meminfo: asked only when UDP is. */
@@ -456,7 +484,7 @@ int life_poll(struct life *l, life_cb cb, void *ud, uint64_t *ret_lost)
 		   /* Full sockets only: a TIME_WAIT or request socket is not one. */
 		   .states = SDIAG_STATES_ALL & ~(SDIAG_STATE_BIT(SDIAG_SS_TIME_WAIT) |
 						  SDIAG_STATE_BIT(SDIAG_SS_NEW_SYN_RECV)));
-	uint64_t lost = 0, more;
+	uint64_t lost = 0, more, cpu = 0, c0, t0 = mono_ns();
 	int r = 0, n = 0;
 
 	l->gen++;
@@ -471,6 +499,7 @@ int life_poll(struct life *l, life_cb cb, void *ud, uint64_t *ret_lost)
 			break;
 		n += r;
 		l->cur = (unsigned)i;
+		c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 		r = sdiag_dump_begin(l->ns[i].h, &q, &d);
 		if (r < 0)
 			break;
@@ -480,6 +509,7 @@ int life_poll(struct life *l, life_cb cb, void *ud, uint64_t *ret_lost)
 			r = 0; /* a table the kernel cannot dump is skipped */
 		}
 		sdiag_dump_end(d);
+		cpu += clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
 		if (r < 0)
 			break;
 		r = life_events(l, i, cb, ud, &more);
@@ -487,7 +517,9 @@ int life_poll(struct life *l, life_cb cb, void *ud, uint64_t *ret_lost)
 		if (r > 0)
 			n += r;
 	}
+	c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	find_owners(l);
+	schedule(l, t0, cpu + clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0);
 	listeners_done(l);
 	if (ret_lost)
 		*ret_lost = lost;

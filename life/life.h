@@ -71,7 +71,15 @@ struct life_opts {
 	int rcvbuf;		/* 0: the library's default */
 	bool owners;		/* pid/comm of the sockets a dump finds */
 	bool bpf;		/* TCP births and owners from sock:inet_sock_set_state */
+	uint64_t interval_ns;	/* between dumps (life_due); 0: 1 s */
+	uint32_t budget_ppm;	/* the dumps' share of one core, in millionths: a dump that
+				 * costs more delays the next (life_due); 0: LIFE_BUDGET_PPM,
+				 * LIFE_BUDGET_OFF: every interval whatever it costs */
 };
+
+#define LIFE_BUDGET_PPM 2500u	   /* 0.25% of a core */
+#define LIFE_BUDGET_OFF UINT32_MAX
+#define LIFE_STRETCH 10u	   /* at most this many intervals between two dumps */
 
 struct life;
 typedef int (*life_cb)(const struct life_rec *r, void *userdata);
@@ -87,6 +95,14 @@ int life_events(struct life *l, size_t i, life_cb cb, void *ud, uint64_t *ret_lo
  * sockets gone without a destroy event are recorded now. Returns records or
  * <0; *ret_lost as life_events (the events read around the dump). */
 int life_poll(struct life *l, life_cb cb, void *ud, uint64_t *ret_lost);
+/* When the next life_poll is due (CLOCK_MONOTONIC, ns; 0: now, before the
+ * first): the interval after the last one started, or later when that one's
+ * CPU time (the kernel walking the host's TCP table, TIME-WAIT included, and
+ * the owner scan) was more than the budget's share of the interval, up to
+ * LIFE_STRETCH intervals. */
+uint64_t life_due(const struct life *l);
+/* The last poll's CPU time (thread, ns) and the gap it set before the next. */
+void life_poll_cost(const struct life *l, uint64_t *ret_cpu_ns, uint64_t *ret_gap_ns);
 /* Follow one more namespace (nsfd; -1: ours): returns its index or <0. */
 int life_ns_add(struct life *l, int nsfd);
 /* Stop following namespace i (its sockets still open are forgotten, not

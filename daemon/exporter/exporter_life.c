@@ -31,7 +31,6 @@
 #include "util/clock.h"
 #include "util/hash.h"
 
-#define POLL_MS 1000
 #define DUR_BUCKETS 10	/* the last is +Inf */
 
 static const double dur_bounds_s[DUR_BUCKETS - 1] = {
@@ -148,7 +147,7 @@ static void count_lost(struct exp_life *x, int r, uint64_t lost)
 	pthread_mutex_unlock(&x->mu);
 }
 
-/* The thread: the events as they come, a dump every POLL_MS (after
+/* The thread: the events as they come, a dump when life_due() says (after
  * following the namespaces made and deleted since the last, --all-netns). */
 static void *run(void *arg)
 {
@@ -172,7 +171,7 @@ static void *run(void *arg)
 			}
 			r = life_poll(x->l, on_end, x, &lost);
 			count_lost(x, r, lost);
-			next = mono_ns() + (uint64_t)POLL_MS * 1000000;
+			next = life_due(x->l);
 			continue;
 		}
 		p[0] = (struct pollfd){ .fd = x->stopfd, .events = POLLIN };

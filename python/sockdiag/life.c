@@ -23,7 +23,7 @@ struct sdpy_life {
 	struct sdiag_filter *filter;
 	PyObject *netns;
 	PyObject *pending;	/* list of dicts not yet returned */
-	uint64_t interval_ns, next_poll;
+	uint64_t next_poll;
 	unsigned long long lost;
 };
 
@@ -104,8 +104,8 @@ static int step(struct sdpy_life *lo)
 	int r, ms;
 
 	if (now >= lo->next_poll) {
-		lo->next_poll = now + lo->interval_ns;
 		r = life_poll(lo->l, rec_cb, lo, &lost);
+		lo->next_poll = life_due(lo->l);
 		lo->lost += lost;
 		if (r < 0 && !PyErr_Occurred())
 			sdpy_raise_errno(r, NULL);
@@ -236,29 +236,41 @@ int sdpy_life_init(struct sdpy_state *st, PyObject *module)
 
 PyObject *sdpy_life(PyObject *module, PyObject *args, PyObject *kwds)
 {
-	static char *kw[] = { "filter", "netns", "interval", "bpf", NULL };
+	static char *kw[] = { "filter", "netns", "interval", "bpf", "dump_budget", NULL };
 	struct sdpy_state *st = sdpy_state_of(module);
-	PyObject *filter = NULL, *netns = NULL;
+	PyObject *filter = NULL, *netns = NULL, *budget_obj = Py_None;
 	struct life_opts o = { .groups = SDIAG_WATCH_ALL, .owners = true,
 			       .tables = SDIAG_TABLE_BIT(SDIAG_T_TCP) |
 					 SDIAG_TABLE_BIT(SDIAG_T_UDP) };
-	double interval = 1.0;
+	double interval = 1.0, budget = 0;
 	struct sdpy_life *lo;
 	int nsfd = -1, bpf = 0, r;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kwds, "|OOdp:life", kw, &filter, &netns, &interval,
-					 &bpf))
+	if (!PyArg_ParseTupleAndKeywords(args, kwds, "|OOdpO:life", kw, &filter, &netns,
+					 &interval, &bpf, &budget_obj))
 		return NULL;
 	o.bpf = bpf;
 	if (!(interval > 0) || interval > 86400) {
 		PyErr_SetString(PyExc_ValueError, "life: interval must be > 0 seconds");
 		return NULL;
 	}
+	/* dump_budget: percent of a core (as --dump-budget), 0 off; None: the default. */
+	if (budget_obj != Py_None) {
+		budget = PyFloat_AsDouble(budget_obj);
+		if (budget == -1 && PyErr_Occurred())
+			return NULL;
+		if (!(budget == 0 || (budget >= 0.001 && budget <= 100))) {
+			PyErr_SetString(PyExc_ValueError, "life: dump_budget must be 0 (off) or a "
+					"percentage of a core from 0.001 to 100");
+			return NULL;
+		}
+		o.budget_ppm = budget == 0 ? LIFE_BUDGET_OFF : (uint32_t)(budget * 10000 + 0.5);
+	}
 	lo = PyObject_New(struct sdpy_life, st->life_type);
 	if (!lo)
 		return NULL;
 	memset((char *)lo + sizeof(PyObject), 0, sizeof(*lo) - sizeof(PyObject));
-	lo->interval_ns = (uint64_t)(interval * 1e9);
+	o.interval_ns = (uint64_t)(interval * 1e9);
 	lo->pending = PyList_New(0);
 	if (netns && netns != Py_None)
 		lo->netns = Py_NewRef(netns);

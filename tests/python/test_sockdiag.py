@@ -597,6 +597,12 @@ def test_life():
         next(lf)
     with pytest.raises(ValueError):
         sockdiag.life(interval=0)
+    # dump_budget: a percentage of a core (as --dump-budget), 0 off.
+    for bad in (-1, 0.0001, 101):
+        with pytest.raises(ValueError):
+            sockdiag.life(dump_budget=bad)
+    for good in (0, 0.5, 100):
+        sockdiag.life(dump_budget=good, interval=5).close()
 
 
 def test_life_bpf():
