@@ -38,6 +38,8 @@ fi
 mount --make-rprivate /
 ip link set lo up
 exec {rfd}< <(exec "$TMP/mkpairs" "$PAIRS")
+pairs_pid=$!
+trap 'kill $pairs_pid 2>/dev/null || true' EXIT # its workers die with it
 read -r -t 1800 -u "$rfd" line && [[ $line == "ready $PAIRS" ]] || { echo "mkpairs failed" >&2; exit 1; }
 hz=$(getconf CLK_TCK)
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
