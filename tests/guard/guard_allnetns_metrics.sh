@@ -21,12 +21,9 @@
 set -euo pipefail
 
 SD=${1:?usage: guard_allnetns_metrics.sh SOCKDIAG}
-. "$(dirname "$0")/lib.sh" # wait_for
-[ "$(id -u)" = 0 ] || { echo "SKIP(netns): needs root (namespaces)"; exit 77; }
-for t in ip unshare strace python3; do
-	command -v $t >/dev/null || { echo "SKIP(tool:$t): not installed"; exit 77; }
-done
+. "$(dirname "$0")/lib.sh" # wait_for, stop_guard
 . "$(dirname "$0")/../private_world.sh"
+private_world_can SOCKDIAG_ALLNETNS_METRICS_INNER ip strace python3
 private_world SOCKDIAG_ALLNETNS_METRICS_INNER "$0" "$@"
 
 T=$(mktemp -d)
@@ -42,8 +39,7 @@ cleanup() {
 	fi
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
 	wait 2>/dev/null || true
-	for n in $(ip netns list | awk '{print $1}'); do ip netns del "$n" 2>/dev/null || true; done
-	umount /run/netns 2>/dev/null || true
+	private_world_fini
 	rm -rf "$T"
 }
 trap cleanup EXIT
