@@ -162,7 +162,8 @@ _sockdiag()
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		return
 		;;
-	--batch | --passes | --count | --rcvbuf | --rtnl-rcvbuf | --interval | --listen | --metrics)
+	--batch | --passes | --count | --rcvbuf | --rtnl-rcvbuf | --interval | --listen | --metrics | \
+		--timeout | --max-age)
 		return
 		;;
 	state | exclude | excl)

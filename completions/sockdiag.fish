@@ -95,8 +95,13 @@ function __sockdiag_units
 	end | sort -u
 end
 
+# Options whose value has no completion (numbers, durations, addresses, URLs).
+set -l sockdiag_valued --batch --passes --count --rcvbuf --rtnl-rcvbuf --interval --listen \
+	--metrics --timeout --max-age --netns-dir --otlp --remote-write
+
 complete -c sockdiag -f
 complete -c sockdiag -n __sockdiag_first_word -a "$sockdiag_cmds" -d command
+complete -c sockdiag -n '__sockdiag_prev_is help' -a "$sockdiag_cmds[1..-2]" -d command
 complete -c sockdiag -n '__sockdiag_prev_is state exclude excl' -a "$sockdiag_states"
 complete -c sockdiag -n '__sockdiag_prev_is -N --netns' -a '(__sockdiag_netns)'
 complete -c sockdiag -n '__sockdiag_prev_is -f --family' \
@@ -118,5 +123,5 @@ complete -c sockdiag -n '__sockdiag_prev_is --by' \
 complete -c sockdiag -n '__sockdiag_prev_is --sort' \
 	-a 'rx tx conns closed rtt retrans rqueue wqueue key'
 complete -c sockdiag -n 'string match -q -- "-*" (commandline -ct)' -a '(__sockdiag_opts)'
-complete -c sockdiag -n 'not __sockdiag_prev_is state exclude excl -N --netns -f --family dev uid user cgroup -A --query --socket --count-by --owners proto group unit comm -F --filter -c --config --by --sort' \
+complete -c sockdiag -n "not __sockdiag_prev_is state exclude excl -N --netns -f --family dev uid user cgroup -A --query --socket --count-by --owners proto group unit comm -F --filter -c --config --dead-backends --by --sort $sockdiag_valued; and not contains (__sockdiag_cmd) guard exporter help" \
 	-a "$sockdiag_keywords"

@@ -21,6 +21,14 @@ private_world() {
 	ip link set lo up
 }
 
+# private_world_fini: inside, at the end: every named namespace deleted, /run/netns unmounted
+# (the world goes with its last process anyway; this is what a cleanup trap says it leaves).
+private_world_fini() {
+	local n
+	for n in $(ip netns list | awk '{print $1}'); do ip netns del "$n" 2>/dev/null || true; done
+	umount /run/netns 2>/dev/null || true
+}
+
 # private_world_can FLAG TOOL...: outside (FLAG unset), exit 77 with a SKIP line
 # unless every TOOL is installed and this user can make the namespaces.
 private_world_can() {

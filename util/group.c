@@ -332,6 +332,27 @@ static int grow(struct gtab *t)
 	return 0;
 }
 
+/* The slot of key's group, else the empty slot where it would go. */
+static size_t probe(const struct gtab *t, const uint8_t *key, size_t len, uint64_t h)
+{
+	size_t i;
+
+	for (i = h & (t->cap - 1); t->e[i].hash; i = (i + 1) & (t->cap - 1))
+		if (t->e[i].hash == h && t->e[i].len == len && !memcmp(t->kb + t->e[i].off, key, len))
+			break;
+	return i;
+}
+
+long gtab_find(const struct gtab *t, const uint8_t *key, size_t len)
+{
+	size_t i;
+
+	if (!t->cap)
+		return -1;
+	i = probe(t, key, len, hash_bytes(key, len));
+	return t->e[i].hash ? (long)i : -1;
+}
+
 long gtab_add(struct gtab *t, const uint8_t *key, size_t len, bool *ret_new)
 {
 	uint64_t h = hash_bytes(key, len);
@@ -340,11 +361,11 @@ long gtab_add(struct gtab *t, const uint8_t *key, size_t len, bool *ret_new)
 	*ret_new = false;
 	if ((t->used + 1) * 2 > t->cap && grow(t) < 0)
 		return -ENOMEM;
-	for (i = h & (t->cap - 1); t->e[i].hash; i = (i + 1) & (t->cap - 1))
-		if (t->e[i].hash == h && t->e[i].len == len && !memcmp(t->kb + t->e[i].off, key, len)) {
-			t->e[i].count++;
-			return (long)i;
-		}
+	i = probe(t, key, len, h);
+	if (t->e[i].hash) {
+		t->e[i].count++;
+		return (long)i;
+	}
 	if (t->klen + len > UINT32_MAX)
 		return -ENOMEM;
 	if (t->klen + len > t->kcap) {

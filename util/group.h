@@ -2,7 +2,8 @@
 /*
  * The one grouping engine (group.c): the key vocabulary that list --count-by,
  * top --by and Python's count_by share, a socket's key as a typed tuple, and
- * the open-addressing table that counts the tuples.
+ * the open-addressing table that counts the tuples (also the exporter's table
+ * of connection-end label sets: any bytes as a key, aux the caller's index).
  *
  *	struct gkeys k;
  *	gkeys_parse(&k, "raddr,state", GF_CLI, err, sizeof(err));
@@ -131,6 +132,8 @@ struct gtab {
 /* Count one tuple: its group's count goes up by one. *ret_new: whether the
  * group is new. Returns the slot (>= 0) or -ENOMEM. */
 long gtab_add(struct gtab *t, const uint8_t *key, size_t len, bool *ret_new);
+/* The slot of key's group, or -1: none (the table unchanged). */
+long gtab_find(const struct gtab *t, const uint8_t *key, size_t len);
 static inline const uint8_t *gtab_key(const struct gtab *t, const struct gent *e)
 {
 	return t->kb + e->off;

@@ -29,7 +29,7 @@
 #include "daemon/metrics/expo.h"
 #include "life/life.h"
 #include "util/clock.h"
-#include "util/hash.h"
+#include "util/group.h"
 
 #define DUR_BUCKETS 10	/* the last is +Inf */
 
@@ -50,7 +50,6 @@ struct end_key {	/* zero-filled, compared whole */
 
 struct end_ent {
 	struct end_key k;
-	bool used;
 	uint64_t ends, sent, received;
 	uint64_t dur[DUR_BUCKETS];
 	double dur_sum_s;
@@ -69,32 +68,41 @@ struct exp_life {
 	size_t nns;
 	enum exp_owner_key by;
 	char *cgroup_root;
-	size_t cap, n, nslots;	/* cap: max-series, the other buckets aside */
+	size_t cap;		/* max-series, the other buckets aside */
 	size_t others;		/* other buckets among the n */
-	struct end_ent *tab;
+	struct gtab idx;	/* label set (the key's bytes) -> its entry in v (aux) */
+	struct end_ent *v;	/* the n label sets, in the order they were first counted */
+	size_t n, vcap;
 	uint64_t lost, errors;
 	size_t followed;	/* namespaces whose ends are followed */
 };
 
 /* ---- counting ------------------------------------------------------------------------- */
 
+/* k's entry; one is added if add (NULL: out of memory). */
 static struct end_ent *slot(struct exp_life *x, const struct end_key *k, bool add)
 {
-	for (size_t i = hash_bytes(k, sizeof(*k)) % x->nslots;; i = (i + 1) % x->nslots) {
-		struct end_ent *e = &x->tab[i];
+	long i = gtab_find(&x->idx, (const uint8_t *)k, sizeof(*k));
+	bool fresh;
 
-		if (e->used && !memcmp(&e->k, k, sizeof(*k)))
-			return e;
-		if (!e->used) {
-			if (!add)
-				return NULL;
-			e->used = true;
-			e->k = *k;
-			x->n++;
-			x->others += k->other;
-			return e;
-		}
+	if (i >= 0 || !add)
+		return i >= 0 ? &x->v[x->idx.e[i].aux] : NULL;
+	if (x->n == x->vcap) {
+		size_t ncap = x->vcap ? 2 * x->vcap : 64;
+		struct end_ent *nv = realloc(x->v, ncap * sizeof(*nv));
+
+		if (!nv)
+			return NULL;
+		x->v = nv;
+		x->vcap = ncap;
 	}
+	i = gtab_add(&x->idx, (const uint8_t *)k, sizeof(*k), &fresh);
+	if (i < 0)
+		return NULL;
+	x->idx.e[i].aux = (uint32_t)x->n;
+	x->v[x->n] = (struct end_ent){ .k = *k };
+	x->others += k->other;
+	return &x->v[x->n++];
 }
 
 static int on_end(const struct life_rec *r, void *ud)
@@ -119,6 +127,11 @@ static int on_end(const struct life_rec *r, void *ud)
 		e = slot(x, &k, true);
 	} else if (!e) {
 		e = slot(x, &k, true);
+	}
+	if (!e) {	/* out of memory: the end is not counted */
+		x->errors++;
+		pthread_mutex_unlock(&x->mu);
+		return 0;
 	}
 	e->ends++;
 	if (r->has_info) {
@@ -209,12 +222,10 @@ int exp_life_start(struct exp_life **ret, const struct exp_config *c,
 	pthread_mutex_init(&x->mu, NULL);
 	x->by = c->life_by;
 	x->cap = c->max_series;
-	x->nslots = 2 * (x->cap + 2 * LIFE_OUTCOMES);	/* room for the other buckets */
-	x->tab = calloc(x->nslots, sizeof(*x->tab));
 	snprintf(x->label, sizeof(x->label), "%s", t->label ? t->label : "");
 	if (c->cgroup_root)
 		x->cgroup_root = strdup(c->cgroup_root);
-	if (!x->tab || (c->cgroup_root && !x->cgroup_root))
+	if (c->cgroup_root && !x->cgroup_root)
 		goto fail;
 	if (t->all_netns) {	/* none yet: the first pass follows them */
 		x->all = true;
@@ -254,9 +265,10 @@ void exp_life_stop(struct exp_life *x)
 	if (x->stopfd >= 0)
 		close(x->stopfd);
 	life_free(x->l);
-	for (size_t i = 0; x->tab && i < x->nslots; i++)
-		free(x->tab[i].cgroup_path);
-	free(x->tab);
+	for (size_t i = 0; i < x->n; i++)
+		free(x->v[i].cgroup_path);
+	free(x->v);
+	gtab_free(&x->idx);
 	free(x->ns);
 	free(x->cgroup_root);
 	pthread_mutex_destroy(&x->mu);
@@ -304,16 +316,16 @@ static void name_cgroups(struct exp_life *x)
 
 	if (x->by != EXP_BY_CGROUP)
 		return;
-	ids = calloc(x->nslots, sizeof(*ids));
-	paths = calloc(x->nslots, sizeof(*paths));
+	ids = calloc(x->n + 1, sizeof(*ids));
+	paths = calloc(x->n + 1, sizeof(*paths));
 	if (ids && paths) {
-		for (size_t i = 0; i < x->nslots; i++)
-			ids[i] = x->tab[i].used && !x->tab[i].cgroup_path && !x->tab[i].k.other
-					 ? x->tab[i].k.cgroup : UINT64_MAX;
-		exp_cgroup_paths(x->cgroup_root, ids, x->nslots, paths);
-		for (size_t i = 0; i < x->nslots; i++)
+		for (size_t i = 0; i < x->n; i++)
+			ids[i] = !x->v[i].cgroup_path && !x->v[i].k.other ? x->v[i].k.cgroup
+									  : UINT64_MAX;
+		exp_cgroup_paths(x->cgroup_root, ids, x->n, paths);
+		for (size_t i = 0; i < x->n; i++)
 			if (paths[i])
-				x->tab[i].cgroup_path = paths[i];
+				x->v[i].cgroup_path = paths[i];
 	}
 	free(ids);
 	free(paths);
@@ -339,11 +351,9 @@ void exp_life_render(struct expo *o, struct exp_life *x)
 	name_cgroups(x);
 	for (size_t c = 0; c < sizeof(counters) / sizeof(counters[0]); c++) {
 		expo_family(o, counters[c].name, "counter", counters[c].help);
-		for (size_t i = 0; i < x->nslots; i++) {
-			const struct end_ent *e = &x->tab[i];
+		for (size_t i = 0; i < x->n; i++) {
+			const struct end_ent *e = &x->v[i];
 
-			if (!e->used)
-				continue;
 			fprintf(o->f, "%s_total{", counters[c].name);
 			end_labels(o, &(struct labels){ x, e });
 			fprintf(o->f, "} %llu\n", (unsigned long long)*(const uint64_t *)
@@ -352,11 +362,10 @@ void exp_life_render(struct expo *o, struct exp_life *x)
 	}
 	expo_family(o, "sockdiag_connection_duration_seconds", "histogram",
 		    "Lifetimes of the ended connections whose start was seen.");
-	for (size_t i = 0; i < x->nslots; i++)
-		if (x->tab[i].used)
-			expo_histogram(o, "sockdiag_connection_duration_seconds", false,
-				       end_labels, &(struct labels){ x, &x->tab[i] }, dur_le,
-				       x->tab[i].dur, DUR_BUCKETS, x->tab[i].dur_sum_s);
+	for (size_t i = 0; i < x->n; i++)
+		expo_histogram(o, "sockdiag_connection_duration_seconds", false, end_labels,
+			       &(struct labels){ x, &x->v[i] }, dur_le, x->v[i].dur, DUR_BUCKETS,
+			       x->v[i].dur_sum_s);
 	expo_family(o, "sockdiag_connection_end_events_lost", "counter",
 		    "Socket-destroy events the kernel could not queue (ends then found by "
 		    "the next dump, without their final counters).");

@@ -46,6 +46,7 @@
 #include <unistd.h>
 #include <sys/inotify.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
@@ -113,6 +114,26 @@ static void census(struct sup *s)
 
 #define logsup(...) daemon_log("sockdiag-guard", __VA_ARGS__)
 
+/* In the child, every descriptor the supervisor had but stdio and keep: its
+ * signalfd, inotify and timer, and those of its --metrics server (the
+ * listening socket, connections being served, the server's epoll and
+ * eventfds), which a fork keeps CLOEXEC or not; a guard holding a connection
+ * would keep it open after the supervisor closed it. The guard opens its own. */
+static void close_inherited(int keep)
+{
+	if (keep > 3)
+		close_range(3, (unsigned)keep - 1, 0);
+	if (close_range((unsigned)keep + 1, ~0U, 0) < 0) {	/* before Linux 5.9 */
+		struct rlimit rl = { .rlim_cur = 1024 };
+
+		(void)getrlimit(RLIMIT_NOFILE, &rl);
+		for (rlim_t fd = (rlim_t)keep + 1; fd < rl.rlim_cur; fd++)
+			close((int)fd);
+		for (rlim_t fd = 3; fd < (rlim_t)keep; fd++)
+			close((int)fd);
+	}
+}
+
 /* The child: enter the namespace and be the guard there. Never returns. */
 static void child_main(struct sup *s, pid_t parent, int nsfd, const char *c_label)
 {
@@ -125,9 +146,7 @@ static void child_main(struct sup *s, pid_t parent, int nsfd, const char *c_labe
 	 * and if it died before this line, go now. */
 	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
 		_exit(1);
-	close(s->sigfd);
-	close(s->ino);
-	close(s->tfd);
+	close_inherited(nsfd);
 	r = setns(nsfd, CLONE_NEWNET) < 0 ? -errno : 0;
 	close(nsfd);
 	if (r < 0) {

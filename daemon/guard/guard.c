@@ -512,8 +512,8 @@ static int serve(struct guard *g, const char *label, int metrics_fd)
 	status = 1;
 	/* Its threads start without capabilities and with signals blocked. */
 	if (metrics_fd >= 0) {
-		r = guard_metrics_start(&g->metrics, metrics_fd, g->opt.metrics_listen, err,
-					sizeof(err));
+		r = guard_metrics_start(&g->metrics, metrics_fd, g->opt.metrics_listen, false,
+					err, sizeof(err));
 		metrics_fd = -1;
 		if (r < 0) {
 			fprintf(stderr, "sockdiag guard: --metrics: %s\n", err);
@@ -623,7 +623,7 @@ int guard_main(const struct guard_cmdline *opt)
 		 * guard drops all but CAP_NET_ADMIN once inside, and counts
 		 * into the supervisor's metrics. */
 		if (metrics_fd >= 0 &&
-		    guard_metrics_start(&g.metrics, metrics_fd, g.opt.metrics_listen, err,
+		    guard_metrics_start(&g.metrics, metrics_fd, g.opt.metrics_listen, true, err,
 					sizeof(err)) < 0) {
 			fprintf(stderr, "sockdiag guard: --metrics: %s\n", err);
 			goto out;

@@ -41,9 +41,10 @@ struct shared {
 	pthread_mutex_t mu;
 	struct counts c;
 	bool all;			/* --all-netns: the supervisor's census too */
+	bool censused;			/* the first census came */
 	uint64_t netns[3];		/* namespaces whose guard runs, waits, failed */
 	uint64_t restarts;
-	uint64_t census_ms;		/* CLOCK_MONOTONIC of the last census; 0: none */
+	uint64_t census_ms;		/* CLOCK_MONOTONIC of the last census, else of the start */
 };
 
 struct guard_metrics {
@@ -154,8 +155,8 @@ static int render(void *ctx, bool openmetrics, char **ret_body, size_t *ret_len)
 }
 
 /* A supervisor (--all-netns) is live while its loop takes a census (every
- * scan, at least once a second), ready after the first; a single guard
- * once it serves. */
+ * scan, at least once a second; the first within GUARD_METRICS_STALL_MS of
+ * the start), ready after the first; a single guard once it serves. */
 static uint64_t census_ms(void *ctx)
 {
 	struct guard_metrics *m = ctx;
@@ -180,13 +181,13 @@ static bool ready(void *ctx)
 	bool r;
 
 	lock(m);
-	r = !m->sh->all || m->sh->census_ms;
+	r = !m->sh->all || m->sh->censused;
 	unlock(m);
 	return r && healthy(ctx);
 }
 
-int guard_metrics_start(struct guard_metrics **ret, int fd, const char *listen, char *err,
-			size_t errlen)
+int guard_metrics_start(struct guard_metrics **ret, int fd, const char *listen, bool all,
+			char *err, size_t errlen)
 {
 	struct guard_metrics *m = calloc(1, sizeof(*m));
 	pthread_mutexattr_t a;
@@ -207,6 +208,9 @@ int guard_metrics_start(struct guard_metrics **ret, int fd, const char *listen, 
 	pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
 	pthread_mutex_init(&m->sh->mu, &a);
 	pthread_mutexattr_destroy(&a);
+	/* Before the server answers: a supervisor is not ready until its first census. */
+	m->sh->all = all;
+	m->sh->census_ms = mono_ms();
 	r = http_start(&m->srv, &(struct http_opts){ .listen = listen, .fd = fd, .title = "sockdiag guard",
 						     .metrics = render, .healthy = healthy,
 						     .ready = ready, .ctx = m },
@@ -241,6 +245,7 @@ void guard_metrics_netns(struct guard_metrics *m, const size_t states[3], uint64
 		m->sh->netns[i] = states[i];
 	m->sh->restarts = restarts;
 	m->sh->census_ms = now_ms;
+	m->sh->censused = true;
 	unlock(m);
 }
 

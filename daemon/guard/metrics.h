@@ -16,18 +16,22 @@
 
 struct guard_metrics;
 
-/* Serve on fd (from http_bind(), taken over), which listens on listen. On
- * failure a negative errno and a one-line reason in err. */
-int guard_metrics_start(struct guard_metrics **ret, int fd, const char *listen, char *err,
-			size_t errlen);
+/* Serve on fd (from http_bind(), taken over), which listens on listen; all:
+ * an --all-netns supervisor's (its census to come, below). On failure a
+ * negative errno and a one-line reason in err. */
+int guard_metrics_start(struct guard_metrics **ret, int fd, const char *listen, bool all,
+			char *err, size_t errlen);
 void guard_metrics_stop(struct guard_metrics *m);
 /* --all-netns: in a guard the supervisor forked, a handle on the same
  * counters (shared memory), serving nothing; NULL when m is. */
 struct guard_metrics *guard_metrics_share(const struct guard_metrics *m);
 /* --all-netns, the supervisor's census of its namespaces (guards running,
  * waiting to start, failed), the restarts so far, when (mono_ms()). /healthz
- * fails once no census came for GUARD_METRICS_STALL_MS (the loop is stuck),
- * /readyz until the first. */
+ * fails once no census came for GUARD_METRICS_STALL_MS (the loop is stuck;
+ * counted from the server's start until the first), /readyz until the first
+ * (the first scan, which may be held as long as any later). A namespace whose
+ * guard failed or waits makes neither fail: the supervisor is alive, and the
+ * gauge sockdiag_guard_netns says so. */
 #define GUARD_METRICS_STALL_MS 30000
 void guard_metrics_netns(struct guard_metrics *m, const size_t states[3], uint64_t restarts,
 			 uint64_t now_ms);

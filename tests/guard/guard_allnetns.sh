@@ -46,8 +46,7 @@ cleanup() {
 	[ -n "$GUARD" ] && kill "$GUARD" 2>/dev/null
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
 	wait 2>/dev/null || true
-	for n in $(ip netns list | awk '{print $1}'); do ip netns del "$n" 2>/dev/null || true; done
-	umount /run/netns 2>/dev/null || true
+	private_world_fini
 	rm -rf "$T"
 }
 trap cleanup EXIT
