@@ -528,8 +528,9 @@ int life_poll(struct life *l, life_cb cb, void *ud, uint64_t *ret_lost)
 			continue;
 		if (e->bpf_only) {
 			/* Born, never dumped, no end in two dumps: its destroy event was
-			 * lost (counted) or filtered; forgotten without a record. */
-			if (l->gen - e->gen >= 2) {
+			 * lost (counted) or filtered; forgotten without a record. One
+			 * that ended with an error (held, no tuple) waits for its event. */
+			if (l->gen - e->gen >= 2 && !e->err) {
 				del(l, e);
 				i--; /* backward shift may have moved another entry here */
 			}

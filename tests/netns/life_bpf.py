@@ -200,6 +200,40 @@ def causes(L, bpf):
               recs)
 
 
+def killed_unseen(L):
+    """A connection killed while held before any dump saw it (life stopped from its
+    connect to its kill), its owner closing it only after two more dumps: recorded at its
+    destroy event, aborted (the tracepoint's entry of a connection that ended with an error
+    is kept until then: it was forgotten after two dumps, and the record said reset)."""
+    life = Life("--bpf")
+    try:
+        check("unseen: life is subscribed", life.ready())
+        os.kill(life.p.pid, signal.SIGSTOP)
+        try:
+            while pid_state(life.p.pid) != "T":
+                time.sleep(0.001)
+            c = socket.create_connection(L.getsockname())
+            a, _ = L.accept()
+            port = c.getsockname()[1]
+            subprocess.run([SD, "kill", "sport", "=", ":%d" % port], check=True,
+                           stdout=subprocess.DEVNULL)
+        finally:
+            os.kill(life.p.pid, signal.SIGCONT)
+        check("unseen: two dumps after the kill", dump_after(life) and dump_after(life))
+        check("unseen: nothing recorded while held",
+              not [r for r in life.recs if r.get("proto") == "tcp" and
+                   r["local"]["port"] == port])
+        cerr = errno_of(c.recv, 10)
+        c.close()
+        a.close()
+        rec = life.wait(lambda r: r["proto"] == "tcp" and r["local"]["port"] == port)
+    finally:
+        life.stop()
+    check("unseen: the owner's errno ECONNABORTED", cerr == errno.ECONNABORTED, cerr)
+    check("unseen: one record at the owner's close, aborted",
+          len(rec) == 1 and not rec[0]["seen_closed"] and rec[0]["outcome"] == "aborted", rec)
+
+
 def orphans_reset():
     """Clients that sent a request and closed, then were reset by their listener's close
     with them still in its accept queue: the ECONNRESET reached no one (the clients had
@@ -376,6 +410,7 @@ def main():
     check("--bpf: no program left loaded after life exits", progs() == before,
           (before, progs()))
     causes(L, True)
+    killed_unseen(L)
     orphans_reset()
     ring_overflow()
     without_bpf(L)
