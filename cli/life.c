@@ -3,7 +3,9 @@
  * sockdiag life [OPTIONS] [FILTER]: one record per ended TCP or UDP
  * connection (the engine: life/life.h), as a table or JSON, until a signal
  * or --count records. Events the kernel dropped are reported on stderr, in
- * the stream (a {"lost":N} object) and in the summary at exit.
+ * the stream (a {"lost":N} object) and in the summary at exit; so are, with
+ * --bpf, the tracepoint's records its ring buffer could not take
+ * ({"bpf_lost":N}: they cost exactness, not records).
  *
  * Exit status: 0 stopped by a signal or --count reached, 1 runtime error,
  * 2 usage or filter error.
@@ -35,6 +37,7 @@ struct life_ctx {
 	size_t nns;
 	bool all;			/* --all-netns: followed as they come and go */
 	uint64_t count, limit, lost;
+	uint64_t bpf_lost;		/* --bpf: the ring's losses reported so far */
 	int rcvbuf;
 	bool first;
 	bool no_header;		/* -H */
@@ -263,6 +266,24 @@ static void said_lost(struct life_ctx *c, uint64_t lost)
 	}
 }
 
+/* --bpf: the tracepoint's records the ring buffer had no room for since the
+ * last look (a reader far behind): those starts are first seen, those owners
+ * a dump's, those outcomes judged from the final tcp_info. */
+static void said_bpf_lost(struct life_ctx *c, const struct life *l)
+{
+	uint64_t now = life_bpf_missed(l), n = now - c->bpf_lost;
+
+	if (now <= c->bpf_lost)
+		return;
+	c->bpf_lost = now;
+	fprintf(stderr, "sockdiag life: --bpf: %llu births/ends not traced (BPF ring full)\n",
+		(unsigned long long)n);
+	if (c->fmt == OUT_NDJSON) {
+		JU(&c->out, "{\"bpf_lost\":", n);
+		PUTS(&c->out, "}\n");
+	}
+}
+
 /* --all-netns: the namespaces deleted since the last dump are let go (their
  * pending events read first), the new ones followed. */
 static int resync(struct life_ctx *c, struct life *l)
@@ -323,6 +344,7 @@ static int life_loop(struct life_ctx *c, struct life *l, int sigfd)
 				batch |= r >= LIFE_BATCH;
 			}
 		}
+		said_bpf_lost(c, l);
 		if (obuf_flush(&c->out) < 0 && r >= 0)
 			r = -EPIPE;
 		/* Under a burst of ends, let them gather (the receive buffer holds
@@ -437,6 +459,7 @@ int cmd_life(int argc, char **argv)
 	struct life *l = NULL;
 	struct cli_opts o;
 	int r, sigfd = -1, status = EXIT_RUNTIME;
+	char more[48] = "";
 
 	r = opts_parse(&o, argc, argv, &extra);
 	if (r == OPTS_EXIT)
@@ -478,7 +501,9 @@ int cmd_life(int argc, char **argv)
 	if (obuf_flush(&c.out) < 0 && r == 0)
 		r = -EIO;
 	said_gaps(&c);
-	status = run_stream_done("life", "record", c.count, c.lost, r);
+	if (c.bpf && !life_bpf_error(l))
+		snprintf(more, sizeof(more), ", %llu not traced", (unsigned long long)c.bpf_lost);
+	status = run_stream_done("life", "record", c.count, c.lost, more, r);
 out:
 	life_free(l);
 	obuf_fini(&c.out);

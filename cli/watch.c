@@ -272,7 +272,7 @@ int cmd_watch(int argc, char **argv)
 	r = watch_loop(&w, &ws, f, sigfd);
 	if (out_finish(w.out) < 0 && r == 0)
 		r = -EIO;
-	status = run_stream_done("watch", "event", w.count, w.lost, r);
+	status = run_stream_done("watch", "event", w.count, w.lost, "", r);
 out:
 	out_free(w.out);
 	for (size_t i = 0; i < ws.n; i++)

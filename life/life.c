@@ -24,6 +24,7 @@ struct entry {
 	bool aborted;		/* destroyed by this process */
 	bool bpf_only;		/* known from the tracepoint, not yet from a dump */
 	bool owner_asked;	/* looked up once, at the first dump that showed it */
+	int err;		/* --bpf: the error it ended with (bpf_ev), 0 none */
 	struct life_rec r;	/* tuple, first seen, last state, owners, counters */
 };
 
@@ -232,6 +233,19 @@ static void judge(struct life *l, struct life_rec *r, const struct sdiag_tcp_inf
 		r->outcome = ti->tcpi_retransmits || ti->tcpi_backoff ? LIFE_TIMEOUT : LIFE_RESET;
 }
 
+/* The outcome the error it ended with says (--bpf: the errno its owner got),
+ * else the one judged: ECONNABORTED is tcp_abort(), destroyed on this host. */
+static enum life_outcome by_errno(const struct entry *e, enum life_outcome judged)
+{
+	int err = e->err;
+
+	return e->aborted || err == ECONNABORTED ? LIFE_ABORTED
+	       : err == ETIMEDOUT		  ? LIFE_TIMEOUT
+	       : err == ECONNREFUSED		  ? LIFE_REFUSED
+	       : err == ECONNRESET || err == EPIPE ? LIFE_RESET
+						  : judged;
+}
+
 static int emit(struct life *l, struct life_rec *r)
 {
 	int e;
@@ -245,12 +259,12 @@ static int emit(struct life *l, struct life_rec *r)
 }
 
 /* The filter on an event, with the tuple a dump saw when the event's was
- * cleared (a failed connect: peer port 0). */
+ * cleared (a failed connect: peer port 0); a tracepoint's entry has none. */
 static bool event_match(const struct life *l, const struct entry *e, const struct sdiag_sock *s)
 {
 	struct sdiag_sock t;
 
-	if (!e || s->inet.dport)
+	if (!e || !e->r.cookie || s->inet.dport)
 		return sdiag_filter_match(l->o.filter, s);
 	t = *s;
 	memcpy(t.inet.src, e->r.src, 16);
@@ -260,8 +274,8 @@ static bool event_match(const struct life *l, const struct entry *e, const struc
 	return sdiag_filter_match(l->o.filter, &t);
 }
 
-/* A tracepoint record: a birth (the exact start) or an owner's call. A
- * socket no dump has seen gets an entry of its own (bpf_only). */
+/* A tracepoint record: a birth (the exact start), an owner's call or an end
+ * with an error. A socket no dump has seen gets an entry of its own (bpf_only). */
 static void bpf_ev(const struct sd_life_ev *ev, uint64_t ms, void *ud)
 {
 	struct life *l = ud;
@@ -290,6 +304,10 @@ static void bpf_ev(const struct sd_life_ev *ev, uint64_t ms, void *ud)
 		e->r.pid = ev->pid;
 		memcpy(e->r.comm, ev->comm, sizeof(e->r.comm));
 	}
+	/* An orphan's error reached no one (a client that closed, then reset by a
+	 * listener closed with it queued, saw success): the tcp_info judges. */
+	if ((ev->kind & SD_LIFE_END) && (!(ev->kind & SD_LIFE_ORPHAN) || ev->err == ECONNABORTED))
+		e->err = ev->err;
 }
 
 static void bpf_read(struct life *l)
@@ -303,8 +321,9 @@ static int event_cb(const struct sdiag_sock *s, void *ud)
 	struct life *l = ud;
 	struct entry *e = find(l, s->cookie);
 	struct sdiag_tcp_info ti;
+	struct entry end = { .err = 0 };
 	struct life_rec r;
-	bool aborted = false;
+	bool aborted;
 
 	if (!e && l->bpf) { /* born after the ring was read, ended since */
 		bpf_read(l);
@@ -326,7 +345,7 @@ static int event_cb(const struct sdiag_sock *s, void *ud)
 	}
 	if (e) {
 		r = e->r;
-		aborted = e->aborted;
+		end = *e;
 		del(l, e);
 	} else {
 		memset(&r, 0, sizeof(r));
@@ -341,10 +360,12 @@ static int event_cb(const struct sdiag_sock *s, void *ud)
 		r.wqueue = s->wqueue;
 	}
 	r.has_info = false;
+	aborted = end.aborted || end.err == ECONNABORTED;
 	if (take_info(&r, s, &ti))
 		judge(l, &r, &ti, s->has & SDIAG_HAS_QUEUES ? s->wqueue : 0, aborted);
 	else
 		r.outcome = aborted ? LIFE_ABORTED : LIFE_OK;
+	r.outcome = by_errno(&end, r.outcome);
 	return emit(l, &r);
 }
 
@@ -525,7 +546,10 @@ int life_poll(struct life *l, life_cb cb, void *ud, uint64_t *ret_lost)
 		*ret_lost = lost;
 	if (r < 0)
 		return r;
-	/* Alive in the last dump, in none now, no destroy event: ended while held. */
+	/* Alive in the last dump, in none now, no destroy event: ended while held.
+	 * The kernel unhashes a closing socket (which dumps then miss) just before
+	 * the tracepoint fires: the ring is read once more for the ends since. */
+	bpf_read(l);
 	l->cb = cb;
 	l->ud = ud;
 	l->count = 0;
@@ -536,8 +560,9 @@ int life_poll(struct life *l, life_cb cb, void *ud, uint64_t *ret_lost)
 			continue;
 		if (e->bpf_only) {
 			/* Born, never dumped, no end in two dumps: its destroy event was
-			 * lost (counted) or filtered; forgotten without a record. */
-			if (l->gen - e->gen >= 2) {
+			 * lost (counted) or filtered; forgotten without a record. One
+			 * that ended with an error (held, no tuple) waits for its event. */
+			if (l->gen - e->gen >= 2 && !e->err) {
 				del(l, e);
 				i--; /* backward shift may have moved another entry here */
 			}
@@ -547,8 +572,7 @@ int life_poll(struct life *l, life_cb cb, void *ud, uint64_t *ret_lost)
 		e->r.by_poll = true;
 		e->r.passive = e->r.proto == IPPROTO_TCP && listening(l, e->r.ns, e->r.sport);
 		e->r.has_info = false; /* the last dump's counters, not the final ones */
-		e->r.outcome = e->aborted ? LIFE_ABORTED
-			       : e->r.proto == IPPROTO_TCP ? LIFE_RESET : LIFE_OK;
+		e->r.outcome = by_errno(e, e->r.proto == IPPROTO_TCP ? LIFE_RESET : LIFE_OK);
 		if (emit(l, &e->r) < 0)
 			return l->cb_err;
 	}
@@ -566,6 +590,11 @@ void life_mark_destroyed(struct life *l, uint64_t cookie)
 int life_bpf_error(const struct life *l)
 {
 	return l->bpf ? 0 : l->bpf_err;
+}
+
+uint64_t life_bpf_missed(const struct life *l)
+{
+	return l->bpf ? life_bpf_lost(l->bpf) : 0;
 }
 
 const char *life_bpf_why(int err)

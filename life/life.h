@@ -23,7 +23,8 @@ enum life_outcome {
 	LIFE_REFUSED,	 /* connect failed without retransmitting its SYN (RST) */
 	LIFE_TIMEOUT,	 /* connect or data retransmitted until the kernel gave up */
 	LIFE_RESET,	 /* established, ended without its FIN acknowledged */
-	LIFE_ABORTED,	 /* destroyed by this process (life_mark_destroyed) */
+	LIFE_ABORTED,	 /* destroyed by this process (life_mark_destroyed), or with
+			  * --bpf by any (it closed with ECONNABORTED: tcp_abort) */
 	LIFE_UNACCEPTED, /* "dropped": cleared on a listening port: a child closed before
 			  * accept(), or an accepted one closed with SO_LINGER 0 */
 	LIFE_OUTCOMES
@@ -121,6 +122,10 @@ void life_mark_destroyed(struct life *l, uint64_t cookie);
  * could not be (-EOPNOTSUPP: built without BPF; -ENOENT: no kernel BTF;
  * -EPERM: no CAP_BPF + CAP_PERFMON; ...): the starts are then first seen. */
 int life_bpf_error(const struct life *l);
+/* --bpf: the tracepoint's records its ring buffer had no room for, since the
+ * start (births, owners, ends: those connections' starts are first seen, their
+ * owners a dump's, their outcomes judged from the final tcp_info); 0 without. */
+uint64_t life_bpf_missed(const struct life *l);
 /* That error in words ("not permitted (needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)"). */
 const char *life_bpf_why(int err);
 /* Sockets alive in the table (for the bound on memory). */

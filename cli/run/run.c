@@ -92,10 +92,11 @@ int run_each_netns(const char *cmd, const struct sdiag_netns *ns, size_t n, run_
 	return worst;
 }
 
-int run_stream_done(const char *cmd, const char *noun, uint64_t n, uint64_t lost, int r)
+int run_stream_done(const char *cmd, const char *noun, uint64_t n, uint64_t lost,
+		    const char *more, int r)
 {
-	fprintf(stderr, "sockdiag %s: %llu %s%s, %llu lost\n", cmd, (unsigned long long)n, noun,
-		n == 1 ? "" : "s", (unsigned long long)lost);
+	fprintf(stderr, "sockdiag %s: %llu %s%s, %llu lost%s\n", cmd, (unsigned long long)n, noun,
+		n == 1 ? "" : "s", (unsigned long long)lost, more);
 	if (r < 0 && r != -EPIPE)
 		fprintf(stderr, "sockdiag %s: %s\n", cmd, strerror(-r));
 	return r < 0 && r != -EPIPE ? EXIT_RUNTIME : EXIT_OK;

@@ -65,8 +65,10 @@ typedef int (*run_ns_fn)(void *ctx, const struct sdiag_netns *ns, int fd);
 int run_each_netns(const char *cmd, const struct sdiag_netns *ns, size_t n, run_ns_fn fn,
 		   void *ctx);
 
-/* The end of a stream of events (watch, life): "sockdiag CMD: N NOUNs, M lost" on stderr,
- * the error r (< 0) unless the reader went away (-EPIPE); returns the exit status. */
-int run_stream_done(const char *cmd, const char *noun, uint64_t n, uint64_t lost, int r);
+/* The end of a stream of events (watch, life): "sockdiag CMD: N NOUNs, M lost" and the
+ * text more (life's ", K not traced") on stderr, the error r (< 0) unless the reader went
+ * away (-EPIPE); returns the exit status. */
+int run_stream_done(const char *cmd, const char *noun, uint64_t n, uint64_t lost,
+		    const char *more, int r);
 
 #endif

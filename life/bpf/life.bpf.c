@@ -7,7 +7,13 @@
  *    or SYN_RECV out of LISTEN (a listener's child, made in softirq: no owner);
  *  - is closed or shut down by its owner: FIN_WAIT1 and LAST_ACK are set only
  *    by tcp_close_state(), called from close() and shutdown() (the owner of
- *    an accepted connection).
+ *    an accepted connection);
+ *  - ends with an error: TCP_CLOSE with sk_err set. The kernel sets it before
+ *    tcp_done() moves the socket to TCP_CLOSE (tcp_abort: ECONNABORTED, the
+ *    destroy of `sockdiag kill`; tcp_reset: ECONNREFUSED, ECONNRESET, EPIPE;
+ *    tcp_write_err: ETIMEDOUT or the soft error; tcp_done_with_error since
+ *    6.10 and its stable backports, in the same order): the errno its owner
+ *    gets. No owner here: the context may be the destroyer's or a softirq.
  * Records the ring cannot take are counted in `lost`. Built with clang -target
  * bpf and loaded through a bpftool light skeleton (life_bpf.c); the kernel's
  * BTF relocates the members of life_types.h (CO-RE).
@@ -26,8 +32,10 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 #define SD_SYN_SENT 2
 #define SD_SYN_RECV 3
 #define SD_FIN_WAIT1 4
+#define SD_CLOSE 7
 #define SD_LAST_ACK 9
 #define SD_LISTEN 10
+#define SD_SOCK_DEAD 1ul /* 1 << SOCK_DEAD (enum sock_flags' first) in sk_flags */
 
 /* The reader's pid namespace (nsfs device and inode): pids as it numbers them. */
 const volatile __u64 pidns_dev;
@@ -56,10 +64,19 @@ int sd_life_state(__u64 *ctx)
 	struct bpf_pidns_info pi = {};
 	struct sd_life_ev *e;
 	__u32 kind, inum;
+	int err = 0;
 
 	if (BPF_CORE_READ(sk, sk_protocol) != IPPROTO_TCP)
 		return 0;
-	if (new == SD_SYN_SENT)
+	if (new == SD_CLOSE && old != SD_LISTEN) {
+		/* Without an error the final tcp_info says it all: no record. */
+		err = BPF_CORE_READ(sk, sk_err);
+		if (!err)
+			return 0;
+		kind = SD_LIFE_END;
+		if (BPF_CORE_READ(sk, __sk_common.skc_flags) & SD_SOCK_DEAD)
+			kind |= SD_LIFE_ORPHAN;
+	} else if (new == SD_SYN_SENT)
 		kind = SD_LIFE_BIRTH | SD_LIFE_OWNER;
 	else if (new == SD_SYN_RECV && old == SD_LISTEN)
 		kind = SD_LIFE_BIRTH;
@@ -80,7 +97,7 @@ int sd_life_state(__u64 *ctx)
 	e->cgroup_id = BPF_CORE_READ(sk, sk_cgrp_data.cgroup, kn, id);
 	e->netns = inum;
 	e->kind = kind;
-	e->pad = 0;
+	e->err = err;
 	e->pid = 0;
 	__builtin_memset(e->comm, 0, sizeof(e->comm));
 	if ((kind & SD_LIFE_OWNER) &&

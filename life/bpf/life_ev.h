@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0-or-later OR BSD-2-Clause) */
 /*
  * The record life.bpf.c writes into its ring buffer and life_bpf.c reads:
- * one per TCP state change that says when a connection was born or who owns
- * it. Native byte order: both ends run on the same machine.
+ * one per TCP state change that says when a connection was born, who owns
+ * it, or how it ended. Native byte order: both ends run on the same machine.
  */
 #ifndef SOCKDIAG_LIFE_BPF_EV_H
 #define SOCKDIAG_LIFE_BPF_EV_H
@@ -14,6 +14,8 @@
 /* kind: a bit set */
 #define SD_LIFE_BIRTH 1u /* the socket's first state change (SYN_SENT, or SYN_RECV of a child) */
 #define SD_LIFE_OWNER 2u /* made by a process's call (connect, close, shutdown): pid, comm */
+#define SD_LIFE_END 4u	 /* closed (TCP_CLOSE) with an error: err */
+#define SD_LIFE_ORPHAN 8u /* with SD_LIFE_END: its owner had closed it already (SOCK_DEAD) */
 
 struct sd_life_ev {
 	__u64 cookie;	 /* the socket's cookie (the one sock_diag reports) */
@@ -22,7 +24,7 @@ struct sd_life_ev {
 	__u32 netns;	 /* the inode of its network namespace */
 	__s32 pid;	 /* as the reader's pid namespace numbers it; 0 unknown */
 	__u32 kind;
-	__u32 pad;
+	__s32 err;	 /* SD_LIFE_END: the socket's sk_err as it closed (ECONNRESET...); else 0 */
 	char comm[16];
 };
 

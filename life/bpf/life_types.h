@@ -33,6 +33,7 @@ typedef struct {
 
 struct sock_common {
 	possible_net_t skc_net;
+	unsigned long skc_flags; /* sk_flags (in an anonymous union): bit 0 SOCK_DEAD */
 };
 
 struct kernfs_node {
@@ -50,6 +51,7 @@ struct sock_cgroup_data {
 struct sock {
 	struct sock_common __sk_common;
 	__u16 sk_protocol;
+	int sk_err;
 	struct sock_cgroup_data sk_cgrp_data;
 };
 

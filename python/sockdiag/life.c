@@ -25,6 +25,7 @@ struct sdpy_life {
 	PyObject *pending;	/* list of dicts not yet returned */
 	uint64_t next_poll;
 	unsigned long long lost;
+	uint64_t bpf_lost;	/* after close(): the ring's losses */
 };
 
 static PyObject *addr_obj(const struct life_rec *r, bool local)
@@ -161,6 +162,8 @@ static PyObject *life_close(PyObject *self, PyObject *unused)
 	struct sdpy_life *lo = (struct sdpy_life *)self;
 
 	(void)unused;
+	if (lo->l)
+		lo->bpf_lost = life_bpf_missed(lo->l);
 	life_free(lo->l);
 	lo->l = NULL;
 	Py_RETURN_NONE;
@@ -182,6 +185,14 @@ static PyObject *life_lost(PyObject *self, void *closure)
 {
 	(void)closure;
 	return PyLong_FromUnsignedLongLong(((struct sdpy_life *)self)->lost);
+}
+
+static PyObject *life_bpf_lost_get(PyObject *self, void *closure)
+{
+	const struct sdpy_life *lo = (const struct sdpy_life *)self;
+
+	(void)closure;
+	return PyLong_FromUnsignedLongLong(lo->l ? life_bpf_missed(lo->l) : lo->bpf_lost);
 }
 
 static void life_dealloc(PyObject *self)
@@ -206,6 +217,9 @@ static PyMethodDef life_methods[] = {
 
 static PyGetSetDef life_getset[] = {
 	{ "lost", life_lost, NULL, "events the kernel dropped (receive queue full)", NULL },
+	{ "bpf_lost", life_bpf_lost_get, NULL,
+	  "bpf=True: tracepoint records the ring buffer had no room for (births, owners, ends: "
+	  "not exact, not missing)", NULL },
 	{ NULL, NULL, NULL, NULL, NULL },
 };
 

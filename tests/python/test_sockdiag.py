@@ -10,6 +10,7 @@ import gc
 import ipaddress
 import os
 import resource
+import signal
 import socket
 import struct
 import subprocess
@@ -605,17 +606,26 @@ def test_life():
         sockdiag.life(dump_budget=good, interval=5).close()
 
 
-def test_life_bpf():
-    """life(bpf=True): a connection much shorter than the interval has its exact start
-    (between our clock before and after connect()) and its owner (this process)."""
+def life_bpf(flt):
+    """life(filter=flt, interval=30, bpf=True), its program loaded (no warning); skips
+    the test in a build without BPF."""
     with warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always")
-        lf = sockdiag.life(filter="sport = :8113 or dport = :8113", interval=30, bpf=True)
+        lf = sockdiag.life(filter=flt, interval=30, bpf=True)
     if said and "built without BPF" in str(said[0].message):
         lf.close()
         pytest.skip("built without BPF")
-    with lf:
-        assert not said, [str(w.message) for w in said]
+    if said:
+        lf.close()
+    assert not said, [str(w.message) for w in said]
+    return lf
+
+
+def test_life_bpf():
+    """life(bpf=True): a connection much shorter than the interval has its exact start
+    (between our clock before and after connect()) and its owner (this process); one
+    destroyed while held (by sockdiag.kill(), not by life) is aborted."""
+    with life_bpf("sport = :8113 or dport = :8113") as lf:
         srv = socket.socket()
         srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         srv.bind(("127.0.0.1", 8113))
@@ -627,14 +637,56 @@ def test_life_bpf():
         port = c.getsockname()[1]
         c.close()
         a.close()
+        # Destroyed while held (by this process, not by life): ECONNABORTED, aborted.
+        k = socket.create_connection(("127.0.0.1", 8113))
+        ka, _ = srv.accept()
+        kport = k.getsockname()[1]
+        assert [r for _, r in sockdiag.kill("sport = :%d" % kport, kind="tcp")] == ["destroyed"]
+        with pytest.raises(ConnectionAbortedError):
+            k.recv(1)
+        k.close()
+        ka.close()
         srv.close()
         got = []
-        while not [g for g in got if g["local"]["port"] == port]:
+        while not ([g for g in got if g["local"]["port"] == port] and
+                   [g for g in got if g["local"]["port"] == kport]):
             got.append(next(lf))
+        assert lf.bpf_lost == 0
     rec = [g for g in got if g["local"]["port"] == port][0]
     assert rec["start_exact"] is True, rec
     assert int(t0 * 1000) / 1000 - 0.002 <= rec["start"] <= t1 + 0.002, (t0, t1, rec)
     assert rec["owner"] == {"pid": os.getpid(), "comm": open("/proc/self/comm").read().strip()}
+    assert [g["outcome"] for g in got if g["local"]["port"] == kport] == ["aborted"], got
+
+
+def test_life_bpf_ring():
+    """life(bpf=True) left unread while 50,000 connects are refused (a birth and an end
+    each in the ring, more than its 4 MiB hold): bpf_lost counts the records the ring had
+    no room for; every connection still has its record, refused, or a counted loss."""
+    n = 50000
+    lf = life_bpf("dst 127.0.0.9")
+
+    def too_long(*_):
+        raise TimeoutError("records + losses never reached the connections made")
+    old = signal.signal(signal.SIGALRM, too_long)
+    try:
+        with lf:
+            for _ in range(n):
+                c = socket.socket()
+                c.connect_ex(("127.0.0.9", 1))
+                c.close()
+            signal.alarm(int(60 * SLOW))
+            outcomes = collections.Counter()
+            while sum(outcomes.values()) + lf.lost < n:
+                outcomes[next(lf)["outcome"]] += 1
+            signal.alarm(0)
+            lost = lf.bpf_lost
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+    assert 0 < lost < 2 * n, lost
+    assert lf.bpf_lost == lost  # kept after close()
+    assert list(outcomes) == ["refused"], outcomes
 
 
 def test_gil_released_while_waiting():
