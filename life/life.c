@@ -538,9 +538,8 @@ int life_poll(struct life *l, life_cb cb, void *ud, uint64_t *ret_lost)
 		if (r > 0)
 			n += r;
 	}
-	c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	find_owners(l);
-	schedule(l, t0, cpu + clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0);
+	schedule(l, t0, cpu);
 	listeners_done(l);
 	if (ret_lost)
 		*ret_lost = lost;

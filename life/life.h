@@ -78,6 +78,12 @@ struct life_opts {
 				 * LIFE_BUDGET_OFF: every interval whatever it costs */
 };
 
+/* After a read that passed records on, a driver waits this long before it
+ * polls again: a stream of ends is then read many at a wake-up (a wake-up, a
+ * poll and two context switches, costs more than reading ten events), and a
+ * record comes at most this much later. */
+#define LIFE_GATHER_NS 10000000L
+
 #define LIFE_BUDGET_PPM 2500u	   /* 0.25% of a core */
 #define LIFE_BUDGET_OFF UINT32_MAX
 #define LIFE_STRETCH 10u	   /* at most this many intervals between two dumps */
@@ -97,12 +103,12 @@ int life_events(struct life *l, size_t i, life_cb cb, void *ud, uint64_t *ret_lo
  * <0; *ret_lost as life_events (the events read around the dump). */
 int life_poll(struct life *l, life_cb cb, void *ud, uint64_t *ret_lost);
 /* When the next life_poll is due (CLOCK_MONOTONIC, ns; 0: now, before the
- * first): the interval after the last one started, or later when that one's
- * CPU time (the kernel walking the host's TCP table, TIME-WAIT included, and
- * the owner scan) was more than the budget's share of the interval, up to
- * LIFE_STRETCH intervals. */
+ * first): the interval after the last one started, or later when its dumps'
+ * CPU time (the kernel walking the host's TCP table, TIME-WAIT included) was
+ * more than the budget's share of the interval, up to LIFE_STRETCH intervals.
+ * The owner scan is not counted: it runs only when a dump finds a new socket. */
 uint64_t life_due(const struct life *l);
-/* The last poll's CPU time (thread, ns) and the gap it set before the next. */
+/* The last poll's dumps' CPU time (thread, ns) and the gap it set before the next. */
 void life_poll_cost(const struct life *l, uint64_t *ret_cpu_ns, uint64_t *ret_gap_ns);
 /* Follow one more namespace (nsfd; -1: ours): returns its index or <0. */
 int life_ns_add(struct life *l, int nsfd);

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <netinet/in.h>
 #include <sys/eventfd.h>
@@ -172,6 +173,7 @@ static void *run(void *arg)
 		size_t n = life_n(x->l);
 		struct pollfd *q = realloc(p, (n + 1) * sizeof(*p));
 		uint64_t now = mono_ns(), lost = 0;
+		bool gather = false;
 		int r = 0;
 
 		if (!q)
@@ -198,7 +200,11 @@ static void *run(void *arg)
 			if (p[i + 1].revents & (POLLIN | POLLERR)) {
 				r = life_events(x->l, i, on_end, x, &lost);
 				count_lost(x, r, lost);
+				gather |= r > 0;
 			}
+		/* As the CLI: the next ends gather, read at one wake-up. */
+		if (gather)
+			nanosleep(&(struct timespec){ .tv_nsec = LIFE_GATHER_NS }, NULL);
 	}
 	free(p);
 	return NULL;
