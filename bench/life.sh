@@ -17,7 +17,9 @@
 #      is global: other namespaces' connections are traced too, and counted).
 # Prints one markdown row per RATE and tool, after a line with the TCP sockets allocated on
 # the host in all namespaces (each dump of life walks them all: the kernel's table is global,
-# so another program's million sockets cost life's dumps). Environment: BUILD, SOCKDIAG,
+# so another program's million sockets cost life's dumps). The load comes from JOBS processes
+# (default 2: one reaches about 14k connections a second here, two about 28k). Environment:
+# BUILD, SOCKDIAG, JOBS,
 # LIFE_ARGS (more options for life, e.g. --interval 60 to see the events' cost alone).
 set -euo pipefail
 
@@ -58,7 +60,7 @@ rate=$1
 load() {
 	local t0 t1
 	t0=$(ticks "$1")
-	made=$("$TMP/mkcloses" "$rate" "$SECS")
+	made=$("$TMP/mkcloses" "$rate" "$SECS" 100 "${JOBS:-2}")
 	sleep 1.5
 	t1=$(ticks "$1")
 	rss=$(awk '/VmHWM/ { print $2 }' "/proc/$1/status")

@@ -377,6 +377,11 @@ void exp_life_render(struct expo *o, struct exp_life *x)
 		    "the next dump, without their final counters).");
 	fprintf(o->f, "sockdiag_connection_end_events_lost_total %llu\n",
 		(unsigned long long)x->lost);
+	expo_family(o, "sockdiag_connection_end_errors", "counter",
+		    "Reads, dumps and namespace changes of the connection-end engine that "
+		    "failed, and ends not counted for want of memory.");
+	fprintf(o->f, "sockdiag_connection_end_errors_total %llu\n",
+		(unsigned long long)x->errors);
 	expo_family(o, "sockdiag_connection_end_namespaces", "gauge",
 		    "Network namespaces whose connection ends are followed.");
 	fprintf(o->f, "sockdiag_connection_end_namespaces %zu\n", x->followed);

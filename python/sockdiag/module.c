@@ -226,13 +226,15 @@ PyDoc_STRVAR(watch_doc,
 "kernel dropped) and is a context manager.");
 
 PyDoc_STRVAR(life_doc,
-"life(filter=None, netns=None, interval=1.0)\n"
+"life(filter=None, netns=None, interval=1.0, bpf=False, dump_budget=None)\n"
 "--\n\n"
 "An iterator of dicts: one per TCP or UDP connection that ends from now on\n"
 "(the records of `sockdiag life --json`: outcome, duration, payload bytes,\n"
 "RTT, owner...), that filter matches; the sockets are dumped every interval\n"
-"seconds (first seen, owners, ends while held). Iterating blocks. The object\n"
-"has close(), .lost (events the kernel dropped) and is a context manager.");
+"seconds (first seen, owners, ends while held), later when a dump costs more\n"
+"than dump_budget percent of a core (None: 0.25; 0: never later). bpf=True:\n"
+"exact TCP starts and owners, as --bpf. Iterating blocks. The object has\n"
+"close(), .lost (events the kernel dropped), .bpf_lost and is a context manager.");
 
 static PyMethodDef methods[] = {
 	{ "connections", (PyCFunction)(void (*)(void))sdpy_connections, METH_VARARGS | METH_KEYWORDS,

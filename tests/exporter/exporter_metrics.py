@@ -195,6 +195,7 @@ ENDS = [
     ('sockdiag_connection_ends_total{outcome="dropped",port="6002"}', 2),
     ('sockdiag_connection_ends_total{outcome="ok",port="6002"}', 2),
     ('sockdiag_connection_end_events_lost_total', 0),
+    ('sockdiag_connection_end_errors_total', 0),
 ]
 
 
