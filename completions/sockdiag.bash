@@ -163,7 +163,7 @@ _sockdiag()
 		return
 		;;
 	--batch | --passes | --count | --rcvbuf | --rtnl-rcvbuf | --interval | --listen | --metrics | \
-		--timeout | --max-age)
+		--timeout | --max-age | --dump-budget)
 		return
 		;;
 	state | exclude | excl)

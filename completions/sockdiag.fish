@@ -97,7 +97,7 @@ end
 
 # Options whose value has no completion (numbers, durations, addresses, URLs).
 set -l sockdiag_valued --batch --passes --count --rcvbuf --rtnl-rcvbuf --interval --listen \
-	--metrics --timeout --max-age --netns-dir --otlp --remote-write
+	--metrics --timeout --max-age --dump-budget --netns-dir --otlp --remote-write
 
 complete -c sockdiag -f
 complete -c sockdiag -n __sockdiag_first_word -a "$sockdiag_cmds" -d command
