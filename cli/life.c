@@ -54,13 +54,13 @@ enum { OPT_RCVBUF = 0x100, OPT_BPF, OPT_DUMP_BUDGET };
 /* Standard output is written when this much is buffered, and after each wake-up. */
 enum { LIFE_OUT_FLUSH = 32 * 1024 };
 
-/* --dump-budget PERCENT|off: the dumps' share of one core (0.001 to 100). */
+/* --dump-budget PERCENT|off: the dumps' share of one core (0.001 to 100; 0: off). */
 static int dump_budget(struct life_ctx *c, const char *arg)
 {
 	char q[TEXT_QUOTE_LEN], *end;
 	double v;
 
-	if (!strcmp(arg, "off")) {
+	if (!strcmp(arg, "off") || !strcmp(arg, "0")) {
 		c->budget_ppm = LIFE_BUDGET_OFF;
 		return 0;
 	}
@@ -70,7 +70,7 @@ static int dump_budget(struct life_ctx *c, const char *arg)
 		end++;
 	if (errno || end == arg || *end || !(v >= 0.001 && v <= 100)) {
 		fprintf(stderr, "sockdiag life: --dump-budget: '%s' is not a percentage of a core "
-				"(0.001 to 100) or off\n", TQ(q, arg));
+				"(0.001 to 100) or off (0)\n", TQ(q, arg));
 		return -EINVAL;
 	}
 	c->budget_ppm = (uint32_t)(v * 10000 + 0.5);

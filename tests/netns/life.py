@@ -283,6 +283,20 @@ def cpu_ticks(pid):
     return int(f[11]) + int(f[12])
 
 
+def budget_values():
+    """--dump-budget takes a percentage (0.001 to 100), off or 0; anything else is exit 2
+    and one line naming the option, before anything is read."""
+    for bad in ("5x", "0.0001", "101", "-1", ""):
+        p = subprocess.run([SD, "life", "--dump-budget", bad], capture_output=True, text=True,
+                           timeout=10)
+        check("--dump-budget %r refused" % bad, p.returncode == 2 and
+              p.stderr.count("\n") == 1 and "--dump-budget" in p.stderr, (p.returncode, p.stderr))
+    for good in ("0.5", "100", "off", "0", "1%"):
+        p = subprocess.run([SD, "life", "--dump-budget", good, "--help"], capture_output=True,
+                           text=True, timeout=10)
+        check("--dump-budget %r accepted" % good, p.returncode == 0, (p.returncode, p.stderr))
+
+
 def dump_budget(L):
     """Dumps dearer than the budget come later. With 3,000 idle connections (6,000 sockets)
     and --interval 0.05, life with the default budget spends a fraction of the CPU it spends
@@ -474,6 +488,7 @@ def main():
     udp_drops()
     fin_wait2(L)
     behind_schedule()
+    budget_values()
     dump_budget(L)
     print("%d failed" % len(FAILED))
     return 1 if FAILED else 0
