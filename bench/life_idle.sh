@@ -32,7 +32,8 @@ if [ "${LIFE_IDLE_INNER:-}" != 1 ]; then
 	TMP=$(mktemp -d)
 	trap 'rm -rf "$TMP"' EXIT
 	cc -O2 -o "$TMP/mkpairs" "$ROOT/bench/mkpairs.c"
-	LIFE_IDLE_INNER=1 TMP=$TMP exec unshare -m -n "$0" -s "$SECS" -p "$PAIRS" "$@"
+	LIFE_IDLE_INNER=1 TMP=$TMP unshare -m -n "$0" -s "$SECS" -p "$PAIRS" "$@"
+	exit
 fi
 
 mount --make-rprivate /
