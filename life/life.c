@@ -233,13 +233,18 @@ static void judge(struct life *l, struct life_rec *r, const struct sdiag_tcp_inf
 		r->outcome = ti->tcpi_retransmits || ti->tcpi_backoff ? LIFE_TIMEOUT : LIFE_RESET;
 }
 
-/* The outcome the error it ended with says (--bpf: the errno its owner got),
- * else the one judged: ECONNABORTED is tcp_abort(), destroyed on this host. */
-static enum life_outcome by_errno(const struct entry *e, enum life_outcome judged)
+/* Destroyed on this host: by this process, or (--bpf) it closed with
+ * ECONNABORTED, tcp_abort()'s error. */
+static bool destroyed_here(const struct entry *e)
 {
-	int err = e->err;
+	return e->aborted || e->err == ECONNABORTED;
+}
 
-	return e->aborted || err == ECONNABORTED ? LIFE_ABORTED
+/* The outcome the error it ended with says (--bpf: the errno its owner got),
+ * else the one judged. */
+static enum life_outcome by_errno(bool aborted, int err, enum life_outcome judged)
+{
+	return aborted				  ? LIFE_ABORTED
 	       : err == ETIMEDOUT		  ? LIFE_TIMEOUT
 	       : err == ECONNREFUSED		  ? LIFE_REFUSED
 	       : err == ECONNRESET || err == EPIPE ? LIFE_RESET
@@ -321,9 +326,9 @@ static int event_cb(const struct sdiag_sock *s, void *ud)
 	struct life *l = ud;
 	struct entry *e = find(l, s->cookie);
 	struct sdiag_tcp_info ti;
-	struct entry end = { .err = 0 };
 	struct life_rec r;
-	bool aborted;
+	bool aborted = false;
+	int err = 0;
 
 	if (!e && l->bpf) { /* born after the ring was read, ended since */
 		bpf_read(l);
@@ -345,7 +350,8 @@ static int event_cb(const struct sdiag_sock *s, void *ud)
 	}
 	if (e) {
 		r = e->r;
-		end = *e;
+		aborted = destroyed_here(e);
+		err = e->err;
 		del(l, e);
 	} else {
 		memset(&r, 0, sizeof(r));
@@ -360,12 +366,11 @@ static int event_cb(const struct sdiag_sock *s, void *ud)
 		r.wqueue = s->wqueue;
 	}
 	r.has_info = false;
-	aborted = end.aborted || end.err == ECONNABORTED;
 	if (take_info(&r, s, &ti))
 		judge(l, &r, &ti, s->has & SDIAG_HAS_QUEUES ? s->wqueue : 0, aborted);
 	else
 		r.outcome = aborted ? LIFE_ABORTED : LIFE_OK;
-	r.outcome = by_errno(&end, r.outcome);
+	r.outcome = by_errno(aborted, err, r.outcome);
 	return emit(l, &r);
 }
 
@@ -571,7 +576,8 @@ int life_poll(struct life *l, life_cb cb, void *ud, uint64_t *ret_lost)
 		e->r.by_poll = true;
 		e->r.passive = e->r.proto == IPPROTO_TCP && listening(l, e->r.ns, e->r.sport);
 		e->r.has_info = false; /* the last dump's counters, not the final ones */
-		e->r.outcome = by_errno(e, e->r.proto == IPPROTO_TCP ? LIFE_RESET : LIFE_OK);
+		e->r.outcome = by_errno(destroyed_here(e), e->err,
+					e->r.proto == IPPROTO_TCP ? LIFE_RESET : LIFE_OK);
 		if (emit(l, &e->r) < 0)
 			return l->cb_err;
 	}
